@@ -1,0 +1,26 @@
+"""streamrank: exact rank metrics that stay exact while the data moves.
+
+Batch functions count every concordant, discordant and tied pair in O(n log n) with numpy;
+the incremental structures update the same counts in O(log n) per change.
+"""
+
+from .counts import PairCounts
+from .exceptions import UndefinedMetricWarning
+from .pairs import pair_counts
+from .auc import group_auc_score, roc_auc_score
+from .correlation import goodman_kruskal_gamma, kendall_tau, somers_d
+from .survival import concordance_index
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "PairCounts",
+    "UndefinedMetricWarning",
+    "concordance_index",
+    "goodman_kruskal_gamma",
+    "group_auc_score",
+    "kendall_tau",
+    "pair_counts",
+    "roc_auc_score",
+    "somers_d",
+]

@@ -1,0 +1,235 @@
+"""`PairCounts`: the immutable result of every pair count, with every metric as a property.
+
+Definitions (SPEC.md section 1). Samples carry a label ``y``, a score ``s`` and a weight
+``w > 0``; an unordered pair {i, j} has weight ``w_i * w_j``.
+
+==============  =========================================================  ===============
+attribute       pairs counted                                              SPEC symbol
+==============  =========================================================  ===============
+concordant      ``y_i != y_j`` and the scores order them as the labels do  ``C``
+discordant      ``y_i != y_j`` and the scores order them the other way     ``D``
+tied_score      ``y_i != y_j`` and ``s_i == s_j``                          ``T``
+comparable      ``y_i != y_j`` (``C + D + T``)                             ``P``
+tied_label      ``y_i == y_j``                                             ``Ty``
+tied_both       ``y_i == y_j`` and ``s_i == s_j``                          ``Tyy``
+total           all pairs (``P + Ty``)                                     ``N0``
+==============  =========================================================  ===============
+
+With unit weights every count is an exact Python ``int`` (no overflow at any ``n``); with
+weights they are float sums.
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+from dataclasses import dataclass
+from numbers import Real
+
+from .exceptions import UndefinedMetricWarning
+
+__all__ = ["PairCounts"]
+
+
+def _ratio(num, den, name):
+    """``num / den`` as a float; ``nan`` with an `UndefinedMetricWarning` when ``den == 0``."""
+    if den == 0:
+        warnings.warn(
+            f"{name} is undefined (its denominator is 0: one label class only, all scores "
+            "tied, or fewer than 2 samples); returning nan.",
+            UndefinedMetricWarning,
+            stacklevel=3,
+        )
+        return math.nan
+    if isinstance(num, int) and isinstance(den, int):
+        # Exact integer division rounds correctly even past 2**53.
+        return num / den
+    return float(num) / float(den)
+
+
+def _clamp(x, lo, hi):
+    # Float rounding in weighted sums can push a ratio a hair outside its range.
+    return x if math.isnan(x) else min(hi, max(lo, x))
+
+
+@dataclass(frozen=True)
+class PairCounts:
+    """Concordant / discordant / tied pair counts of one set of (label, score, weight) samples.
+
+    Every metric of SPEC.md section 2 is a property computed from the counts in O(1). A
+    metric whose denominator is 0 returns ``nan`` and warns `UndefinedMetricWarning`.
+
+    Parameters
+    ----------
+    concordant, discordant, tied_score, tied_label, tied_both : int or float
+        The counts ``C``, ``D``, ``T``, ``Ty`` and ``Tyy`` (see the module docstring).
+    n : int
+        Number of samples.
+    weight_sum : int or float
+        Sum of the sample weights (``n`` with unit weights).
+    n_label_levels, n_score_levels : int
+        Numbers of distinct labels and distinct scores (used by Kendall's tau-c).
+
+    Examples
+    --------
+    >>> from streamrank import pair_counts
+    >>> pc = pair_counts([0, 0, 1, 1], [0.1, 0.4, 0.35, 0.8])
+    >>> pc.concordant, pc.discordant, pc.tied_score, pc.comparable, pc.total
+    (3, 1, 0, 4, 6)
+    >>> pc.auc
+    0.75
+    """
+
+    concordant: int | float
+    discordant: int | float
+    tied_score: int | float
+    tied_label: int | float
+    tied_both: int | float
+    n: int
+    weight_sum: int | float
+    n_label_levels: int
+    n_score_levels: int
+
+    # ---------------------------------------------------------------- derived counts
+    @property
+    def comparable(self):
+        """``P = C + D + T``: pairs with different labels."""
+        return self.concordant + self.discordant + self.tied_score
+
+    @property
+    def total(self):
+        """``N0 = P + Ty``: all pairs, ``n (n - 1) / 2`` with unit weights."""
+        return self.comparable + self.tied_label
+
+    @property
+    def tied_score_all(self):
+        """``Ts = T + Tyy``: all pairs tied in score, whatever their labels."""
+        return self.tied_score + self.tied_both
+
+    @property
+    def right(self):
+        """Seed 000's ``Right = C + T``: comparable pairs not ordered against the labels."""
+        return self.concordant + self.tied_score
+
+    @property
+    def wrong(self):
+        """Seed 000's ``Wrong = D + T``: comparable pairs not ordered with the labels."""
+        return self.discordant + self.tied_score
+
+    @property
+    def weighted(self) -> bool:
+        """True when the counts are float sums of weights rather than exact integers."""
+        return not isinstance(self.concordant, int)
+
+    # ---------------------------------------------------------------- metrics
+    @property
+    def auc(self) -> float:
+        """ROC AUC with ties as one half: ``(C + T / 2) / P`` (binary labels)."""
+        if isinstance(self.concordant, int) and isinstance(self.tied_score, int):
+            num, den = 2 * self.concordant + self.tied_score, 2 * self.comparable
+        else:
+            num, den = self.concordant + 0.5 * self.tied_score, self.comparable
+        return _clamp(_ratio(num, den, "AUC"), 0.0, 1.0)
+
+    @property
+    def c_index(self) -> float:
+        """Harrell's C without censoring: ``(C + T / 2) / P``, any label kind."""
+        if isinstance(self.concordant, int) and isinstance(self.tied_score, int):
+            num, den = 2 * self.concordant + self.tied_score, 2 * self.comparable
+        else:
+            num, den = self.concordant + 0.5 * self.tied_score, self.comparable
+        return _clamp(_ratio(num, den, "C-index"), 0.0, 1.0)
+
+    @property
+    def gamma(self) -> float:
+        """Goodman-Kruskal gamma: ``(C - D) / (C + D)``."""
+        return _clamp(
+            _ratio(self.concordant - self.discordant, self.concordant + self.discordant, "gamma"),
+            -1.0,
+            1.0,
+        )
+
+    @property
+    def somers_d(self) -> float:
+        """Somers' D of the score given the label: ``(C - D) / P``."""
+        return _clamp(
+            _ratio(self.concordant - self.discordant, self.comparable, "Somers' D"), -1.0, 1.0
+        )
+
+    @property
+    def tau_a(self) -> float:
+        """Kendall's tau-a: ``(C - D) / N0``."""
+        return _clamp(_ratio(self.concordant - self.discordant, self.total, "tau-a"), -1.0, 1.0)
+
+    @property
+    def tau_b(self) -> float:
+        """Kendall's tau-b: ``(C - D) / sqrt((N0 - Ty) (N0 - Ts))``, ``Ts = T + Tyy``."""
+        a = self.total - self.tied_label
+        b = self.total - self.tied_score_all
+        if a == 0 or b == 0:
+            return _ratio(0, 0, "tau-b")
+        if isinstance(a, int) and isinstance(b, int):
+            # Two square roots instead of sqrt(a * b): the product of two ~1e19 counts
+            # would lose nothing as a Python int, but float(a * b) can overflow past 1e308.
+            den = math.sqrt(a) * math.sqrt(b)
+        else:
+            den = math.sqrt(float(a)) * math.sqrt(float(b))
+        return _clamp(float(self.concordant - self.discordant) / den, -1.0, 1.0)
+
+    @property
+    def tau_c(self) -> float:
+        """Stuart's tau-c: ``2 m (C - D) / (W^2 (m - 1))``, ``m = min(#labels, #scores)``.
+
+        ``W`` is the number of samples (the weight sum when weighted).
+        """
+        m = min(self.n_label_levels, self.n_score_levels)
+        if m < 2 or self.weight_sum == 0:
+            return _ratio(0, 0, "tau-c")
+        w = self.weight_sum
+        num = 2 * m * (self.concordant - self.discordant)
+        den = w * w * (m - 1)
+        return _clamp(_ratio(num, den, "tau-c"), -1.0, 1.0)
+
+    @property
+    def pairwise_accuracy(self) -> float:
+        """``C / P``: the share of comparable pairs ordered correctly (ties count as wrong)."""
+        return _ratio(self.concordant, self.comparable, "pairwise accuracy")
+
+    @property
+    def pairwise_error(self) -> float:
+        """``D / P``: the share of comparable pairs ordered against the labels."""
+        return _ratio(self.discordant, self.comparable, "pairwise error")
+
+    @property
+    def right_wrong_ratio(self) -> float:
+        """Seed 000's headline figure ``Right / Wrong = (C + T) / (D + T)``; ``inf`` if only
+        ``Wrong`` is 0 and there are comparable pairs."""
+        if self.wrong == 0 and self.right > 0:
+            return math.inf
+        return _ratio(self.right, self.wrong, "right/wrong ratio")
+
+    # ---------------------------------------------------------------- export
+    def as_dict(self) -> dict:
+        """Every count and metric as a plain ``dict`` (for tables, JSON and logs)."""
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", UndefinedMetricWarning)
+            return {name: getattr(self, name) for name in _REPORTED}
+
+    def _check(self) -> None:
+        """Assert the identities of SPEC.md section 1 (``P = C + D + T``, ``N0 = P + Ty``,
+        ``Tyy <= Ty``, every count >= 0, ``N0`` from ``n`` with unit weights)."""
+        for name in ("concordant", "discordant", "tied_score", "tied_label", "tied_both"):
+            value = getattr(self, name)
+            assert isinstance(value, Real), (name, value)
+            assert value >= 0, (name, value, self)
+        assert self.tied_both <= self.tied_label * (1 + 1e-12) + 1e-9, self
+        if not self.weighted:
+            assert self.total == self.n * (self.n - 1) // 2, self
+            assert self.weight_sum == self.n, self
+
+
+_REPORTED = (
+    "n", "weight_sum", "concordant", "discordant", "tied_score", "comparable", "tied_label",
+    "tied_both", "total", "right", "wrong", "auc", "c_index", "gamma", "somers_d", "tau_a",
+    "tau_b", "tau_c", "pairwise_accuracy", "pairwise_error", "right_wrong_ratio",
+)
