@@ -4,16 +4,17 @@ Batch functions count every concordant, discordant and tied pair in O(n log n) w
 the incremental structures update the same counts in O(log n) per change.
 """
 
+from .auc import GroupAUCResult, group_auc_score, roc_auc_score
+from .correlation import goodman_kruskal_gamma, kendall_tau, somers_d
 from .counts import PairCounts
 from .exceptions import UndefinedMetricWarning
 from .pairs import pair_counts
-from .auc import group_auc_score, roc_auc_score
-from .correlation import goodman_kruskal_gamma, kendall_tau, somers_d
 from .survival import concordance_index
 
 __version__ = "0.1.0"
 
 __all__ = [
+    "GroupAUCResult",
     "PairCounts",
     "UndefinedMetricWarning",
     "concordance_index",

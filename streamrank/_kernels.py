@@ -1,0 +1,396 @@
+"""Vectorized O(n log n) pair-counting kernels (numpy only, no Python loop per element).
+
+Three exact paths, picked by the labels (`encode_labels`), give the same `PairCounts`:
+
+* **binary** (two label levels): sort each class's scores (``np.sort``, no argsort), then
+  one merge by ``np.searchsorted`` of the negatives' distinct scores into the positives:
+  for a negative score ``x``, positives ``< x`` are discordant, ``== x`` tied, ``> x``
+  concordant. Cheaper than one ``np.argsort`` of all scores.
+* **ordinal** (``L <= MAX_ORDINAL_LEVELS`` levels): the same per level, and one merge per
+  pair of levels ``a < b``: ``O(n log n + L n log n)`` with small constants.
+* **continuous** (any labels): order the samples by (label, score) and count the strict
+  inversions of the score ranks (pairs ``i < j`` with ``r_i > r_j`` are exactly the
+  discordant pairs; equal labels are ordered by score, so they never invert). The
+  inversions are counted bit by bit with a wavelet matrix (`count_inversions`),
+  ``O(n log m)`` for ``m`` distinct scores.
+
+Unit weights give exact Python ints: int64 partial sums are reduced by `int_sum`, which
+never overflows. Weighted counts are float64 sums of products of nonnegative terms.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .counts import PairCounts
+
+__all__ = [
+    "MAX_ORDINAL_LEVELS", "count_inversions", "count_pairs", "dense_ranks", "encode_labels",
+    "exclusive_cumsum_in_groups", "int_sum", "run_starts",
+]
+
+#: Label sets with at most this many distinct values take the per-level (ordinal) path.
+#: Its cost grows as L^2 / 2 merges of n / L scores; above 8 levels the wavelet path of the
+#: continuous labels is as fast (benchmarks/bench_batch.py, "ordinal" rows).
+MAX_ORDINAL_LEVELS = 8
+
+_INT64_SAFE = 2**62
+
+
+def int_sum(a: np.ndarray) -> int:
+    """Exact Python-int sum of a nonnegative int64 array, whatever its length.
+
+    numpy's integer sum wraps silently past 2**63; this sums in chunks small enough that no
+    chunk can overflow (each chunk's bound is ``len * max``), then adds the chunk totals as
+    Python ints. One pass when the whole array is safe, which is every array below ~3e9
+    elements of counts below ``n``.
+    """
+    if a.size == 0:
+        return 0
+    top = int(a.max())
+    if top == 0:
+        return 0
+    if a.size * top < _INT64_SAFE:
+        return int(a.sum(dtype=np.int64))
+    step = max(1, _INT64_SAFE // top)
+    return sum(int(a[i:i + step].sum(dtype=np.int64)) for i in range(0, a.size, step))
+
+
+def _pairs_within_runs(lengths: np.ndarray) -> int:
+    """Exact ``sum l (l - 1) / 2`` over run lengths: the pairs inside each run."""
+    lengths = lengths.astype(np.int64, copy=False)
+    return int_sum(lengths * (lengths - 1)) // 2
+
+
+def _weighted_pairs(w: np.ndarray, starts: np.ndarray | None = None) -> float:
+    """``sum_{i<j} w_i w_j`` within each run starting at ``starts`` (the whole array if None).
+
+    Uses ``(W^2 - sum w^2) / 2`` per run: float64, relative error ``O(k eps)`` against
+    ``W^2`` for a run of ``k`` weights.
+    """
+    if w.size == 0:
+        return 0.0
+    if starts is None:
+        tot = float(w.sum())
+        return max(0.0, (tot * tot - float(np.dot(w, w))) / 2.0)
+    W = np.add.reduceat(w, starts)
+    W2 = np.add.reduceat(w * w, starts)
+    return max(0.0, float((W * W - W2).sum()) / 2.0)
+
+
+def exclusive_cumsum_in_groups(values: np.ndarray, group_starts: np.ndarray) -> np.ndarray:
+    """For each position, the sum of ``values`` before it within its group (groups are the
+    contiguous runs starting at ``group_starts``, the first being 0). O(n), vectorized."""
+    cum = np.cumsum(values) - values
+    lengths = np.diff(group_starts, append=values.size)
+    return cum - np.repeat(cum[group_starts], lengths)
+
+
+def run_starts(sorted_values: np.ndarray) -> np.ndarray:
+    """Indices where a new value starts in a sorted array (run-length encoding)."""
+    if sorted_values.size == 0:
+        return np.zeros(0, dtype=np.intp)
+    flags = np.empty(sorted_values.size, dtype=bool)
+    flags[0] = True
+    np.not_equal(sorted_values[1:], sorted_values[:-1], out=flags[1:])
+    return np.flatnonzero(flags)
+
+
+def dense_ranks(x: np.ndarray) -> tuple[np.ndarray, int]:
+    """Dense ranks of ``x`` (0 for the smallest value, equal values share a rank) and the
+    number of distinct values. One argsort."""
+    order = np.argsort(x)
+    flags = np.zeros(x.size, dtype=np.int64)
+    flags[run_starts(x[order])[1:]] = 1
+    ranks = np.empty(x.size, dtype=np.int64)
+    ranks[order] = np.cumsum(flags)
+    return ranks, int(ranks.max(initial=-1)) + 1
+
+
+def _run_lengths(starts: np.ndarray, size: int) -> np.ndarray:
+    return np.diff(starts, append=size)
+
+
+# ------------------------------------------------------------------------- labels
+def encode_labels(y: np.ndarray, max_levels: int = MAX_ORDINAL_LEVELS):
+    """Dense level codes ``0..L-1`` (in label order) when ``y`` has at most ``max_levels``
+    distinct values, else ``None``.
+
+    O(n): booleans are their own codes; small-range integers go through ``np.bincount``;
+    other labels are tested against the distinct values of a 4096-sample prefix (a miss
+    means "continuous", found in one pass, without sorting all of ``y``).
+
+    Returns ``(codes, levels)`` with ``codes`` a uint8 array and ``levels`` the sorted
+    distinct label values.
+    """
+    if y.dtype == bool:
+        return y.view(np.uint8), np.array([False, True])
+    if y.dtype.kind in "iu":
+        lo, hi = int(y.min()), int(y.max())
+        if hi - lo < 256:
+            shifted = (y - lo).astype(np.intp, copy=False)
+            hist = np.bincount(shifted, minlength=hi - lo + 1)
+            present = hist > 0
+            if int(present.sum()) <= max_levels:
+                lookup = (np.cumsum(present) - 1).astype(np.uint8)
+                return lookup[shifted], np.flatnonzero(present) + lo
+            return None
+    head = np.unique(y[:4096])
+    if head.size > max_levels:
+        return None
+    idx = np.searchsorted(head, y)
+    np.minimum(idx, head.size - 1, out=idx)
+    if not np.array_equal(head[idx], y):
+        return None
+    return idx.astype(np.uint8), head
+
+
+# ------------------------------------------------------------------------- kernels
+def count_pairs(y: np.ndarray, s: np.ndarray, w: np.ndarray | None) -> PairCounts:
+    """Every count of SPEC.md section 1 for validated 1-D arrays (see the module docstring)."""
+    enc = encode_labels(y)
+    if enc is not None:
+        codes, levels = enc
+        return _count_levels(codes, len(levels), s, w)
+    return _count_continuous(y, s, w)
+
+
+def _split_levels(codes, n_levels, s, w):
+    """Per label level: its scores sorted ascending, and their weights aligned (or None)."""
+    bounds = np.concatenate(([0], np.cumsum(np.bincount(codes, minlength=n_levels))))
+    if w is None:
+        if n_levels == 2:
+            mask = codes.view(bool)
+            return [np.sort(s[~mask]), np.sort(s[mask])], None
+        # A stable sort of uint8 codes is an O(n) radix sort; then one sort per level.
+        grouped = s[np.argsort(codes, kind="stable")]
+        return [np.sort(grouped[bounds[k]:bounds[k + 1]]) for k in range(n_levels)], None
+    # Weighted: one argsort by score, then the O(n) radix sort by level keeps each level's
+    # scores sorted with their weights attached.
+    by_score = np.argsort(s)
+    order = by_score[np.argsort(codes[by_score], kind="stable")]
+    ss, ws = s[order], w[order]
+    return (
+        [ss[bounds[k]:bounds[k + 1]] for k in range(n_levels)],
+        [ws[bounds[k]:bounds[k + 1]] for k in range(n_levels)],
+    )
+
+
+def _merge(a, b, wa=None, wb=None):
+    """Merge two sorted arrays (and their weights). Timsort finds the two runs and merges
+    them in O(len(a) + len(b))."""
+    both = np.concatenate((a, b))
+    if wa is None:
+        both.sort(kind="stable")
+        return both, None
+    order = np.argsort(both, kind="stable")
+    return both[order], np.concatenate((wa, wb))[order]
+
+
+def _count_levels(codes, n_levels, s, w) -> PairCounts:
+    """Binary and ordinal labels: per-level sorted scores, merged level by level.
+
+    Level ``b``'s distinct scores ``x`` (with their multiplicity or weight) are located in
+    the merged scores of all lower levels: lower scores ``< x`` make concordant pairs,
+    ``== x`` tied, ``> x`` discordant. Cost: one sort per level, ``L - 1`` merges and
+    ``2 (L - 1)`` searches of sorted needles.
+    """
+    n = int(codes.size)
+    scores, weights = _split_levels(codes, n_levels, s, w)
+    exact = w is None
+    C = D = T = 0 if exact else 0.0
+    Tyy = 0 if exact else 0.0
+    n_score_levels = 0
+    lower = lower_w = None
+    for b in range(n_levels):
+        sb = scores[b]
+        starts = run_starts(sb)
+        vals = sb[starts]
+        if exact:
+            size = _run_lengths(starts, sb.size)
+            Tyy += _pairs_within_runs(size)
+        elif sb.size:
+            size = np.add.reduceat(weights[b], starts)
+            Tyy += _weighted_pairs(weights[b], starts)
+        n_score_levels += vals.size
+        if lower is not None and lower.size and vals.size:
+            lo = np.searchsorted(lower, vals, side="left")   # lower-level scores < x
+            hi = np.searchsorted(lower, vals, side="right")  # lower-level scores <= x
+            n_score_levels -= int(np.count_nonzero(hi > lo))  # x already seen below
+            if exact:
+                C += int_sum(size * lo)
+                T += int_sum(size * (hi - lo))
+                D += int_sum(size * (lower.size - hi))
+            else:
+                cum = np.concatenate(([0.0], np.cumsum(lower_w)))
+                C += float(np.dot(size, cum[lo]))
+                T += float(np.dot(size, cum[hi] - cum[lo]))
+                D += float(np.dot(size, cum[-1] - cum[hi]))
+        if b + 1 < n_levels:
+            if lower is None:
+                lower, lower_w = sb, (None if exact else weights[b])
+            else:
+                lower, lower_w = _merge(lower, sb, lower_w, None if exact else weights[b])
+
+    n_label_levels = sum(1 for sc in scores if sc.size)
+    if exact:
+        Ty = _pairs_within_runs(np.array([sc.size for sc in scores], dtype=np.int64))
+        weight_sum = n
+    else:
+        Ty = float(sum(_weighted_pairs(wk) for wk in weights))
+        weight_sum = float(w.sum())
+    return PairCounts(C, D, T, Ty, Tyy, n, weight_sum, n_label_levels, n_score_levels)
+
+
+def _count_continuous(y, s, w) -> PairCounts:
+    """Any labels: order by (label, score), count the strict inversions of the score ranks.
+
+    One argsort by score gives the dense score ranks; a stable argsort of the labels in
+    score order gives the (label, score) order, in which the discordant pairs are exactly
+    the strict inversions of the score ranks.
+    """
+    n = int(y.size)
+    order_s = np.argsort(s)
+    s_sorted = s[order_s]
+    s_starts = run_starts(s_sorted)
+    del s_sorted
+    new_value = np.zeros(n, dtype=np.int32 if n < 2**31 else np.int64)
+    new_value[s_starts[1:]] = 1
+    ranks = np.cumsum(new_value, out=new_value)  # dense score ranks, in score order
+    y_s = y[order_s]
+    perm = np.argsort(y_s, kind="stable")
+    y_sorted = y_s[perm]
+    del y_s
+    seq = ranks[perm]
+    del ranks
+    y_starts = run_starts(y_sorted)
+    # (label, score) runs: a new run wherever the label or the score rank changes.
+    both_flags = np.ones(n, dtype=bool)
+    np.not_equal(seq[1:], seq[:-1], out=both_flags[1:])
+    both_flags[y_starts] = True
+    key_starts = np.flatnonzero(both_flags)
+    del both_flags, y_sorted
+    n_label_levels, n_score_levels = int(y_starts.size), int(s_starts.size)
+    nbits = max(1, int(n_score_levels - 1).bit_length())
+    if w is None:
+        D = count_inversions(seq, nbits)
+        N0 = n * (n - 1) // 2
+        Ty = _pairs_within_runs(_run_lengths(y_starts, n))
+        Ts = _pairs_within_runs(_run_lengths(s_starts, n))
+        Tyy = _pairs_within_runs(_run_lengths(key_starts, n))
+        weight_sum = n
+    else:
+        w_s = w[order_s]
+        wk = w_s[perm]
+        D = count_inversions(seq, nbits, wk, wk)
+        N0 = _weighted_pairs(w)
+        Ty = _weighted_pairs(wk, y_starts)
+        Ts = _weighted_pairs(w_s, s_starts)
+        Tyy = _weighted_pairs(wk, key_starts)
+        weight_sum = float(w.sum())
+    T = Ts - Tyy
+    C = N0 - Ty - D - T
+    if w is not None:
+        # Differences of float sums: clamp the rounding below zero away.
+        C, T = max(0.0, C), max(0.0, T)
+    return PairCounts(C, D, T, Ty, Tyy, n, weight_sum, n_label_levels, n_score_levels)
+
+
+def count_inversions(seq: np.ndarray, nbits: int, left=None, right=None):
+    """Strict inversions ``sum_{i<j, seq_i > seq_j} left_i * right_j`` of ints in [0, 2**nbits).
+
+    ``left`` weighs the earlier element of a pair and ``right`` the later one (the C-index
+    uses ``left`` = "event observed"); both ``None`` counts pairs, exactly, as a Python int.
+    Integer ``left``/``right`` give exact Python ints, float ones float64 sums of nonnegative
+    products whose absolute error is below ``4 nbits n eps`` times the total pair weight.
+
+    Wavelet-matrix counting, ``O(n nbits)`` with ~8 vectorized passes per bit. Two values
+    first differ at one bit ``k``; the pair is inverted when the earlier one has a 1 there.
+    Before bit ``k`` is processed the array is stably ordered by the bit-reversed prefix
+    ``v >> (k+1)``, so elements sharing a prefix are contiguous ("segments") and keep their
+    original relative order::
+
+        bits of v:  b_{nbits-1} ... b_{k+1} | b_k | ...   arrangement: stable sort by
+                    \\------ prefix ------/                (b_{k+1}, ..., b_{nbits-1})
+
+    Inversions decided at bit ``k`` = for every 0 at bit ``k``, the 1s before it in its own
+    segment = (1s before it anywhere) - (1s in the segments before its own). The first term
+    comes from the positions of the 0s; the second from per-prefix histograms, which do not
+    depend on the arrangement. Then the array is stably partitioned by bit ``k``, which
+    yields the arrangement for bit ``k - 1``.
+    """
+    cur = seq.astype(np.int32 if nbits < 31 else np.int64)
+    counting = left is None and right is None
+    if not counting:
+        left = np.ones(cur.size, dtype=np.int64) if left is None else left
+        right = np.ones(cur.size, dtype=np.int64) if right is None else right
+        exact = left.dtype.kind in "iub" and right.dtype.kind in "iub"
+        if exact:
+            left, right = left.astype(np.int64), right.astype(np.int64)
+        else:
+            left, right = left.astype(np.float64), right.astype(np.float64)
+    buf = np.empty_like(cur)
+    # Per-prefix histograms, indexed in arrangement order: pyramid[k] holds the counts (or
+    # weights) of v >> k for every prefix, ordered as the segments lie before bit k - 1 is
+    # processed, i.e. by the bit-reversed prefix. Its first half is the 0-children of the
+    # level-(k+1) segments, its second half the 1-children, so
+    # pyramid[k + 1] = pyramid[k][:half] + pyramid[k][half:], all sequential passes; only
+    # the finest level needs one bit-reversal gather.
+    rev = np.zeros(1 << nbits, dtype=np.int32 if nbits < 31 else np.int64)
+    for m in range(nbits):  # rev[:2**(m+1)] = bit reversal on m + 1 bits, built in place
+        head = rev[:1 << m]
+        head *= 2
+        np.add(head, 1, out=rev[1 << m:2 << m])
+    hdtype = np.int32 if counting and cur.size < 2**31 else None
+
+    def pyramid(weights):
+        h = np.bincount(cur, weights=weights, minlength=1 << nbits)
+        if weights is not None and exact:
+            h = np.rint(h).astype(np.int64)  # bincount sums in float64: exact below 2**53
+        levels = [h[rev].astype(hdtype) if hdtype else h[rev]]
+        for _ in range(nbits):
+            half = levels[-1].size // 2
+            levels.append(levels[-1][:half] + levels[-1][half:])
+        return levels
+
+    if counting:
+        h_left = h_right = pyramid(None)
+    else:
+        h_left, h_right = pyramid(left), pyramid(right)
+    del rev
+    total = 0 if counting or exact else 0.0
+    for k in range(nbits - 1, -1, -1):
+        bit = (cur & (1 << k)) != 0
+        half = h_left[k].size // 2
+        ones_seg = h_left[k][half:].astype(np.int64 if counting else h_left[k].dtype)
+        zeros_seg = h_right[k][:half]
+        ones_before_seg = np.cumsum(ones_seg) - ones_seg
+        nb = ~bit
+        if counting:
+            zero_pos = np.flatnonzero(nb)
+            one_pos = np.flatnonzero(bit)
+            nz = zero_pos.size
+            # The j-th zero (0-based) at position p has p - j ones before it.
+            glob = int_sum(zero_pos) - nz * (nz - 1) // 2
+            total += glob - int_sum(zeros_seg * ones_before_seg)
+            # Index gathers: much faster than boolean-mask compaction on random bits.
+            np.take(cur, zero_pos, out=buf[:nz])
+            np.take(cur, one_pos, out=buf[nz:])
+            cur, buf = buf, cur
+        else:
+            zero_pos = np.flatnonzero(nb)
+            perm = np.concatenate((zero_pos, np.flatnonzero(bit)))
+            lb = np.where(bit, left, 0)
+            ones_cum = np.cumsum(lb) - lb  # left weight of the 1s before each position
+            if exact:
+                glob = int_sum(right[zero_pos] * ones_cum[zero_pos])
+                total += glob - int_sum(zeros_seg * ones_before_seg)
+            else:
+                glob = float(np.dot(right[zero_pos], ones_cum[zero_pos]))
+                total += glob - float(np.dot(zeros_seg, ones_before_seg))
+            same = right is left
+            cur, left = cur[perm], left[perm]
+            right = left if same else right[perm]
+    if isinstance(total, float):
+        total = max(0.0, total)
+    return total
