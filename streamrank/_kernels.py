@@ -20,6 +20,8 @@ never overflows. Weighted counts are float64 sums of products of nonnegative ter
 
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 
 from .counts import PairCounts
@@ -63,16 +65,16 @@ def _pairs_within_runs(lengths: np.ndarray) -> int:
 
 
 def _weighted_pairs(w: np.ndarray, starts: np.ndarray | None = None) -> float:
-    """``sum_{i<j} w_i w_j`` within each run starting at ``starts`` (the whole array if None).
+    """``sum_{i<j} w_i w_j`` within each run starting at ``starts`` (one run if None).
 
-    Uses ``(W^2 - sum w^2) / 2`` per run: float64, relative error ``O(k eps)`` against
-    ``W^2`` for a run of ``k`` weights.
+    ``(W^2 - sum w^2) / 2`` per run, in float64. Every caller goes through this one routine,
+    so equal runs give bit-identical sums (``Ty == Tyy`` exactly when all scores tie, which
+    keeps tau-b's ``N0 - Ts`` at an exact 0). Relative error ``O(k eps)`` against ``W^2``.
     """
     if w.size == 0:
         return 0.0
     if starts is None:
-        tot = float(w.sum())
-        return max(0.0, (tot * tot - float(np.dot(w, w))) / 2.0)
+        starts = np.zeros(1, dtype=np.intp)
     W = np.add.reduceat(w, starts)
     W2 = np.add.reduceat(w * w, starts)
     return max(0.0, float((W * W - W2).sum()) / 2.0)
@@ -128,7 +130,11 @@ def encode_labels(y: np.ndarray, max_levels: int = MAX_ORDINAL_LEVELS):
     if y.dtype.kind in "iu":
         lo, hi = int(y.min()), int(y.max())
         if hi - lo < 256:
-            shifted = (y - lo).astype(np.intp, copy=False)
+            # Subtract in a dtype that cannot wrap (int8 - int8 can).
+            if y.dtype.kind == "u":
+                shifted = (y - y.dtype.type(lo)).astype(np.intp)
+            else:
+                shifted = y.astype(np.int64) - lo
             hist = np.bincount(shifted, minlength=hi - lo + 1)
             present = hist > 0
             if int(present.sum()) <= max_levels:
@@ -147,12 +153,28 @@ def encode_labels(y: np.ndarray, max_levels: int = MAX_ORDINAL_LEVELS):
 
 # ------------------------------------------------------------------------- kernels
 def count_pairs(y: np.ndarray, s: np.ndarray, w: np.ndarray | None) -> PairCounts:
-    """Every count of SPEC.md section 1 for validated 1-D arrays (see the module docstring)."""
+    """Every count of SPEC.md section 1 for validated 1-D arrays (see the module docstring).
+
+    Rows of weight 0 are dropped first, so they count for nothing, not even as a distinct
+    label or score of tau-c; ``n`` still reports every row given.
+    """
+    n_rows = int(y.size)
+    if w is not None:
+        keep = w > 0
+        if not keep.all():
+            y, s, w = y[keep], s[keep], w[keep]
+    if y.size == 0:
+        zero = 0 if w is None else 0.0
+        return PairCounts(zero, zero, zero, zero, zero, n_rows, zero, 0, 0)
     enc = encode_labels(y)
     if enc is not None:
         codes, levels = enc
-        return _count_levels(codes, len(levels), s, w)
-    return _count_continuous(y, s, w)
+        pc = _count_levels(codes, len(levels), s, w)
+    else:
+        pc = _count_continuous(y, s, w)
+    if pc.n != n_rows:
+        pc = dataclasses.replace(pc, n=n_rows)
+    return pc
 
 
 def _split_levels(codes, n_levels, s, w):
@@ -283,9 +305,11 @@ def _count_continuous(y, s, w) -> PairCounts:
         w_s = w[order_s]
         wk = w_s[perm]
         D = count_inversions(seq, nbits, wk, wk)
-        N0 = _weighted_pairs(w)
+        # N0 and Ts come from the same array and routine as Ty and Tyy whenever they must be
+        # equal (one label level, or one score level): degenerate metrics stay exactly nan.
+        N0 = _weighted_pairs(wk)
         Ty = _weighted_pairs(wk, y_starts)
-        Ts = _weighted_pairs(w_s, s_starts)
+        Ts = N0 if n_score_levels == 1 else _weighted_pairs(w_s, s_starts)
         Tyy = _weighted_pairs(wk, key_starts)
         weight_sum = float(w.sum())
     T = Ts - Tyy

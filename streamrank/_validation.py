@@ -83,11 +83,12 @@ def as_1d_numeric(
 def check_consistent_length(func: str, **arrays) -> int:
     """The common length of the named arrays; `ValueError` naming every length otherwise."""
     lengths = {k: len(v) for k, v in arrays.items() if v is not None}
-    if len(set(lengths.values())) > 1:
-        names = list(lengths)
-        got = ", ".join(f"len({k})={v}" for k, v in lengths.items())
-        raise param_error(names[-1], func, f"the same length as {names[0]!r}", got)
-    return next(iter(lengths.values()))
+    first, n = next(iter(lengths.items()))
+    for name, length in lengths.items():
+        if length != n:
+            got = ", ".join(f"len({k})={v}" for k, v in lengths.items())
+            raise param_error(name, func, f"the same length as {first!r}", got)
+    return n
 
 
 def check_weights(sample_weight, n: int, func: str, name: str = "sample_weight"):

@@ -19,22 +19,26 @@ _WEIGHTINGS = ("impressions", "pairs", "uniform")
 
 
 def _positive_mask(y: np.ndarray, pos_label, func: str) -> np.ndarray:
-    """Boolean "is positive" for binary labels, following scikit-learn's ``pos_label`` rule:
-    with ``pos_label=None`` the labels must be booleans, {0, 1} or {-1, 1} (or a subset)."""
-    if pos_label is None:
-        if y.dtype == bool:
-            return y
-        pos = y == 1
-        if not (pos | (y == 0)).all() and not (pos | (y == -1)).all():
-            raise param_error(
-                "pos_label", func, "given when y_true is not in {0, 1} or {-1, 1}",
-                f"pos_label=None with labels {describe(np.unique(y)[:5].tolist())}")
-        return pos
-    pos = y == pos_label
-    other = y[~pos]
-    if other.size and (other != other[0]).any():
+    """Boolean "is positive" for binary labels.
+
+    ``pos_label=None`` takes the larger of the two label values (True, or 1 for {0, 1} and
+    {-1, 1}, as scikit-learn; scikit-learn raises for other pairs such as {1, 2}, streamrank
+    takes 2). One class only is allowed here (the AUC is then undefined: nan).
+    """
+    if y.dtype == bool and pos_label is None:
+        return y
+    first = y[0]
+    other = y != first
+    second = y[other][:1]
+    if second.size and (y[other] != second[0]).any():
         raise param_error("y_true", func, "binary (two distinct values)",
                           f"more than two distinct values: {describe(np.unique(y)[:5].tolist())}")
+    if pos_label is None:
+        return y == (max(first, second[0]) if second.size else first)
+    pos = y == pos_label
+    if not pos.any() and second.size:
+        raise param_error("pos_label", func, "one of the labels in y_true",
+                          f"{pos_label!r} (labels: {describe(np.unique(y).tolist())})")
     return pos
 
 
@@ -122,7 +126,7 @@ class GroupAUCResult:
     score : float
         The weighted mean of the per-group AUCs (``nan`` if no group has both classes).
     n_groups : int
-        Number of groups in the input.
+        Number of groups evaluated (with both classes).
     n_skipped : int
         Groups left out because their AUC is undefined (one class only).
     groups : ndarray
@@ -181,7 +185,7 @@ def group_auc_score(y_true, y_score, groups, *, weighting="impressions", sample_
     0.4
     >>> r = group_auc_score(y, s, g, weighting="uniform", return_details=True)
     >>> r.score, r.n_groups, r.n_skipped, r.groups.tolist()
-    (0.5, 3, 1, ['u1', 'u2'])
+    (0.5, 2, 1, ['u1', 'u2'])
     """
     func = "group_auc_score"
     y, s, w = validate_pairs_input(y_true, y_score, sample_weight, func)
@@ -194,7 +198,6 @@ def group_auc_score(y_true, y_score, groups, *, weighting="impressions", sample_
     if weighting not in _WEIGHTINGS:
         raise param_error("weighting", func, f"one of {_WEIGHTINGS}", describe(weighting))
     pos = _positive_mask(y, None, func)
-
     group_ids, gcode = np.unique(g, return_inverse=True)
     n_groups = group_ids.size
     order = np.lexsort((s, gcode))
@@ -242,5 +245,5 @@ def group_auc_score(y_true, y_score, groups, *, weighting="impressions", sample_
         score = min(1.0, max(0.0, score))
     if not return_details:
         return score
-    return GroupAUCResult(score, int(n_groups), int(n_groups - ok.sum()),
+    return GroupAUCResult(score, int(ok.sum()), int(n_groups - ok.sum()),
                           group_ids[run_group[group_first_run][ok]], auc, vg)

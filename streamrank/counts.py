@@ -166,7 +166,7 @@ class PairCounts:
         """Kendall's tau-b: ``(C - D) / sqrt((N0 - Ty) (N0 - Ts))``, ``Ts = T + Tyy``."""
         a = self.total - self.tied_label
         b = self.total - self.tied_score_all
-        if a == 0 or b == 0:
+        if a <= 0 or b <= 0:
             return _ratio(0, 0, "tau-b")
         if isinstance(a, int) and isinstance(b, int):
             # Two square roots instead of sqrt(a * b): the product of two ~1e19 counts
