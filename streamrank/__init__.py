@@ -7,6 +7,7 @@ the incremental structures update the same counts in O(log n) per change.
 from .auc import GroupAUCResult, group_auc_score, roc_auc_score
 from .correlation import goodman_kruskal_gamma, kendall_tau, somers_d
 from .counts import PairCounts
+from .epochs import EpochTracker
 from .exceptions import UndefinedMetricWarning
 from .pairs import pair_counts
 from .survival import concordance_index
@@ -14,6 +15,7 @@ from .survival import concordance_index
 __version__ = "0.1.0"
 
 __all__ = [
+    "EpochTracker",
     "GroupAUCResult",
     "PairCounts",
     "UndefinedMetricWarning",

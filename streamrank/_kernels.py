@@ -27,7 +27,7 @@ import numpy as np
 from .counts import PairCounts
 
 __all__ = [
-    "MAX_ORDINAL_LEVELS", "count_inversions", "count_pairs", "dense_ranks", "encode_labels",
+    "MAX_ORDINAL_LEVELS", "count_in_score_order", "count_inversions", "count_pairs", "dense_ranks", "encode_labels",
     "exclusive_cumsum_in_groups", "int_sum", "run_starts",
 ]
 
@@ -316,6 +316,60 @@ def _count_continuous(y, s, w) -> PairCounts:
     C = N0 - Ty - D - T
     if w is not None:
         # Differences of float sums: clamp the rounding below zero away.
+        C, T = max(0.0, C), max(0.0, T)
+    return PairCounts(C, D, T, Ty, Tyy, n, weight_sum, n_label_levels, n_score_levels)
+
+
+def count_in_score_order(y_rank: np.ndarray, n_label_levels: int, s_sorted: np.ndarray,
+                         w: np.ndarray | None) -> PairCounts:
+    """Counts for samples already sorted by score: ``y_rank`` are the dense label ranks
+    (``0..n_label_levels-1``) in score order, ``s_sorted`` the ascending scores and ``w``
+    the weights in the same order.
+
+    ``O(n log L)`` for ``L`` label levels: no sort of the scores (the epoch tracker gets the
+    order by merging), only a stable re-sort of the labels inside tied-score runs and a
+    wavelet inversion count of the label ranks, whose strict inversions (earlier = lower
+    score, higher label) are exactly the discordant pairs.
+    """
+    n = int(s_sorted.size)
+    s_starts = run_starts(s_sorted)
+    n_score_levels = int(s_starts.size)
+    ybits = max(1, int(n_label_levels - 1).bit_length())
+    if n_score_levels < n:
+        # Inside a run of tied scores, order the labels ascending so that no tied pair
+        # counts as an inversion. Timsort finds the already-sorted stretches.
+        run_id = np.zeros(n, dtype=np.int64)
+        run_id[s_starts[1:]] = 1
+        np.cumsum(run_id, out=run_id)
+        perm = np.argsort((run_id << ybits) | y_rank, kind="stable")
+        y_rank = y_rank[perm]
+        w = None if w is None else w[perm]
+        del run_id, perm
+    both = np.zeros(n, dtype=bool)
+    both[s_starts] = True
+    both[1:] |= y_rank[1:] != y_rank[:-1]
+    key_starts = np.flatnonzero(both)
+    del both
+    if w is None:
+        D = count_inversions(y_rank, ybits)
+        hist = np.bincount(y_rank, minlength=n_label_levels).astype(np.int64)
+        N0 = n * (n - 1) // 2
+        Ty = _pairs_within_runs(hist)
+        Ts = _pairs_within_runs(_run_lengths(s_starts, n))
+        Tyy = _pairs_within_runs(_run_lengths(key_starts, n))
+        weight_sum = n
+    else:
+        D = count_inversions(y_rank, ybits, w, w)
+        by_label = np.argsort(y_rank, kind="stable")
+        wy = w[by_label]
+        N0 = _weighted_pairs(wy)
+        Ty = _weighted_pairs(wy, run_starts(y_rank[by_label]))
+        Ts = N0 if n_score_levels == 1 else _weighted_pairs(w, s_starts)
+        Tyy = _weighted_pairs(w, key_starts)
+        weight_sum = float(w.sum())
+    T = Ts - Tyy
+    C = N0 - Ty - D - T
+    if w is not None:
         C, T = max(0.0, C), max(0.0, T)
     return PairCounts(C, D, T, Ty, Tyy, n, weight_sum, n_label_levels, n_score_levels)
 

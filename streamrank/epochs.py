@@ -1,0 +1,449 @@
+"""`EpochTracker`: exact pair counts of a fixed labelled set whose scores move every epoch.
+
+Seed 000 asks whether the pair counts of a model under training can follow the scores from
+epoch to epoch instead of being recounted from scratch. The labels stay fixed; the scores
+move. Three ways in, each on its fastest exact path:
+
+* ``step(y_score)`` — any new score vector. Noise-like moves reshuffle the order, and
+  measured here reusing the previous order does not beat a fresh sort, so this is a
+  from-scratch count on the pre-encoded labels (no faster path exists; none is claimed).
+* ``step_additive(delta, groups)`` — every score moves by an amount shared within its group
+  (a boosting round adds one tree: all samples of a leaf move together). Inside a group the
+  previous order survives, so the new order is a merge of the groups' runs: a stable radix
+  sort by group of the previous order, then timsort, which merges ``L`` runs in
+  ``O(n log L)``; then an ``O(n log levels)`` count in score order. No ``n log n`` sort.
+* ``step_partial(indices, new_scores)`` — a few scores changed. The change of every count is
+  counted with ``O(k log n)`` binary searches against the held scores of each label level
+  plus an ``O(k log k)`` count among the changed items; updating the held scores is a
+  vectorized ``O(n)`` memory move (no sort). Continuous labels (more than 8 levels) take an
+  ``O(n log L)`` re-merge instead.
+
+``churn`` is the number (weight) of pairs whose score order flipped strictly between two
+consecutive epochs: the Kendall distance between the score vectors, a training-stability
+figure. It costs an extra ``O(n log n)`` count for ``step`` and ``step_additive``
+(``track_churn=False`` skips it) and ``O(k log n)`` for ``step_partial``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ._kernels import (
+    MAX_ORDINAL_LEVELS,
+    _count_levels,
+    count_in_score_order,
+    count_pairs,
+    dense_ranks,
+    run_starts,
+)
+from ._validation import as_1d_numeric, check_weights, describe, param_error
+from .counts import PairCounts
+
+__all__ = ["EpochTracker"]
+
+
+class _Runs:
+    """The held scores of one label level as distinct sorted values with their counts (and
+    weights): ``below(x)`` / ``equal(x)`` in ``O(log n)`` per query, vectorized."""
+
+    __slots__ = ("values", "counts", "weights", "_cum")
+
+    def __init__(self, sorted_scores: np.ndarray, sorted_weights: np.ndarray | None):
+        starts = run_starts(sorted_scores)
+        self.values = sorted_scores[starts]
+        self.counts = np.diff(starts, append=sorted_scores.size).astype(np.int64)
+        self.weights = None if sorted_weights is None else (
+            np.add.reduceat(sorted_weights, starts) if starts.size else np.zeros(0))
+        self._cum = None
+
+    def cum(self) -> np.ndarray:
+        """Cumulative count (or weight) before each distinct value, and the total last."""
+        if self._cum is None:
+            mass = self.counts if self.weights is None else self.weights
+            self._cum = np.concatenate(([0], np.cumsum(mass)))
+        return self._cum
+
+    def locate(self, x: np.ndarray):
+        """Count (weight) of held scores ``< x`` and ``== x``, and the total."""
+        cum = self.cum()
+        lo = np.searchsorted(self.values, x, side="left")
+        hi = np.searchsorted(self.values, x, side="right")
+        return cum[lo], cum[hi] - cum[lo], cum[-1]
+
+    def between(self, lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
+        """Count (weight) of held scores strictly between ``lo`` and ``hi`` (``lo <= hi``)."""
+        cum = self.cum()
+        return cum[np.searchsorted(self.values, hi, side="left")] - \
+            cum[np.searchsorted(self.values, lo, side="right")]
+
+    def replace(self, old: np.ndarray, new: np.ndarray, w: np.ndarray | None) -> None:
+        """Remove the scores ``old`` (all held) and add ``new``, with weights ``w``."""
+        idx = np.searchsorted(self.values, old)
+        np.subtract.at(self.counts, idx, 1)
+        if w is not None:
+            np.subtract.at(self.weights, idx, w)
+        idx = np.searchsorted(self.values, new)
+        safe = np.minimum(idx, max(self.values.size - 1, 0))
+        held = (idx < self.values.size) & (self.values[safe] == new) if self.values.size \
+            else np.zeros(new.size, dtype=bool)
+        np.add.at(self.counts, idx[held], 1)
+        if w is not None:
+            np.add.at(self.weights, idx[held], w[held])
+        if not held.all():
+            fresh, inverse = np.unique(new[~held], return_inverse=True)
+            at = np.searchsorted(self.values, fresh)
+            self.values = np.insert(self.values, at, fresh)
+            self.counts = np.insert(self.counts, at, np.bincount(inverse))
+            if w is not None:
+                self.weights = np.insert(self.weights, at,
+                                         np.bincount(inverse, weights=w[~held]))
+        gone = self.counts == 0
+        if gone.any():
+            # A run whose last score left is dropped, with any float residue of its weight.
+            keep = ~gone
+            self.values, self.counts = self.values[keep], self.counts[keep]
+            if w is not None:
+                self.weights = self.weights[keep]
+        self._cum = None
+
+    def _check(self) -> None:
+        assert np.all(np.diff(self.values) > 0), "values strictly increasing"
+        assert np.all(self.counts > 0), "every run holds a score"
+        if self.weights is not None:
+            assert self.weights.shape == self.values.shape
+
+
+class EpochTracker:
+    """Exact pair counts of fixed labels under scores that change every epoch.
+
+    Parameters
+    ----------
+    y_true : array-like of shape (n,)
+        The fixed labels (binary, ordinal or continuous).
+    sample_weight : array-like of shape (n,), optional
+        Positive weights.
+    track_churn : bool, default True
+        Count the pairs whose order flipped between consecutive epochs (`churn`).
+
+    Attributes
+    ----------
+    history : list of PairCounts
+        The counts of every epoch so far.
+    churn_history : list
+        The churn between each epoch and the one before (``None`` for the first epoch).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from streamrank import EpochTracker
+    >>> tracker = EpochTracker([0, 0, 1, 1, 1])
+    >>> tracker.step([0.1, 0.6, 0.4, 0.5, 0.9]).auc           # epoch 1: any scores
+    0.6666666666666666
+    >>> tracker.step_partial([1], [0.3]).auc                 # one score changed
+    1.0
+    >>> tracker.churn                                        # pairs that flipped
+    2
+    >>> leaf = np.array([0, 0, 1, 1, 1])                     # a tree adds one value per leaf
+    >>> tracker.step_additive(np.array([0.5, 0.0]), leaf).auc
+    0.5
+    >>> [round(c.auc, 3) for c in tracker.history]
+    [0.667, 1.0, 0.5]
+    """
+
+    def __init__(self, y_true, *, sample_weight=None, track_churn=True):
+        func = "EpochTracker"
+        y = as_1d_numeric(y_true, "y_true", func)
+        w = check_weights(sample_weight, y.size, func)
+        if w is not None and not (w > 0).all():
+            raise param_error("sample_weight", func, "positive (a tracked sample needs a "
+                              "weight > 0)", f"{w.min()!r}")
+        self._n = int(y.size)
+        self._w = w
+        self._y_rank, self._n_levels = dense_ranks(y)
+        self._codes = self._y_rank.astype(np.uint8) if self._n_levels <= MAX_ORDINAL_LEVELS \
+            else None
+        self.track_churn = bool(track_churn)
+        self._scores = None
+        self._order = None   # argsort of the current scores, when known
+        self._runs = None    # per-level _Runs (and all levels last), when built
+        self.history: list[PairCounts] = []
+        self.churn_history: list = []
+
+    # ------------------------------------------------------------------ properties
+    def __len__(self) -> int:
+        return self._n
+
+    @property
+    def counts(self) -> PairCounts | None:
+        """The counts of the latest epoch (``None`` before the first)."""
+        return self.history[-1] if self.history else None
+
+    @property
+    def churn(self):
+        """Pairs (weight) whose score order flipped in the latest epoch (``None`` if not
+        tracked or before the second epoch)."""
+        return self.churn_history[-1] if self.churn_history else None
+
+    @property
+    def scores(self) -> np.ndarray | None:
+        """The current scores (a read-only view)."""
+        if self._scores is None:
+            return None
+        view = self._scores.view()
+        view.flags.writeable = False
+        return view
+
+    # ------------------------------------------------------------------ epochs
+    def step(self, y_score) -> PairCounts:
+        """A new epoch with arbitrary scores: a from-scratch ``O(n log n)`` count.
+
+        Runtime complexity: the cost of `streamrank.pair_counts` on pre-encoded labels
+        (plus an ``O(n log n)`` churn count when tracked).
+        """
+        s = self._check_scores(y_score, "y_score", "EpochTracker.step")
+        if self._codes is not None:
+            counts = _count_levels(self._codes, self._n_levels, s, self._w)
+            order = None
+        else:
+            order = np.argsort(s)
+            counts = self._count_ordered(order, s)
+        return self._commit(s, counts, order, self._full_churn(s))
+
+    def step_additive(self, delta, groups) -> PairCounts:
+        """A new epoch where score ``i`` moves by ``delta[groups[i]]``.
+
+        Runtime complexity: ``O(n log L)`` for ``L`` groups (a merge of the groups' runs of
+        the previous order; one ``argsort`` first if the previous order is not known), then
+        ``O(n log levels)`` to count.
+
+        Parameters
+        ----------
+        delta : array-like of shape (L,)
+            The move of each group (a tree's leaf values).
+        groups : array-like of int, shape (n,)
+            The group of each sample, in ``0..L-1``.
+        """
+        func = "EpochTracker.step_additive"
+        self._require_scores(func)
+        d = as_1d_numeric(delta, "delta", func).astype(np.float64, copy=False)
+        g = np.asarray(groups)
+        if g.ndim != 1 or g.dtype.kind not in "iu":
+            raise param_error("groups", func, "a 1-D array of integer group ids",
+                              describe(g), TypeError)
+        if g.size != self._n:
+            raise param_error("groups", func, f"of length {self._n} (one group per sample)",
+                              f"length {g.size}")
+        if g.size and (g.min() < 0 or g.max() >= d.size):
+            raise param_error("groups", func, f"group ids in [0, {d.size}) (len(delta))",
+                              f"ids from {g.min()} to {g.max()}")
+        new = self._scores + d[g]
+        if not np.isfinite(new).all():
+            raise param_error("delta", func, "moves that keep every score finite",
+                              "a move that overflows to inf")
+        order = self._order if self._order is not None else np.argsort(self._scores)
+        # A stable radix sort by group keeps each group's previous (= new) score order; a
+        # stable timsort of the new scores then only merges the L runs.
+        small = np.uint16 if d.size <= 1 << 16 else np.uint32
+        by_group = order[np.argsort(g[order].astype(small), kind="stable")]
+        order = by_group[np.argsort(new[by_group], kind="stable")]
+        counts = self._count_ordered(order, new)
+        return self._commit(new, counts, order, self._full_churn(new))
+
+    def step_partial(self, indices, new_scores) -> PairCounts:
+        """A new epoch where only the scores at ``indices`` changed.
+
+        Runtime complexity: ``O(k log n)`` searches and an ``O(k log k)`` count for ``k``
+        changes, plus an ``O(n)`` vectorized update of the held scores (binary and ordinal
+        labels); ``O(n log L)`` for continuous labels.
+
+        Parameters
+        ----------
+        indices : array-like of int, shape (k,)
+            Distinct sample positions in ``0..n-1``.
+        new_scores : array-like of shape (k,)
+            Their new scores.
+        """
+        func = "EpochTracker.step_partial"
+        self._require_scores(func)
+        idx = np.asarray(indices)
+        if idx.ndim != 1 or (idx.size and idx.dtype.kind not in "iu"):
+            raise param_error("indices", func, "a 1-D array of integer positions",
+                              describe(idx), TypeError)
+        idx = idx.astype(np.intp)
+        v = as_1d_numeric(new_scores, "new_scores", func, allow_empty=True).astype(
+            np.float64, copy=False)
+        if v.size != idx.size:
+            raise param_error("new_scores", func, f"of length {idx.size} (len(indices))",
+                              f"length {v.size}")
+        if idx.size and (idx.min() < 0 or idx.max() >= self._n):
+            raise param_error("indices", func, f"positions in [0, {self._n})",
+                              f"positions from {idx.min()} to {idx.max()}")
+        if np.unique(idx).size != idx.size:
+            raise param_error("indices", func, "distinct positions", "repeated positions")
+        if self._codes is None:
+            new = self._scores.copy()
+            new[idx] = v
+            churn = self._partial_churn_generic(idx, v) if self.track_churn else None
+            order = np.argsort(new, kind="stable") if self._order is None else \
+                self._reorder(idx, v, new)
+            return self._commit(new, self._count_ordered(order, new), order, churn)
+        return self._step_levels(idx, v)
+
+    # ------------------------------------------------------------------ internals
+    def _check_scores(self, y_score, name, func) -> np.ndarray:
+        s = as_1d_numeric(y_score, name, func).astype(np.float64)
+        if s.size != self._n:
+            raise param_error(name, func, f"of length {self._n} (len(y_true))",
+                              f"length {s.size}")
+        return s
+
+    def _require_scores(self, func) -> None:
+        if self._scores is None:
+            raise RuntimeError(f"{func} needs a previous epoch: call step(y_score) first.")
+
+    def _count_ordered(self, order, s) -> PairCounts:
+        w = None if self._w is None else self._w[order]
+        return count_in_score_order(self._y_rank[order], self._n_levels, s[order], w)
+
+    def _full_churn(self, new):
+        if not self.track_churn or self._scores is None:
+            return None
+        # Labels = previous scores: the discordant pairs are exactly the flipped pairs.
+        return count_pairs(self._scores, new, self._w).discordant
+
+    def _commit(self, s, counts, order, churn) -> PairCounts:
+        self._scores, self._order, self._runs = s, order, None
+        self.history.append(counts)
+        self.churn_history.append(churn)
+        return counts
+
+    def _reorder(self, idx, v, new):
+        """The argsort of ``new`` from the previous order: drop the moved samples, merge
+        them back at their new places (``O(n)`` moves plus ``O(k log k)``)."""
+        moved = np.zeros(self._n, dtype=bool)
+        moved[idx] = True
+        kept = self._order[~moved[self._order]]
+        ins = idx[np.argsort(v, kind="stable")]
+        at = np.searchsorted(new[kept], new[ins], side="right")
+        return np.insert(kept, at, ins)
+
+    def _partial_churn_generic(self, idx, v):
+        old = self._scores[idx]
+        others = np.ones(self._n, dtype=bool)
+        others[idx] = False
+        rest = self._scores[others]
+        lo, hi = np.minimum(old, v), np.maximum(old, v)
+        srt = np.sort(rest) if self._w is None else None
+        if self._w is None:
+            between = np.searchsorted(srt, hi, "left") - np.searchsorted(srt, lo, "right")
+            cross = int(np.maximum(between, 0).sum())
+        else:
+            order = np.argsort(rest)
+            srt, cw = rest[order], np.concatenate(([0.0], np.cumsum(self._w[others][order])))
+            between = cw[np.searchsorted(srt, hi, "left")] - cw[np.searchsorted(srt, lo, "right")]
+            cross = float(np.dot(self._w[idx], np.maximum(between, 0.0)))
+        wk = None if self._w is None else self._w[idx]
+        return cross + (count_pairs(old, v, wk).discordant if idx.size > 1 else 0)
+
+    def _ensure_runs(self):
+        if self._runs is None:
+            s, w = self._scores, self._w
+            runs = []
+            for level in range(self._n_levels):
+                mask = self._codes == level
+                order = np.argsort(s[mask])
+                runs.append(_Runs(s[mask][order], None if w is None else w[mask][order]))
+            order = np.argsort(s) if self._order is None else self._order
+            runs.append(_Runs(s[order], None if w is None else w[order]))
+            self._runs = runs
+        return self._runs
+
+    def _gather(self, runs, x, c, wx):
+        """``sum_i wx_i * (C_i, D_i, T_i, Tyy_i)`` of values ``x`` at label levels ``c``
+        against the held scores (each level's ``_Runs``)."""
+        C = D = T = Tyy = 0
+        for level, r in enumerate(runs[:-1]):
+            below, equal, total = r.locate(x)
+            above = total - below - equal
+            lower, same = c > level, c == level   # the held level is below / equal to c
+            higher = ~(lower | same)
+            m = np.where(lower, below, 0) + np.where(higher, above, 0)
+            d = np.where(lower, above, 0) + np.where(higher, below, 0)
+            t = np.where(same, 0, equal)
+            tyy = np.where(same, equal, 0)
+            if wx is None:
+                C += int(m.sum()); D += int(d.sum()); T += int(t.sum()); Tyy += int(tyy.sum())
+            else:
+                C += float(wx @ m); D += float(wx @ d); T += float(wx @ t)
+                Tyy += float(wx @ tyy)
+        return C, D, T, Tyy
+
+    def _step_levels(self, idx, v) -> PairCounts:
+        runs = self._ensure_runs()
+        prev = self.history[-1]
+        c = self._codes[idx]
+        o = self._scores[idx]
+        wk = None if self._w is None else self._w[idx]
+        # Pairs touching the changed set K (see the derivation in docs): with G(X) the pairs
+        # of the values X against every held score, and pc() batch counts,
+        #   delta = G(new) - G(old) - pc(new + old) + 2 pc(new) + 2 pc(old) + self-ties,
+        # where "new + old" holds each changed sample twice (its pair with itself included).
+        g_new = self._gather(runs, v, c, wk)
+        g_old = self._gather(runs, o, c, wk)
+        cc = np.concatenate((c, c))
+        both = count_pairs(cc, np.concatenate((v, o)),
+                           None if wk is None else np.concatenate((wk, wk)))
+        p_new = count_pairs(c, v, wk)
+        p_old = count_pairs(c, o, wk)
+        self_ties = idx.size if wk is None else float(wk @ wk)
+        names = ("concordant", "discordant", "tied_score", "tied_both")
+        delta = [g_new[i] - g_old[i] - getattr(both, f) + 2 * getattr(p_new, f)
+                 + 2 * getattr(p_old, f) for i, f in enumerate(names)]
+        delta[3] += self_ties
+        churn = None
+        if self.track_churn:
+            lo, hi = np.minimum(o, v), np.maximum(o, v)
+            between_all = runs[-1].between(lo, hi)
+            # Held scores of the changed samples themselves, strictly between: subtract.
+            k_runs = _Runs(np.sort(o), None if wk is None else wk[np.argsort(o)])
+            between = np.maximum(between_all - k_runs.between(lo, hi), 0)
+            cross = int(between.sum()) if wk is None else float(wk @ between)
+            churn = cross + count_pairs(o, v, wk).discordant
+        for level in range(self._n_levels):
+            at = c == level
+            if at.any():
+                runs[level].replace(o[at], v[at], None if wk is None else wk[at])
+        runs[-1].replace(o, v, wk)
+        new = self._scores.copy()
+        new[idx] = v
+        C, D, T, Tyy = (prev.concordant + delta[0], prev.discordant + delta[1],
+                        prev.tied_score + delta[2], prev.tied_both + delta[3])
+        if wk is not None:
+            C, D, T, Tyy = (max(0.0, x) for x in (C, D, T, Tyy))
+        counts = PairCounts(C, D, T, prev.tied_label, Tyy, prev.n, prev.weight_sum,
+                            prev.n_label_levels, int(runs[-1].values.size))
+        self.history.append(counts)
+        self.churn_history.append(churn)
+        self._scores, self._order = new, None
+        return counts
+
+    def _check(self) -> None:
+        """Invariants: the latest counts equal a batch recount of the current scores; every
+        level's runs hold exactly the current scores of that level."""
+        if self._scores is None:
+            return
+        from .pairs import pair_counts
+
+        fresh = pair_counts(self._y_rank, self._scores, sample_weight=self._w)
+        last = self.history[-1]
+        for f in ("concordant", "discordant", "tied_score", "tied_label", "tied_both"):
+            a, b = getattr(last, f), getattr(fresh, f)
+            assert abs(a - b) <= 1e-9 * max(1.0, abs(b)), (f, a, b)
+        assert last.n_score_levels == fresh.n_score_levels
+        if self._runs is not None:
+            for level, r in enumerate(self._runs[:-1]):
+                r._check()
+                held = np.sort(self._scores[self._codes == level])
+                assert np.array_equal(np.repeat(r.values, r.counts), held)
+        if self._order is not None:
+            assert np.all(np.diff(self._scores[self._order]) >= 0)
