@@ -1,0 +1,29 @@
+"""Test configuration: importable helpers and reproducible Hypothesis profiles.
+
+* ``tests/`` goes on ``sys.path`` so that test modules can ``from oracle import ...`` and
+  ``from strategies import ...`` under any pytest import mode.
+* Hypothesis runs derandomized (the same examples on every run and machine) with no
+  deadline (a shared 2-core CI box has noisy timings). Pick a profile with the
+  ``HYPOTHESIS_PROFILE`` environment variable:
+
+  ``ci`` (default)  modest example counts, the whole suite stays well under 90 s;
+  ``dev``           5x more examples, still derandomized;
+  ``explore``       randomized and many examples, for hunting bugs by hand (not for CI).
+"""
+
+import os
+import sys
+from pathlib import Path
+
+from hypothesis import HealthCheck, settings
+
+_TESTS = str(Path(__file__).resolve().parent)
+if _TESTS not in sys.path:
+    sys.path.insert(0, _TESTS)
+
+_COMMON = dict(deadline=None, print_blob=True,
+               suppress_health_check=[HealthCheck.too_slow])
+settings.register_profile("ci", max_examples=40, derandomize=True, database=None, **_COMMON)
+settings.register_profile("dev", max_examples=200, derandomize=True, database=None, **_COMMON)
+settings.register_profile("explore", max_examples=2000, derandomize=False, **_COMMON)
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
