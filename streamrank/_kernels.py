@@ -67,17 +67,37 @@ def _pairs_within_runs(lengths: np.ndarray) -> int:
 def _weighted_pairs(w: np.ndarray, starts: np.ndarray | None = None) -> float:
     """``sum_{i<j} w_i w_j`` within each run starting at ``starts`` (one run if None).
 
-    ``(W^2 - sum w^2) / 2`` per run, in float64. Every caller goes through this one routine,
-    so equal runs give bit-identical sums (``Ty == Tyy`` exactly when all scores tie, which
-    keeps tau-b's ``N0 - Ts`` at an exact 0). Relative error ``O(k eps)`` against ``W^2``.
+    Computed as ``sum_i w_i * (weight before i in its run)``: sums and products of
+    nonnegative numbers only, so the relative error is ``O(log n) eps`` whatever the weights
+    (``(W^2 - sum w^2) / 2`` would cancel when one weight dominates its run). The
+    within-run prefix sums come from `_segmented_exclusive_scan`.
     """
-    if w.size == 0:
+    if w.size < 2:
         return 0.0
-    if starts is None:
-        starts = np.zeros(1, dtype=np.intp)
-    W = np.add.reduceat(w, starts)
-    W2 = np.add.reduceat(w * w, starts)
-    return max(0.0, float((W * W - W2).sum()) / 2.0)
+    if starts is None or starts.size <= 1:
+        before = np.cumsum(w[:-1])
+        return float(np.dot(w[1:], before))
+    return float(np.dot(w, _segmented_exclusive_scan(w, starts)))
+
+
+def _segmented_exclusive_scan(w: np.ndarray, starts: np.ndarray) -> np.ndarray:
+    """For each position, the sum of ``w`` before it within its run (runs start at
+    ``starts``). A Hillis-Steele scan restricted to runs: ``ceil(log2(longest run))``
+    vectorized passes, only additions of nonnegative terms (no prefix-sum differences)."""
+    n = w.size
+    run_id = np.zeros(n, dtype=np.intp)
+    run_id[starts[1:]] = 1
+    np.cumsum(run_id, out=run_id)
+    out = np.zeros(n, dtype=np.float64)
+    same = run_id[1:] == run_id[:-1]
+    out[1:] = np.where(same, w[:-1], 0.0)
+    longest = int(np.diff(starts, append=n).max())
+    d = 1
+    while d < longest - 1:
+        same = run_id[d:] == run_id[:-d]
+        out[d:] += np.where(same, out[:-d], 0.0)
+        d *= 2
+    return out
 
 
 def exclusive_cumsum_in_groups(values: np.ndarray, group_starts: np.ndarray) -> np.ndarray:
