@@ -5,19 +5,24 @@ the incremental structures update the same counts in O(log n) per change.
 """
 
 from .auc import GroupAUCResult, group_auc_score, roc_auc_score
+from .counter import PairCounter
 from .correlation import goodman_kruskal_gamma, kendall_tau, somers_d
 from .counts import PairCounts
 from .epochs import EpochTracker
 from .exceptions import UndefinedMetricWarning
 from .pairs import pair_counts
 from .survival import concordance_index
+from .windows import SlidingPairCounter, TimeSlidingPairCounter
 
 __version__ = "0.1.0"
 
 __all__ = [
     "EpochTracker",
     "GroupAUCResult",
+    "PairCounter",
     "PairCounts",
+    "SlidingPairCounter",
+    "TimeSlidingPairCounter",
     "UndefinedMetricWarning",
     "concordance_index",
     "goodman_kruskal_gamma",

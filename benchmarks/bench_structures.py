@@ -1,0 +1,351 @@
+#!/usr/bin/env python
+"""Micro-benchmark of the order-statistic structures: median time per operation.
+
+Usage::
+
+    python benchmarks/bench_structures.py                    # n = 1e4 1e5 1e6, Markdown
+    python benchmarks/bench_structures.py --n 1e5 --ops 500  # a quick look
+    python benchmarks/bench_structures.py --json > out.json
+    python benchmarks/bench_structures.py --memory           # + bytes per item held
+    python benchmarks/bench_structures.py --storage    # FenwickTree: array vs list vs numpy
+    python benchmarks/bench_structures.py --load       # multiset node size 32 / 64 / 128
+    python benchmarks/bench_structures.py --leaf       # DominanceCounter leaf 8 / 16 / 32
+    python benchmarks/bench_structures.py --levels     # per-level counter vs dominance tree
+    python benchmarks/bench_structures.py --crossover  # batch queries: loop vs numpy
+
+The last five modes are the measurements behind the tuning constants: ``fenwick.py``'s
+storage and ``_VECTOR_MIN``, ``multiset.py``'s ``_LOAD`` and ``_VECTOR_MIN_FRACTION``,
+``dominance.py``'s ``_LEAF``, and the advice on when to leave `LevelDominanceCounter` for
+`DominanceCounter`.
+
+Method. Each structure is built holding ``n`` items drawn from a seeded generator (with
+its bulk constructor). Every operation then runs on ``--ops`` fresh random arguments,
+split into batches of ``--batch`` calls; each batch is timed with
+``time.process_time_ns`` (the CPU time of this process: load from other processes on a
+shared machine is not counted, though the cache pollution it causes is), with the garbage
+collector disabled, and the figure reported is the median over the batches of the time
+per call. Inserts come first and the removals take the same items out again, so ``n``
+holds throughout. Scores are uniform in [0, 1) (continuous, no ties); labels are binary,
+5 levels, or uniform (continuous). ``--memory`` divides the tracemalloc peak of the build
+by ``n``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import json
+import os
+import statistics
+import sys
+import time
+import tracemalloc
+from array import array
+
+import numpy as np
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+REPO = os.path.dirname(HERE)
+if HERE not in sys.path:
+    sys.path.insert(0, HERE)
+try:
+    import streamrank
+except ImportError:  # run from a source tree without installing
+    sys.path.insert(0, REPO)
+    import streamrank
+
+from _common import (  # noqa: E402
+    fmt_n, log, machine_info, machine_markdown, markdown_table, parse_size,
+)
+from sortedcontainers import SortedList  # noqa: E402
+
+from streamrank.structures import (  # noqa: E402
+    DominanceCounter, FenwickTree, LevelDominanceCounter, WeightedSortedMultiset,
+)
+from streamrank.structures import dominance as dominance_module  # noqa: E402
+from streamrank.structures import fenwick as fenwick_module  # noqa: E402
+from streamrank.structures import multiset as multiset_module  # noqa: E402
+
+
+# --------------------------------------------------------------------------- timing
+def per_call(fn, args, batch):
+    """Median CPU seconds per call of ``fn(*a)`` over batches of ``args``."""
+    times = []
+    gc.collect()
+    gc.disable()
+    try:
+        for lo in range(0, len(args), batch):
+            chunk = args[lo:lo + batch]
+            t0 = time.process_time_ns()
+            for a in chunk:
+                fn(*a)
+            times.append((time.process_time_ns() - t0) / len(chunk) / 1e9)
+    finally:
+        gc.enable()
+    return statistics.median(times)
+
+
+def fmt_us(seconds):
+    return "-" if seconds is None else f"{seconds * 1e6:.2f}"
+
+
+# --------------------------------------------------------------------------- cases
+def fenwick_case(n, rng, ops, batch, dtype):
+    weights = rng.integers(0, 4, n) if dtype is int else rng.random(n)
+    ft = FenwickTree.from_weights(weights, dtype=dtype)
+    idx = rng.integers(0, n, ops).tolist()
+    one = 1 if dtype is int else 0.5
+    out = {
+        "add": per_call(ft.add, [(i, one) for i in idx], batch),
+        "remove": per_call(ft.add, [(i, -one) for i in idx], batch),
+        "prefix_sum": per_call(ft.prefix_sum, [(i,) for i in idx], batch),
+    }
+    targets = (rng.random(ops) * ft.total).tolist()
+    out["search"] = per_call(ft.search, [(t,) for t in targets], batch)
+    return ft, out
+
+
+def multiset_case(n, rng, ops, batch, dtype):
+    weights = None if dtype is int else rng.random(n)
+    ms = WeightedSortedMultiset.from_arrays(rng.random(n), weights)
+    new = [(v, 1 if dtype is int else w) for v, w in zip(rng.random(ops).tolist(),
+                                                         rng.random(ops).tolist())]
+    out = {"add": per_call(ms.add, new, batch), "remove": per_call(ms.remove, new, batch)}
+    out["partition"] = per_call(ms.partition, [(v,) for v in rng.random(ops).tolist()], batch)
+    return ms, out
+
+
+def sortedlist_case(n, rng, ops, batch):
+    sl = SortedList(rng.random(n).tolist())
+    new = [(v,) for v in rng.random(ops).tolist()]
+    out = {"add": per_call(sl.add, new, batch), "remove": per_call(sl.remove, new, batch)}
+    out["partition"] = per_call(sl.bisect_left, [(v,) for v in rng.random(ops).tolist()],
+                                batch)
+    return sl, out
+
+
+def dominance_case(cls, n, rng, ops, batch, levels):
+    """``levels``: a number of label levels, None for continuous labels, or "increasing"
+    for continuous labels whose new points all land beyond the largest label held."""
+    def labels(size):
+        if levels == "increasing":
+            return 1.0 + np.arange(size) / size
+        return rng.random(size) if levels is None else rng.integers(0, levels, size)
+
+    if cls is DominanceCounter:
+        dc = DominanceCounter.from_arrays(rng.random(n) if levels == "increasing"
+                                          else labels(n), rng.random(n))
+    else:
+        dc = LevelDominanceCounter()
+        for y, s in zip(labels(n).tolist(), rng.random(n).tolist()):
+            dc.add(y, s)
+    new = list(zip(labels(ops).tolist(), rng.random(ops).tolist()))
+    out = {"add": per_call(dc.add, new, batch), "remove": per_call(dc.remove, new, batch)}
+    out["pairs_with"] = per_call(dc.pairs_with, list(zip(labels(ops).tolist(),
+                                                         rng.random(ops).tolist())), batch)
+    return dc, out
+
+
+CASES = [
+    # (name, builder(n, rng, ops, batch) -> (structure, {operation: seconds}))
+    ("FenwickTree, int", lambda *a: fenwick_case(*a, int)),
+    ("FenwickTree, float", lambda *a: fenwick_case(*a, float)),
+    ("WeightedSortedMultiset, int", lambda *a: multiset_case(*a, int)),
+    ("WeightedSortedMultiset, float", lambda *a: multiset_case(*a, float)),
+    ("sortedcontainers.SortedList (reference)", sortedlist_case),
+    ("LevelDominanceCounter, binary", lambda *a: dominance_case(LevelDominanceCounter, *a, 2)),
+    ("LevelDominanceCounter, 5 levels",
+     lambda *a: dominance_case(LevelDominanceCounter, *a, 5)),
+    ("DominanceCounter, continuous", lambda *a: dominance_case(DominanceCounter, *a, None)),
+    ("DominanceCounter, increasing labels",
+     lambda *a: dominance_case(DominanceCounter, *a, "increasing")),
+]
+
+
+def memory_per_item(builder, n, seed, ops, batch):
+    gc.collect()
+    tracemalloc.start()
+    structure, _ = builder(n, np.random.default_rng(seed), 2, batch)
+    peak = tracemalloc.get_traced_memory()[0]  # what stays allocated with the structure
+    tracemalloc.stop()
+    del structure
+    return peak / n
+
+
+def main_table(args):
+    rows, results = [], {}
+    for name, builder in CASES:
+        per_n, mem = {}, {}
+        for n in args.n:
+            log(f"{name}: n={fmt_n(n)}")
+            _, per_n[n] = builder(n, np.random.default_rng(args.seed), args.ops, args.batch)
+            if args.memory:
+                mem[n] = memory_per_item(builder, n, args.seed, args.ops, args.batch)
+        results[name] = {"seconds": {str(n): v for n, v in per_n.items()},
+                         "bytes_per_item": {str(n): v for n, v in mem.items()}}
+        for op in per_n[args.n[0]]:
+            row = [name, op] + [fmt_us(per_n[n][op]) for n in args.n]
+            if args.memory:
+                row.append(" / ".join(f"{mem[n]:.0f}" for n in args.n) if op == "add" else "")
+            rows.append(row)
+    headers = ["structure", "operation"] + [f"n={fmt_n(n)} (us)" for n in args.n]
+    if args.memory:
+        headers.append("bytes / item")
+    return markdown_table(headers, rows, "ll" + "r" * (len(headers) - 2)), results
+
+
+# --------------------------------------------------------------------------- tuning modes
+def storage_table(args):
+    """The FenwickTree storage choice: the same loops over three containers."""
+    m = max(args.n)
+    rng = np.random.default_rng(args.seed)
+    idx = rng.integers(0, m, args.ops).tolist()
+    base = FenwickTree.from_weights(rng.random(m))._tree.tolist()
+    rows = []
+    for name, tree in (("list of floats", list(base)), ("array.array('d')", array("d", base)),
+                       ("numpy float64", np.asarray(base))):
+        def add(i, w, tree=tree):
+            k = i + 1
+            while k <= m:
+                tree[k] += w
+                k += k & -k
+
+        def prefix(i, tree=tree):
+            s = 0.0
+            while i:
+                s += tree[i]
+                i &= i - 1
+            return s
+
+        rows.append([name, fmt_us(per_call(add, [(i, 0.5) for i in idx], args.batch)),
+                     fmt_us(per_call(prefix, [(i,) for i in idx], args.batch))])
+    return markdown_table([f"storage, m={fmt_n(m)}", "add (us)", "prefix_sum (us)"], rows,
+                          "lrr")
+
+
+def load_table(args):
+    """The multiset node size: float weights, per-op time by ``_LOAD``."""
+    rows, saved = [], multiset_module._LOAD
+    try:
+        for load in (32, 64, 128):
+            multiset_module._LOAD = load
+            for n in args.n:
+                _, out = multiset_case(n, np.random.default_rng(args.seed), args.ops,
+                                       args.batch, float)
+                rows.append([load, fmt_n(n)] + [fmt_us(out[k]) for k in out])
+    finally:
+        multiset_module._LOAD = saved
+    return markdown_table(["_LOAD", "n", "add (us)", "remove (us)", "partition (us)"], rows,
+                          "rrrrr")
+
+
+def leaf_table(args):
+    """The DominanceCounter leaf size."""
+    rows, saved = [], dominance_module._LEAF
+    try:
+        for leaf in (8, 16, 32):
+            dominance_module._LEAF = leaf
+            for n in args.n:
+                _, out = dominance_case(DominanceCounter, n, np.random.default_rng(args.seed),
+                                        args.ops, args.batch, None)
+                rows.append([leaf, fmt_n(n)] + [fmt_us(out[k]) for k in out])
+    finally:
+        dominance_module._LEAF = saved
+    return markdown_table(["_LEAF", "n", "add (us)", "remove (us)", "pairs_with (us)"], rows,
+                          "rrrrr")
+
+
+def levels_table(args):
+    """Per-level multisets against the dominance tree, by number of label levels."""
+    n, rows = max(args.n), []
+    for levels in (2, 4, 8, 16, 32):
+        row = [levels]
+        for cls in (LevelDominanceCounter, DominanceCounter):
+            _, out = dominance_case(cls, n, np.random.default_rng(args.seed), args.ops,
+                                    args.batch, levels)
+            row += [fmt_us(out["add"]), fmt_us(out["pairs_with"])]
+        rows.append(row)
+    return markdown_table(["levels", "Level: add (us)", "Level: pairs_with (us)",
+                           "Dominance: add (us)", "Dominance: pairs_with (us)"], rows,
+                          "rrrrr") + f"\n\n(n = {fmt_n(n)} points)"
+
+
+def crossover_table(args):
+    """Batch queries: a Python loop per query against the numpy path."""
+    n = max(args.n)
+    rng = np.random.default_rng(args.seed)
+    ms = WeightedSortedMultiset.from_arrays(rng.random(n), rng.random(n))
+    rows = []
+    for frac in (1 / 256, 1 / 64, 1 / 32, 1 / 16, 1 / 4):
+        k = max(1, int(n * frac))
+        q = rng.random(k)
+        t0 = time.process_time()
+        for v in q.tolist():
+            ms._partition(v)
+        loop = time.process_time() - t0
+        saved = multiset_module._VECTOR_MIN_FRACTION
+        multiset_module._VECTOR_MIN_FRACTION = 0.0
+        ms._snapshot = None  # as after a change: the numpy path builds its arrays
+        t0 = time.process_time()
+        ms.partition_many(q)
+        vec = time.process_time() - t0
+        multiset_module._VECTOR_MIN_FRACTION = saved
+        rows.append([f"n/{round(1 / frac)}", k, fmt_us(loop / k), fmt_us(vec / k)])
+    multiset_rows = markdown_table(["batch", "k", "multiset loop (us/query)",
+                                    "multiset numpy (us/query)"], rows, "lrrr")
+    ft = FenwickTree.from_weights(rng.random(n))
+    rows = []
+    for k in (16, 32, 64, 128, 512):
+        idx = rng.integers(0, n + 1, k)
+        loop = min(_timed(lambda: [ft.prefix_sum(i) for i in idx.tolist()]) for _ in range(20))
+        saved = fenwick_module._VECTOR_MIN
+        fenwick_module._VECTOR_MIN = 0
+        vec = min(_timed(lambda: ft.prefix_sum_many(idx)) for _ in range(20))
+        fenwick_module._VECTOR_MIN = saved
+        rows.append([k, fmt_us(loop / k), fmt_us(vec / k)])
+    fenwick_rows = markdown_table(["k", "fenwick loop (us/query)", "fenwick numpy (us/query)"],
+                                  rows, "rrr")
+    return (f"{multiset_rows}\n\n{fenwick_rows}\n\n(n = {fmt_n(n)}; the multiset's numpy "
+            "path includes building its arrays)")
+
+
+def _timed(fn):
+    t0 = time.process_time()
+    fn()
+    return time.process_time() - t0
+
+
+# --------------------------------------------------------------------------- main
+def main(argv=None):
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--n", nargs="+", type=parse_size, default=[10**4, 10**5, 10**6],
+                   help="sizes held (default 1e4 1e5 1e6)")
+    p.add_argument("--ops", type=int, default=2000, help="calls per operation (2000)")
+    p.add_argument("--batch", type=int, default=100, help="calls per timed batch (100)")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--json", action="store_true", help="machine-readable output")
+    p.add_argument("--memory", action="store_true", help="also bytes per item held")
+    modes = p.add_mutually_exclusive_group()
+    for mode in ("storage", "load", "leaf", "levels", "crossover"):
+        modes.add_argument(f"--{mode}", action="store_true")
+    args = p.parse_args(argv)
+
+    for mode, table in (("storage", storage_table), ("load", load_table),
+                        ("leaf", leaf_table), ("levels", levels_table),
+                        ("crossover", crossover_table)):
+        if getattr(args, mode):
+            print(table(args))
+            return
+    info = machine_info()
+    text, results = main_table(args)
+    if args.json:
+        print(json.dumps({"machine": info, "ops": args.ops, "batch": args.batch,
+                          "seed": args.seed, "results": results}, indent=1))
+        return
+    print(f"## Order-statistic structures: median CPU time per operation\n\n"
+          f"{machine_markdown(info)}\n\n{args.ops} calls per operation in batches of "
+          f"{args.batch}, seed {args.seed}; streamrank {streamrank.__version__}.\n\n{text}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,297 @@
+"""`PairCounter`: keyed, mutable, exact pair counts with O(log n) changes."""
+
+from __future__ import annotations
+
+import io
+
+import numpy as np
+
+from ._validation import as_1d_numeric, check_consistent_length, check_weights, describe, param_error
+from .counts import PairCounts
+from .engine import PairEngine, check_scalar, check_weight
+
+__all__ = ["PairCounter"]
+
+_FORMAT = "streamrank.PairCounter"
+_VERSION = 1
+
+
+class PairCounter:
+    """Exact pair counts of keyed (label, score, weight) items under inserts, removals and
+    updates.
+
+    Every count of `PairCounts` (and so every metric: ``counter.counts.auc``,
+    ``.tau_b``, ...) equals `streamrank.pair_counts` of the items held, after any sequence
+    of operations (SPEC.md section 4): a change adds or subtracts exactly the pairs of the
+    item it touches.
+
+    Runtime complexity: `insert`, `remove` and `update` ``O(log n)`` for binary labels,
+    ``O(L log n)`` for ``L`` ordinal levels, ``O(log^2 n)`` amortized for continuous labels;
+    `counts` ``O(1)``. The ``*_many`` methods count the change of a batch of ``k`` with
+    numpy (vectorized queries against the held items plus the batch kernel for the pairs
+    inside the batch) and pick per-item structure updates or a rebuild by size; every path
+    gives the same counts. Recounting from scratch costs ``O(n log n)`` per change.
+
+    Ties: equal scores with different labels are ``tied_score`` pairs (AUC counts them
+    1/2); equal labels are ``tied_label`` pairs.
+
+    Parameters
+    ----------
+    labels : {"auto", "binary", "ordinal", "continuous"}, default "auto"
+        How labels are held (see `PairEngine`). ``"binary"`` rejects a third label.
+
+    Examples
+    --------
+    >>> from streamrank import PairCounter
+    >>> pc = PairCounter()
+    >>> pc.insert("a", 0, 0.1); pc.insert("b", 0, 0.4); pc.insert("c", 1, 0.35)
+    >>> pc.insert("d", 1, 0.8)
+    >>> pc.counts.auc
+    0.75
+    >>> pc.update("b", score=0.2)       # re-scored: one O(log n) change
+    >>> pc.counts.auc
+    1.0
+    >>> pc.remove("a"); len(pc), "a" in pc
+    (3, False)
+    """
+
+    def __init__(self, *, labels="auto"):
+        self._engine = PairEngine(labels)
+        self._slot: dict = {}                # key -> row in the arrays below
+        self._y = np.empty(16)
+        self._s = np.empty(16)
+        self._w = np.empty(16)
+        self._free: list[int] = []
+        self._top = 0                        # rows [0, _top) were used at some point
+        self._unit = True                    # every weight held is 1
+
+    @property
+    def labels(self) -> str:
+        return self._engine.labels
+
+    # ------------------------------------------------------------------ container
+    def __len__(self) -> int:
+        return len(self._slot)
+
+    def __contains__(self, key) -> bool:
+        return key in self._slot
+
+    def __iter__(self):
+        return iter(self._slot)
+
+    def __repr__(self):
+        return f"PairCounter(labels={self.labels!r}) holding {len(self)} items"
+
+    def items(self):
+        """Iterate over ``(key, (label, score, weight))``."""
+        y, s, w = self._y, self._s, self._w
+        for key, i in self._slot.items():
+            yield key, (float(y[i]), float(s[i]), _py(w[i]))
+
+    def get(self, key):
+        """``(label, score, weight)`` of ``key`` (`KeyError` if not held)."""
+        i = self._slot[key]
+        return float(self._y[i]), float(self._s[i]), _py(self._w[i])
+
+    def clear(self) -> None:
+        """Remove every item. Runtime complexity: O(1)."""
+        labels = self.labels
+        self.__init__(labels=labels)
+
+    @property
+    def counts(self) -> PairCounts:
+        """The counts of the items held: a `PairCounts` with every metric as a property.
+        Runtime complexity: O(1)."""
+        return self._engine.counts
+
+    # ------------------------------------------------------------------ single items
+    def insert(self, key, y, s, w=1.0) -> None:
+        """Insert item ``key`` with label ``y``, score ``s`` and weight ``w``.
+
+        Raises `KeyError` if ``key`` is held already (use `update`), `ValueError` /
+        `TypeError` for a non-finite label or score, a negative weight, or a third label
+        with ``labels="binary"``: all before anything changes.
+        """
+        func = "PairCounter.insert"
+        if key in self._slot:
+            raise KeyError(f"PairCounter.insert: key {key!r} is held already; use update() "
+                           "to change it.")
+        y = check_scalar(y, "y", func)
+        s = check_scalar(s, "s", func)
+        w = check_weight(w, func)
+        self._engine.check_label(y, func)
+        self._engine.add(y, s, w)
+        self._store(key, y, s, w)
+
+    def remove(self, key) -> None:
+        """Remove item ``key`` (`KeyError`, and nothing changes, if not held)."""
+        if key not in self._slot:
+            raise KeyError(f"PairCounter.remove: key {key!r} is not held.")
+        i = self._slot[key]
+        self._engine.remove(float(self._y[i]), float(self._s[i]), _py(self._w[i]))
+        del self._slot[key]
+        self._free.append(i)
+
+    def update(self, key, *, score=None, label=None, weight=None) -> None:
+        """Change the score, label and/or weight of item ``key``: a removal and an insert,
+        ``O(log n)``; validated before anything changes."""
+        func = "PairCounter.update"
+        if key not in self._slot:
+            raise KeyError(f"PairCounter.update: key {key!r} is not held.")
+        i = self._slot[key]
+        oy, os_, ow = float(self._y[i]), float(self._s[i]), _py(self._w[i])
+        y = oy if label is None else check_scalar(label, "label", func)
+        s = os_ if score is None else check_scalar(score, "score", func)
+        w = ow if weight is None else check_weight(weight, func, "weight")
+        if y != oy:
+            self._engine.check_labels_after((oy,), (y,), func, "label")
+        self._engine.remove(oy, os_, ow)
+        self._engine.add(y, s, w)
+        self._y[i], self._s[i], self._w[i] = y, s, w
+        self._unit = self._unit and w == 1
+
+    # ------------------------------------------------------------------ batches
+    def insert_many(self, keys, y, s, w=None) -> None:
+        """Insert a batch: validated whole (new, distinct keys; finite labels and scores;
+        weights >= 0), then applied with the vectorized delta (see the class docstring)."""
+        func = "PairCounter.insert_many"
+        keys = list(keys)
+        y = as_1d_numeric(y, "y", func, allow_empty=True).astype(np.float64, copy=False)
+        s = as_1d_numeric(s, "s", func, allow_empty=True).astype(np.float64, copy=False)
+        check_consistent_length(func, keys=keys, y=y, s=s)
+        w = check_weights(w, y.size, func, "w")
+        if len(set(keys)) != len(keys):
+            raise param_error("keys", func, "distinct keys", "a key given twice")
+        held = [k for k in keys if k in self._slot]
+        if held:
+            raise KeyError(f"PairCounter.insert_many: key {held[0]!r} is held already "
+                           f"({len(held)} held keys); use update_many().")
+        self._engine.add_many(y, s, w, func)
+        for key, yi, si, wi in zip(keys, y.tolist(), s.tolist(),
+                                   [1] * y.size if w is None else w.tolist()):
+            self._store(key, yi, si, wi)
+
+    def remove_many(self, keys) -> None:
+        """Remove a batch of held keys (all checked first)."""
+        keys = list(keys)
+        rows = self._rows(keys, "PairCounter.remove_many")
+        w = None if self._unit else self._w[rows]
+        self._engine.remove_many(self._y[rows], self._s[rows], w)
+        for key in keys:
+            del self._slot[key]
+        self._free.extend(rows.tolist())
+
+    def update_many(self, keys, *, scores=None, labels=None, weights=None) -> None:
+        """Change the scores (and/or labels, weights) of a batch of held keys: the batch
+        leaves and comes back, each step counted with numpy. Validated whole first."""
+        func = "PairCounter.update_many"
+        keys = list(keys)
+        rows = self._rows(keys, func)
+        k = rows.size
+        y, s, w = self._y[rows].copy(), self._s[rows].copy(), self._w[rows].copy()
+        if scores is not None:
+            s = _batch(scores, "scores", func, k)
+        if labels is not None:
+            y = _batch(labels, "labels", func, k)
+        if weights is not None:
+            w = check_weights(weights, k, func, "weights")
+        if labels is not None:
+            self._engine.check_labels_after(self._y[rows].tolist(), np.unique(y).tolist(),
+                                            func, "labels")
+        old_w = None if self._unit else self._w[rows]
+        self._engine.remove_many(self._y[rows], self._s[rows], old_w)
+        unit = self._unit and (weights is None or bool(np.all(w == 1)))
+        self._engine.add_many(y, s, None if unit else w)
+        self._y[rows], self._s[rows], self._w[rows] = y, s, w
+        self._unit = unit
+
+    # ------------------------------------------------------------------ persistence
+    def to_bytes(self) -> bytes:
+        """A compact, versioned snapshot: numpy arrays of keys, labels, scores, weights
+        (``np.savez``; no pickled Python objects). Keys must be all ints or all strings.
+        `from_bytes` restores it in ``O(n log n)``."""
+        keys = list(self._slot)
+        key_arr = np.array(keys)
+        if keys and (key_arr.ndim != 1 or key_arr.dtype.kind not in "iuU"):
+            raise TypeError("PairCounter.to_bytes needs keys that are all ints or all "
+                            f"strings; got keys of type {type(keys[0]).__name__}. "
+                            "Use pickle for other keys.")
+        rows = np.fromiter(self._slot.values(), dtype=np.intp, count=len(keys))
+        buf = io.BytesIO()
+        np.savez(buf, format=np.array(_FORMAT), version=np.array(_VERSION),
+                 labels=np.array(self.labels), keys=key_arr, y=self._y[rows],
+                 s=self._s[rows], w=self._w[rows])
+        return buf.getvalue()
+
+    @classmethod
+    def from_bytes(cls, data: bytes) -> "PairCounter":
+        """Restore a counter written by `to_bytes`."""
+        with np.load(io.BytesIO(data), allow_pickle=False) as z:
+            if "format" not in z or str(z["format"]) != _FORMAT:
+                raise ValueError("PairCounter.from_bytes: not a PairCounter snapshot.")
+            version = int(z["version"])
+            if version > _VERSION:
+                raise ValueError(f"PairCounter.from_bytes: snapshot version {version} is "
+                                 f"newer than this streamrank (reads up to {_VERSION}).")
+            counter = cls(labels=str(z["labels"]))
+            keys = z["keys"].tolist()
+            w = z["w"]
+            counter.insert_many(keys, z["y"], z["s"], None if np.all(w == 1) else w)
+        return counter
+
+    def __getstate__(self):
+        rows = np.fromiter(self._slot.values(), dtype=np.intp, count=len(self._slot))
+        return {"labels": self.labels, "keys": list(self._slot), "y": self._y[rows],
+                "s": self._s[rows], "w": self._w[rows]}
+
+    def __setstate__(self, state):
+        self.__init__(labels=state["labels"])
+        w = state["w"]
+        self.insert_many(state["keys"], state["y"], state["s"],
+                         None if np.all(w == 1) else w)
+
+    # ------------------------------------------------------------------ internals
+    def _store(self, key, y, s, w) -> None:
+        if self._free:
+            i = self._free.pop()
+        else:
+            i = self._top
+            if i == self._y.size:
+                for name in ("_y", "_s", "_w"):
+                    arr = getattr(self, name)
+                    setattr(self, name, np.concatenate((arr, np.empty_like(arr))))
+            self._top += 1
+        self._y[i], self._s[i], self._w[i] = y, s, w
+        self._slot[key] = i
+        if w != 1:
+            self._unit = False
+
+    def _rows(self, keys, func) -> np.ndarray:
+        missing = [k for k in keys if k not in self._slot]
+        if missing:
+            raise KeyError(f"{func}: key {missing[0]!r} is not held ({len(missing)} "
+                           "unknown keys).")
+        if len(set(keys)) != len(keys):
+            raise param_error("keys", func, "distinct keys", "a key given twice")
+        return np.fromiter((self._slot[k] for k in keys), dtype=np.intp, count=len(keys))
+
+    def _check(self) -> None:
+        """Invariants: the engine's counts equal a batch recount of the items held."""
+        rows = np.fromiter(self._slot.values(), dtype=np.intp, count=len(self._slot))
+        assert len(set(rows.tolist())) == rows.size
+        assert not set(rows.tolist()) & set(self._free)
+        self._engine._check(self._y[rows], self._s[rows],
+                            None if self._unit else self._w[rows])
+
+
+def _py(x):
+    """A stored weight as the engine's number: an int when integral."""
+    x = float(x)
+    return int(x) if x.is_integer() else x
+
+
+def _batch(values, name, func, k):
+    arr = as_1d_numeric(values, name, func, allow_empty=True).astype(np.float64, copy=False)
+    if arr.size != k:
+        raise param_error(name, func, f"of length {k} (one per key)", f"length {arr.size}")
+    return arr

@@ -1,0 +1,403 @@
+"""`PairEngine`: a multiset of (label, score, weight) samples with running pair counts.
+
+Every insert or removal changes each count of SPEC.md section 1 by exactly the pairs that
+involve the sample (SPEC.md section 4). For a sample ``(y, s, w)`` against the held set::
+
+    C  += w * [W(y' < y, s' < s) + W(y' > y, s' > s)]      concordant
+    D  += w * [W(y' < y, s' > s) + W(y' > y, s' < s)]      discordant
+    T  += w * W(y' != y, s' == s)                          tied in score only
+    Ty += w * W(y' == y),  Tyy += w * W(y' == y, s' == s)  tied in label (and both)
+
+``W(...)`` is the weight held in a region of the (label, score) plane; a removal subtracts
+the same terms, computed after the sample left. The engine keeps the held scores of each
+label level in a `LevelDominanceCounter` (a weighted B+ tree per level), so a change costs
+``O(L log n)`` for ``L`` label levels: two for binary labels. Continuous labels (more
+levels than `MAX_LEVELS`) go to a `DominanceCounter` (a weight-balanced tree over
+(label, score) keys whose nodes hold multisets of scores), ``O(log^2 n)`` amortized.
+
+Batches of ``k`` changes are counted with numpy: the ``k`` new samples against each
+level's held scores (one vectorized ``partition_many`` per level) plus the pairs inside the
+batch (the batch kernel, ``O(k log k)``); then the structures are updated one sample at a
+time, or rebuilt in ``O(n log n)`` when the batch is as large as what is held. Every path
+gives the same counts: exactly with integer weights, to rounding with float weights.
+
+Exactness: while every weight is an integer (the default ``w=1``) counts are exact Python
+ints. The first fractional weight turns the engine to floats for good (a one-time
+``O(n)`` rebuild); float counts accumulate with Neumaier compensation, so their error is
+that of the structures' sums (see `WeightedSortedMultiset`) plus ``O(eps)`` per change of
+the sum of the absolute changes.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ._kernels import count_pairs
+from ._validation import describe, param_error
+from .counts import PairCounts
+from .structures import DominanceCounter, LevelDominanceCounter
+
+__all__ = ["LABEL_KINDS", "PairEngine"]
+
+LABEL_KINDS = ("auto", "binary", "ordinal", "continuous")
+
+#: With ``labels="auto"``, the engine keeps one multiset per label level up to this many
+#: levels (a change costs one B+ tree walk per level), then moves to the 2-D dominance
+#: counter, whose cost does not grow with the number of levels.
+MAX_LEVELS = 16
+
+# Running counts, in this order.
+_C, _D, _T, _TY, _TYY = range(5)
+
+
+def check_scalar(value, name, func, *, kind="finite number") -> float:
+    """A finite real (bool, int or float) as a Python number; errors name ``name``."""
+    if isinstance(value, (bool, np.bool_)):
+        return float(value)
+    if isinstance(value, (int, np.integer)):
+        return float(value)
+    if isinstance(value, (float, np.floating)):
+        value = float(value)
+        if math.isfinite(value):
+            return value
+        raise param_error(name, func, f"a {kind}", repr(value))
+    raise param_error(name, func, f"a {kind} (bool, int or float)", describe(value), TypeError)
+
+
+def check_weight(w, func, name="w"):
+    """A finite weight ``>= 0`` as a Python int when it is integer-valued, else a float."""
+    if isinstance(w, (bool, np.bool_)) or not isinstance(w, (int, float, np.integer, np.floating)):
+        raise param_error(name, func, "a non-negative finite number", describe(w), TypeError)
+    if isinstance(w, (int, np.integer)):
+        if w < 0:
+            raise param_error(name, func, "non-negative", repr(w))
+        return int(w)
+    w = float(w)
+    if not (w >= 0 and math.isfinite(w)):
+        raise param_error(name, func, "a non-negative finite number", repr(w))
+    return int(w) if w.is_integer() and w < 2**53 else w
+
+
+class PairEngine:
+    """Running pair counts of a multiset of ``(label, score, weight)`` samples.
+
+    The value-based core under `PairCounter` (keyed), the windows and the River metrics:
+    ``add`` and ``remove`` take the sample's values; removing a sample that is not held is
+    an error that changes nothing.
+
+    Parameters
+    ----------
+    labels : {"auto", "binary", "ordinal", "continuous"}
+        ``"binary"`` rejects a third label value; ``"ordinal"`` keeps one multiset per
+        level (any number of levels, cost ``O(L log n)`` per change); ``"continuous"``
+        uses the dominance counter from the start; ``"auto"`` starts per level and moves
+        to the dominance counter past ``MAX_LEVELS`` levels.
+
+    Examples
+    --------
+    >>> e = PairEngine()
+    >>> for y, s in [(0, 0.1), (0, 0.4), (1, 0.35), (1, 0.8)]:
+    ...     e.add(y, s)
+    >>> e.counts.auc
+    0.75
+    >>> e.remove(0, 0.4); e.counts.auc
+    1.0
+    """
+
+    def __init__(self, labels="auto"):
+        if labels not in LABEL_KINDS:
+            raise param_error("labels", "PairEngine", f"one of {LABEL_KINDS}", describe(labels))
+        self.labels = labels
+        self.clear()
+
+    # ------------------------------------------------------------------ state
+    def clear(self) -> None:
+        """Drop every sample. Runtime complexity: O(1)."""
+        self._dtype = int
+        self._dom = self._new_structure(int, continuous=self.labels == "continuous")
+        self._label_copies: dict[float, int] = {}  # copies of weight > 0, per label
+        self._score_copies: dict[float, int] = {}  # ... per score (for tau-c)
+        self._n = 0
+        self._wsum = 0
+        self._reset_counts()
+
+    def _reset_counts(self) -> None:
+        self._acc = [self._dtype(0)] * 5  # C, D, T, Ty, Tyy
+        self._comp = [0.0] * 5            # Neumaier compensation (float mode)
+        self._cached = None
+
+    def __len__(self) -> int:
+        return self._n
+
+    @property
+    def weighted(self) -> bool:
+        """True once a fractional weight was seen (counts are floats from then on)."""
+        return self._dtype is float
+
+    @property
+    def continuous(self) -> bool:
+        """True when the samples are held in the 2-D dominance counter."""
+        return isinstance(self._dom, DominanceCounter)
+
+    @property
+    def counts(self) -> PairCounts:
+        """The current `PairCounts`. Runtime complexity: O(1) (cached until a change)."""
+        if self._cached is None:
+            if self._dtype is float:
+                c = [max(0.0, a + b) for a, b in zip(self._acc, self._comp)]
+            else:
+                c = self._acc
+            self._cached = PairCounts(c[_C], c[_D], c[_T], c[_TY], c[_TYY], self._n,
+                                      self._wsum, len(self._label_copies),
+                                      len(self._score_copies))
+        return self._cached
+
+    # ------------------------------------------------------------------ single changes
+    def add(self, y, s, w=1) -> None:
+        """Add one sample. Runtime complexity: ``O(L log n)`` (``O(log^2 n)`` amortized
+        with the dominance counter)."""
+        func = "PairEngine.add"
+        y = check_scalar(y, "y", func)
+        s = check_scalar(s, "s", func)
+        w = check_weight(w, func)
+        self.check_label(y, func)
+        if isinstance(w, float) and self._dtype is int:
+            self._to_float()
+        self._make_room(1)
+        terms = self._dom.pairs_with(y, s)
+        self._dom.add(y, s, w)
+        self._bump(y, s, w, 1)
+        self._accumulate(terms, w)
+
+    def remove(self, y, s, w=1) -> None:
+        """Remove one sample added with these values (`ValueError`, and nothing changes,
+        if none is held). Runtime complexity: as `add`."""
+        func = "PairEngine.remove"
+        y = check_scalar(y, "y", func)
+        s = check_scalar(s, "s", func)
+        w = check_weight(w, func)
+        if self._dtype is float:
+            w = float(w)
+        self._dom.remove(y, s, w)  # validates that the sample is held, then removes it
+        terms = self._dom.pairs_with(y, s)
+        self._bump(y, s, w, -1)
+        self._accumulate(terms, -w)
+        if self._n == 0:
+            self._reset_counts()  # an emptied engine holds exact zeros, not float residue
+
+    def check_label(self, y, func, name="y") -> None:
+        """Raise, changing nothing, if label ``y`` cannot be added (``labels="binary"``
+        already holding two other labels)."""
+        self.check_labels_after((), (y,), func, name)
+
+    def check_labels_after(self, removed, added, func, name="y") -> None:
+        """Raise, changing nothing, if removing samples labelled ``removed`` and adding
+        samples labelled ``added`` would hold more than two labels with
+        ``labels="binary"``. Runtime complexity: O(len(removed) + len(added))."""
+        if self.labels != "binary":
+            return
+        after = dict(self._label_copies)
+        for y in removed:
+            if y in after:
+                _bump_copies(after, y, -1)
+        labels = set(after) | set(added)
+        if len(labels) > 2:
+            raise param_error(name, func, "one of at most two labels in all "
+                              "(labels='binary')",
+                              f"{sorted(set(added) - set(after))} with "
+                              f"{sorted(after)} held")
+
+    # ------------------------------------------------------------------ batches
+    def add_many(self, y: np.ndarray, s: np.ndarray, w: np.ndarray | None,
+                 func: str = "PairEngine.add_many") -> None:
+        """Add validated arrays of samples: the change of every count by numpy, then the
+        structures one sample at a time (or rebuilt when the batch is as large as what
+        is held).
+
+        Runtime complexity: ``O(k log k)`` for the pairs inside the batch (the batch
+        kernel), the batch against the held samples with one vectorized query per level
+        (``O(L (n + k log n))``), then ``O(k log n)`` inserts — or ``O((n + k) log(n +
+        k))`` for a rebuild when ``k >= n``.
+        """
+        if y.size == 0:
+            return
+        new_labels = set(np.unique(y).tolist()) - set(self._label_copies)
+        self.check_labels_after((), new_labels, func)
+        wv = self._weights_for(w)
+        self._make_room(len(new_labels))
+        inside = count_pairs(y, s, None if wv is None else wv.astype(np.float64))
+        terms = self._batch_terms(y, s, wv)
+        terms = [t + _count_value(inside, f, self._dtype) for t, f in zip(terms, _FIELDS)]
+        if y.size >= max(self._n, 256):
+            self._load(y, s, wv)
+        else:
+            wl = [1] * y.size if wv is None else wv.tolist()
+            add = self._dom.add
+            for yi, si, wi in zip(y.tolist(), s.tolist(), wl):
+                add(yi, si, wi)
+        self._bump_many(y, s, wv, 1)
+        self._accumulate(terms, 1)
+
+    def remove_many(self, y: np.ndarray, s: np.ndarray, w: np.ndarray | None) -> None:
+        """Remove validated arrays of samples that the caller knows are held (a keyed
+        counter does). Runtime complexity: ``O(k log n)`` removals, then the change of
+        the counts as in `add_many`."""
+        if y.size == 0:
+            return
+        wv = self._weights_for(w)
+        wl = [1] * y.size if wv is None else wv.tolist()
+        remove = self._dom.remove
+        for yi, si, wi in zip(y.tolist(), s.tolist(), wl):
+            remove(yi, si, wi)
+        inside = count_pairs(y, s, None if wv is None else wv.astype(np.float64))
+        terms = self._batch_terms(y, s, wv)
+        terms = [t + _count_value(inside, f, self._dtype) for t, f in zip(terms, _FIELDS)]
+        self._bump_many(y, s, wv, -1)
+        self._accumulate(terms, -1)
+        if self._n == 0:
+            self._reset_counts()
+
+    # ------------------------------------------------------------------ internals
+    @staticmethod
+    def _new_structure(dtype, continuous):
+        return DominanceCounter(dtype=dtype) if continuous else LevelDominanceCounter(dtype=dtype)
+
+    def _make_room(self, new_labels: int) -> None:
+        """Move to the dominance counter when ``labels="auto"`` passes `MAX_LEVELS`."""
+        if (self.labels == "auto" and not self.continuous
+                and len(self._dom.levels) + new_labels > MAX_LEVELS):
+            self._reload(continuous=True)
+
+    def _weights_for(self, w):
+        """Batch weights in the engine's arithmetic: None (unit), int64 or float64."""
+        if w is None:
+            return None
+        if self._dtype is int and _integral(w):
+            return w.astype(np.int64)
+        if self._dtype is int:
+            self._to_float()
+        return w.astype(np.float64)
+
+    def _batch_terms(self, y, s, wv) -> list:
+        """``sum_i w_i * pairs_with(y_i, s_i)`` over a batch, vectorized."""
+        totals = self._dom.pairs_with_many(y, s, wv)
+        return [self._dtype(t) for t in totals]
+
+    def _bump(self, y, s, w, sign) -> None:
+        self._n += sign
+        self._wsum += sign * w
+        if w > 0:
+            _bump_copies(self._label_copies, y, sign)
+            _bump_copies(self._score_copies, s, sign)
+        self._cached = None
+
+    def _bump_many(self, y, s, wv, sign) -> None:
+        self._n += sign * int(y.size)
+        self._wsum += sign * (int(y.size) if wv is None else self._dtype(wv.sum()))
+        keep = slice(None) if wv is None else wv > 0
+        for table, values in ((self._label_copies, y[keep]), (self._score_copies, s[keep])):
+            u, c = np.unique(values, return_counts=True)
+            for key, n in zip(u.tolist(), c.tolist()):
+                _bump_copies(table, key, sign * n)
+        self._cached = None
+
+    def _accumulate(self, terms, w) -> None:
+        """Add ``w * terms`` to the running counts (exact ints, or Neumaier floats)."""
+        acc = self._acc
+        if self._dtype is int:
+            for j in range(5):
+                acc[j] += w * terms[j]
+        else:
+            comp = self._comp
+            for j in range(5):  # Neumaier: the rounding of each addition is kept in comp
+                x = w * terms[j]
+                t = acc[j] + x
+                if abs(acc[j]) >= abs(x):
+                    comp[j] += (acc[j] - t) + x
+                else:
+                    comp[j] += (x - t) + acc[j]
+                acc[j] = t
+        self._cached = None
+
+    def _items(self):
+        """Aggregated held samples: arrays of (label, score, copies, weight)."""
+        rows = list(self._dom.items())
+        if not rows:
+            return (np.zeros(0), np.zeros(0), np.zeros(0, np.int64),
+                    np.zeros(0, np.int64 if self._dtype is int else np.float64))
+        y, s, c, w = zip(*rows)
+        return (np.array(y, dtype=np.float64), np.array(s, dtype=np.float64),
+                np.array(c, dtype=np.int64),
+                np.array(w, dtype=np.int64 if self._dtype is int else np.float64))
+
+    def _reload(self, continuous=None, dtype=None) -> None:
+        """Rebuild the structure (not the counts) from its own aggregated contents, into
+        the dominance counter and/or float weights: one O(n log n) rebuild."""
+        y, s, c, w = self._items()
+        self._dtype = dtype or self._dtype
+        cont = self.continuous if continuous is None else continuous
+        self._dom = self._new_structure(self._dtype, cont)
+        self._dom.load(y, s, c, w.astype(np.float64) if self._dtype is float else w)
+
+    def _load(self, y, s, wv) -> None:
+        """Rebuild the structure with a batch added (counts are handled by the caller)."""
+        hy, hs, hc, hw = self._items()
+        one = np.ones(y.size, dtype=np.int64)
+        ww = one if wv is None else wv
+        self._dom = self._new_structure(self._dtype, self.continuous)
+        self._dom.load(np.concatenate((hy, y)), np.concatenate((hs, s)),
+                       np.concatenate((hc, one)),
+                       np.concatenate((hw, ww)).astype(np.int64 if self._dtype is int
+                                                        else np.float64))
+
+    def _to_float(self) -> None:
+        """Switch the structure and the counts to float weights (one O(n) rebuild)."""
+        self._reload(dtype=float)
+        self._acc = [float(a) for a in self._acc]
+        self._wsum = float(self._wsum)
+        self._cached = None
+
+    def _check(self, y=None, s=None, w=None) -> None:
+        """Invariants: the structure's own checks; with the held samples given as arrays,
+        the counts equal a batch recount of them (exactly for integer weights)."""
+        self._dom._check()
+        assert len(self._dom) == self._n, (len(self._dom), self._n)
+        if y is None:
+            return
+        assert len(y) == self._n
+        got = self.counts
+        fresh = count_pairs(np.asarray(y, float), np.asarray(s, float),
+                            None if w is None else np.asarray(w, float)) if self._n else None
+        for f in _FIELDS:
+            a = getattr(got, f)
+            b = 0 if fresh is None else getattr(fresh, f)
+            if self._dtype is int:
+                assert isinstance(a, int) and a == round(b), (f, a, b)
+            else:
+                assert abs(a - b) <= 1e-9 * max(1.0, abs(b)), (f, a, b)
+        if fresh is not None:
+            assert got.n_label_levels == fresh.n_label_levels, (got, fresh)
+            assert got.n_score_levels == fresh.n_score_levels, (got, fresh)
+
+
+_FIELDS = ("concordant", "discordant", "tied_score", "tied_label", "tied_both")
+
+
+def _count_value(pc: PairCounts, field: str, dtype):
+    """A batch count in the engine's arithmetic (integer weights give integral floats)."""
+    v = getattr(pc, field)
+    return int(round(v)) if dtype is int and isinstance(v, float) else dtype(v)
+
+
+def _integral(w: np.ndarray) -> bool:
+    return bool(np.all(np.floor(w) == w)) and (w.size == 0 or float(w.max()) < 2**53)
+
+
+def _bump_copies(table, key, n) -> None:
+    total = table.get(key, 0) + n
+    if total:
+        table[key] = total
+    else:
+        del table[key]
