@@ -37,5 +37,14 @@ def demo(repeats, no_progress):
     click.echo(format_table(compare_metrics(y, p, repeats=repeats)))
 
 
+def _register_compare():
+    from .compare.cli import compare
+
+    main.add_command(compare)
+
+
+_register_compare()
+
+
 if __name__ == "__main__":  # pragma: no cover - python -m streamrank.cli
     main()

@@ -41,76 +41,136 @@ from .counts import PairCounts
 
 __all__ = ["EpochTracker"]
 
+#: A level's delta is merged into its base past ``max(_REBUILD_MIN, n / 16)`` changed
+#: scores: merging the delta costs O(p) per epoch, the rebuild O(n) once in a while.
+_REBUILD_MIN = 4096
+
 
 class _Runs:
-    """The held scores of one label level as distinct sorted values with their counts (and
-    weights): ``below(x)`` / ``equal(x)`` in ``O(log n)`` per query, vectorized."""
+    """The held scores of one label level, for vectorized ``below`` / ``equal`` queries
+    under ``O(k)`` changes per epoch.
 
-    __slots__ = ("values", "counts", "weights", "_cum")
+    Log-structured: a static *base* (sorted distinct scores with cumulative counts or
+    weights) plus a small sorted *delta* of the net changes since the base was built (a
+    score added counts ``+1`` copy, one removed ``-1``). A query is a binary search in
+    each, ``O(log n + log p)`` for ``p`` distinct changed scores; an epoch of ``k`` changes
+    merges into the delta in ``O(p + k log k)``; past ``max(_REBUILD_MIN, n / 16)`` changed
+    scores the delta is merged into the base, ``O(n)``, which amortizes to ``O(k)`` per
+    epoch. No epoch moves all ``n`` scores, unlike a sorted array updated in place.
+    """
+
+    __slots__ = ("weighted", "base", "base_cum", "base_copies", "_dv", "_dc", "_dw",
+                 "_delta", "_size")
 
     def __init__(self, sorted_scores: np.ndarray, sorted_weights: np.ndarray | None):
+        self.weighted = sorted_weights is not None
         starts = run_starts(sorted_scores)
-        self.values = sorted_scores[starts]
-        self.counts = np.diff(starts, append=sorted_scores.size).astype(np.int64)
-        self.weights = None if sorted_weights is None else (
-            np.add.reduceat(sorted_weights, starts) if starts.size else np.zeros(0))
-        self._cum = None
+        self._set_base(sorted_scores[starts],
+                       np.diff(starts, append=sorted_scores.size).astype(np.int64),
+                       None if sorted_weights is None else (
+                           np.add.reduceat(sorted_weights, starts) if starts.size
+                           else np.zeros(0)))
 
-    def cum(self) -> np.ndarray:
-        """Cumulative count (or weight) before each distinct value, and the total last."""
-        if self._cum is None:
-            mass = self.counts if self.weights is None else self.weights
-            self._cum = np.concatenate(([0], np.cumsum(mass)))
-        return self._cum
+    def _set_base(self, values, copies, weights) -> None:
+        self.base = values
+        self.base_copies = copies
+        mass = copies if weights is None else weights
+        self.base_cum = np.concatenate(([0], np.cumsum(mass)))
+        # The delta: distinct changed scores (sorted), their net copies and net weights.
+        self._dv = np.zeros(0)
+        self._dc = np.zeros(0, dtype=np.int64)
+        self._dw = np.zeros(0) if self.weighted else None
+        self._delta = None
+        self._size = int(copies.sum())
+
+    def _materialize(self):
+        """The delta as ``(values, cumulative copies, cumulative weights)``."""
+        if self._delta is None:
+            cum_c = np.concatenate(([0], np.cumsum(self._dc)))
+            cum_w = np.concatenate(([0.0], np.cumsum(self._dw))) if self.weighted else cum_c
+            self._delta = (self._dv, cum_c, cum_w)
+        return self._delta
 
     def locate(self, x: np.ndarray):
-        """Count (weight) of held scores ``< x`` and ``== x``, and the total."""
-        cum = self.cum()
-        lo = np.searchsorted(self.values, x, side="left")
-        hi = np.searchsorted(self.values, x, side="right")
-        return cum[lo], cum[hi] - cum[lo], cum[-1]
+        """Count (weight) of held scores ``< x`` and ``== x``, and the total held."""
+        lo = np.searchsorted(self.base, x, side="left")
+        hi = np.searchsorted(self.base, x, side="right")
+        below = self.base_cum[lo]
+        equal = self.base_cum[hi] - below
+        total = self.base_cum[-1]
+        dv, _, dw = self._materialize()
+        if dv.size:
+            lo = np.searchsorted(dv, x, side="left")
+            hi = np.searchsorted(dv, x, side="right")
+            below = below + dw[lo]
+            equal = equal + (dw[hi] - dw[lo])
+            total = total + dw[-1]
+        return below, equal, total
 
     def between(self, lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
         """Count (weight) of held scores strictly between ``lo`` and ``hi`` (``lo <= hi``)."""
-        cum = self.cum()
-        return cum[np.searchsorted(self.values, hi, side="left")] - \
-            cum[np.searchsorted(self.values, lo, side="right")]
+        out = self.base_cum[np.searchsorted(self.base, hi, side="left")] - \
+            self.base_cum[np.searchsorted(self.base, lo, side="right")]
+        dv, _, dw = self._materialize()
+        if dv.size:
+            out = out + dw[np.searchsorted(dv, hi, side="left")] - \
+                dw[np.searchsorted(dv, lo, side="right")]
+        return out
+
+    def distinct(self) -> int:
+        """Number of distinct scores held. Runtime complexity: O(p log n)."""
+        dv, dc = self._dv, self._dc
+        if not dv.size:
+            return int(self.base.size)
+        at = np.searchsorted(self.base, dv)
+        safe = np.minimum(at, max(self.base.size - 1, 0))
+        in_base = (at < self.base.size) & (self.base[safe] == dv) if self.base.size \
+            else np.zeros(dv.size, dtype=bool)
+        base_c = np.where(in_base, self.base_copies[safe] if self.base.size else 0, 0)
+        gained = np.count_nonzero((base_c == 0) & (base_c + dc > 0))
+        lost = np.count_nonzero((base_c > 0) & (base_c + dc == 0))
+        return int(self.base.size + gained - lost)
 
     def replace(self, old: np.ndarray, new: np.ndarray, w: np.ndarray | None) -> None:
-        """Remove the scores ``old`` (all held) and add ``new``, with weights ``w``."""
-        idx = np.searchsorted(self.values, old)
-        np.subtract.at(self.counts, idx, 1)
-        if w is not None:
-            np.subtract.at(self.weights, idx, w)
-        idx = np.searchsorted(self.values, new)
-        safe = np.minimum(idx, max(self.values.size - 1, 0))
-        held = (idx < self.values.size) & (self.values[safe] == new) if self.values.size \
-            else np.zeros(new.size, dtype=bool)
-        np.add.at(self.counts, idx[held], 1)
-        if w is not None:
-            np.add.at(self.weights, idx[held], w[held])
-        if not held.all():
-            fresh, inverse = np.unique(new[~held], return_inverse=True)
-            at = np.searchsorted(self.values, fresh)
-            self.values = np.insert(self.values, at, fresh)
-            self.counts = np.insert(self.counts, at, np.bincount(inverse))
-            if w is not None:
-                self.weights = np.insert(self.weights, at,
-                                         np.bincount(inverse, weights=w[~held]))
-        gone = self.counts == 0
-        if gone.any():
-            # A run whose last score left is dropped, with any float residue of its weight.
-            keep = ~gone
-            self.values, self.counts = self.values[keep], self.counts[keep]
-            if w is not None:
-                self.weights = self.weights[keep]
-        self._cum = None
+        """Remove the held scores ``old`` and add ``new`` (weights ``w``, aligned):
+        ``O(p + k log k)`` to merge the change into the sorted delta."""
+        k = old.size
+        ones = np.ones(k, dtype=np.int64)
+        values = np.concatenate((self._dv, old, new))
+        copies = np.concatenate((self._dc, -ones, ones))
+        # The delta is one sorted run and the change is sorted here: timsort merges them.
+        order = np.argsort(values, kind="stable")
+        values = values[order]
+        starts = run_starts(values)
+        self._dv = values[starts]
+        self._dc = np.add.reduceat(copies[order], starts) if starts.size else copies
+        if self.weighted:
+            weights = np.concatenate((self._dw, -w, w))[order]
+            self._dw = np.add.reduceat(weights, starts) if starts.size else weights
+        self._delta = None
+        if self._dv.size > max(_REBUILD_MIN, self._size // 16):
+            self._rebuild()
+
+    def _rebuild(self) -> None:
+        """Merge the delta into the base: ``O(n + p)``."""
+        values = np.concatenate((self.base, self._dv))
+        copies = np.concatenate((self.base_copies, self._dc))
+        order = np.argsort(values, kind="stable")  # two sorted runs: a linear merge
+        values, copies = values[order], copies[order]
+        starts = run_starts(values)
+        copies = np.add.reduceat(copies, starts) if starts.size else copies
+        values = values[starts]
+        weights = None
+        if self.weighted:
+            both = np.concatenate((np.diff(self.base_cum), self._dw))[order]
+            weights = np.add.reduceat(both, starts) if starts.size else both
+        keep = copies > 0
+        self._set_base(values[keep], copies[keep], None if weights is None else weights[keep])
 
     def _check(self) -> None:
-        assert np.all(np.diff(self.values) > 0), "values strictly increasing"
-        assert np.all(self.counts > 0), "every run holds a score"
-        if self.weights is not None:
-            assert self.weights.shape == self.values.shape
+        assert np.all(np.diff(self.base) > 0), "base values strictly increasing"
+        assert np.all(self.base_copies > 0), "every base run holds a score"
+        assert self.base_cum.size == self.base.size + 1
 
 
 class EpochTracker:
@@ -388,8 +448,10 @@ class EpochTracker:
         # of the values X against every held score, and pc() batch counts,
         #   delta = G(new) - G(old) - pc(new + old) + 2 pc(new) + 2 pc(old) + self-ties,
         # where "new + old" holds each changed sample twice (its pair with itself included).
-        g_new = self._gather(runs, v, c, wk)
-        g_old = self._gather(runs, o, c, wk)
+        # Sorted needles make the binary searches walk the held scores in order.
+        by_new, by_old = np.argsort(v), np.argsort(o)
+        g_new = self._gather(runs, v[by_new], c[by_new], None if wk is None else wk[by_new])
+        g_old = self._gather(runs, o[by_old], c[by_old], None if wk is None else wk[by_old])
         cc = np.concatenate((c, c))
         both = count_pairs(cc, np.concatenate((v, o)),
                            None if wk is None else np.concatenate((wk, wk)))
@@ -405,7 +467,8 @@ class EpochTracker:
             lo, hi = np.minimum(o, v), np.maximum(o, v)
             between_all = runs[-1].between(lo, hi)
             # Held scores of the changed samples themselves, strictly between: subtract.
-            k_runs = _Runs(np.sort(o), None if wk is None else wk[np.argsort(o)])
+            by_old = np.argsort(o)
+            k_runs = _Runs(o[by_old], None if wk is None else wk[by_old])
             between = np.maximum(between_all - k_runs.between(lo, hi), 0)
             cross = int(between.sum()) if wk is None else float(wk @ between)
             churn = cross + count_pairs(o, v, wk).discordant
@@ -421,7 +484,7 @@ class EpochTracker:
         if wk is not None:
             C, D, T, Tyy = (max(0.0, x) for x in (C, D, T, Tyy))
         counts = PairCounts(C, D, T, prev.tied_label, Tyy, prev.n, prev.weight_sum,
-                            prev.n_label_levels, int(runs[-1].values.size))
+                            prev.n_label_levels, runs[-1].distinct())
         self.history.append(counts)
         self.churn_history.append(churn)
         self._scores, self._order = new, None
@@ -444,6 +507,9 @@ class EpochTracker:
             for level, r in enumerate(self._runs[:-1]):
                 r._check()
                 held = np.sort(self._scores[self._codes == level])
-                assert np.array_equal(np.repeat(r.values, r.counts), held)
+                below, equal, total = r.locate(held)
+                mass = held.size if self._w is None else self._w[self._codes == level].sum()
+                assert abs(total - mass) <= 1e-9 * max(1.0, mass), (total, mass)
+                assert np.all(equal > 0), "every held score is found"
         if self._order is not None:
             assert np.all(np.diff(self._scores[self._order]) >= 0)

@@ -8,6 +8,7 @@ from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, ru
 
 from oracle import pair_counts_brute
 from streamrank import EpochTracker, pair_counts
+from streamrank import epochs as epochs_module
 
 SCORES = (-1.0, 0.0, 0.5, 1.0, 2.0)  # a tiny set: heavy ties
 FIELDS = ("concordant", "discordant", "tied_score", "tied_label", "tied_both")
@@ -86,6 +87,22 @@ class EpochMachine(RuleBasedStateMachine):
 
 
 TestEpochMachine = EpochMachine.TestCase
+
+
+class SmallRebuildEpochMachine(EpochMachine):
+    """The same, with the held scores' pending changes merged after every few: the
+    log-structured rebuild runs many times per example."""
+
+    def __init__(self):
+        super().__init__()
+        self._saved = epochs_module._REBUILD_MIN
+        epochs_module._REBUILD_MIN = 3
+
+    def teardown(self):
+        epochs_module._REBUILD_MIN = self._saved
+
+
+TestSmallRebuildEpochMachine = SmallRebuildEpochMachine.TestCase
 
 
 def test_history_and_churn_bookkeeping():
