@@ -60,7 +60,7 @@ class _Runs:
     """
 
     __slots__ = ("weighted", "base", "base_cum", "base_copies", "_dv", "_dc", "_dw",
-                 "_delta", "_size")
+                 "_delta", "_size", "_distinct")
 
     def __init__(self, sorted_scores: np.ndarray, sorted_weights: np.ndarray | None):
         self.weighted = sorted_weights is not None
@@ -82,6 +82,7 @@ class _Runs:
         self._dw = np.zeros(0) if self.weighted else None
         self._delta = None
         self._size = int(copies.sum())
+        self._distinct = int(values.size)
 
     def _materialize(self):
         """The delta as ``(values, cumulative copies, cumulative weights)``."""
@@ -92,19 +93,16 @@ class _Runs:
         return self._delta
 
     def locate(self, x: np.ndarray):
-        """Count (weight) of held scores ``< x`` and ``== x``, and the total held."""
-        lo = np.searchsorted(self.base, x, side="left")
-        hi = np.searchsorted(self.base, x, side="right")
-        below = self.base_cum[lo]
-        equal = self.base_cum[hi] - below
+        """Count (weight) of held scores ``< x`` and ``== x``, and the total held.
+
+        Base and delta values are distinct, so one binary search per array suffices: the
+        run of ``x``, if any, is the one found."""
+        below, equal = _below_equal(self.base, self.base_cum, x)
         total = self.base_cum[-1]
         dv, _, dw = self._materialize()
         if dv.size:
-            lo = np.searchsorted(dv, x, side="left")
-            hi = np.searchsorted(dv, x, side="right")
-            below = below + dw[lo]
-            equal = equal + (dw[hi] - dw[lo])
-            total = total + dw[-1]
+            b2, e2 = _below_equal(dv, dw, x)
+            below, equal, total = below + b2, equal + e2, total + dw[-1]
         return below, equal, total
 
     def between(self, lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
@@ -118,24 +116,27 @@ class _Runs:
         return out
 
     def distinct(self) -> int:
-        """Number of distinct scores held. Runtime complexity: O(p log n)."""
-        dv, dc = self._dv, self._dc
-        if not dv.size:
-            return int(self.base.size)
-        at = np.searchsorted(self.base, dv)
-        safe = np.minimum(at, max(self.base.size - 1, 0))
-        in_base = (at < self.base.size) & (self.base[safe] == dv) if self.base.size \
-            else np.zeros(dv.size, dtype=bool)
-        base_c = np.where(in_base, self.base_copies[safe] if self.base.size else 0, 0)
-        gained = np.count_nonzero((base_c == 0) & (base_c + dc > 0))
-        lost = np.count_nonzero((base_c > 0) & (base_c + dc == 0))
-        return int(self.base.size + gained - lost)
+        """Number of distinct scores held. Runtime complexity: O(1)."""
+        return self._distinct
+
+    def _held_copies(self, x: np.ndarray) -> np.ndarray:
+        """Copies held at each of the sorted distinct values ``x`` (base + delta)."""
+        out = np.zeros(x.size, dtype=np.int64)
+        for values, copies in ((self.base, self.base_copies), (self._dv, self._dc)):
+            if values.size:
+                at = np.searchsorted(values, x)
+                safe = np.minimum(at, values.size - 1)
+                hit = values[safe] == x
+                out += np.where(hit, copies[safe], 0)
+        return out
 
     def replace(self, old: np.ndarray, new: np.ndarray, w: np.ndarray | None) -> None:
         """Remove the held scores ``old`` and add ``new`` (weights ``w``, aligned):
         ``O(p + k log k)`` to merge the change into the sorted delta."""
         k = old.size
         ones = np.ones(k, dtype=np.int64)
+        touched = np.unique(np.concatenate((old, new)))
+        was_held = self._held_copies(touched) > 0
         values = np.concatenate((self._dv, old, new))
         copies = np.concatenate((self._dc, -ones, ones))
         # The delta is one sorted run and the change is sorted here: timsort merges them.
@@ -148,6 +149,8 @@ class _Runs:
             weights = np.concatenate((self._dw, -w, w))[order]
             self._dw = np.add.reduceat(weights, starts) if starts.size else weights
         self._delta = None
+        self._distinct += int(np.count_nonzero(self._held_copies(touched) > 0)) - \
+            int(np.count_nonzero(was_held))
         if self._dv.size > max(_REBUILD_MIN, self._size // 16):
             self._rebuild()
 
@@ -171,6 +174,19 @@ class _Runs:
         assert np.all(np.diff(self.base) > 0), "base values strictly increasing"
         assert np.all(self.base_copies > 0), "every base run holds a score"
         assert self.base_cum.size == self.base.size + 1
+        everything = np.union1d(self.base, self._dv)
+        assert self._distinct == int(np.count_nonzero(self._held_copies(everything) > 0))
+
+
+def _below_equal(values, cum, x):
+    """Cumulative mass below ``x`` and at ``x`` for distinct sorted ``values``."""
+    at = np.searchsorted(values, x)
+    below = cum[at]
+    if not values.size:
+        return below, np.zeros_like(below)
+    hit = values[np.minimum(at, values.size - 1)] == x
+    equal = np.where(hit, cum[np.minimum(at + 1, values.size)] - below, 0)
+    return below, equal
 
 
 class EpochTracker:
@@ -511,5 +527,7 @@ class EpochTracker:
                 mass = held.size if self._w is None else self._w[self._codes == level].sum()
                 assert abs(total - mass) <= 1e-9 * max(1.0, mass), (total, mass)
                 assert np.all(equal > 0), "every held score is found"
+            self._runs[-1]._check()
+            assert self._runs[-1].distinct() == np.unique(self._scores).size
         if self._order is not None:
             assert np.all(np.diff(self._scores[self._order]) >= 0)
