@@ -221,9 +221,9 @@ class EpochTracker:
     2
     >>> leaf = np.array([0, 0, 1, 1, 1])                     # a tree adds one value per leaf
     >>> tracker.step_additive(np.array([0.5, 0.0]), leaf).auc
-    0.5
-    >>> [round(c.auc, 3) for c in tracker.history]
-    [0.667, 1.0, 0.5]
+    0.3333333333333333
+    >>> [round(c.auc, 3) for c in tracker.history], tracker.churn_history
+    ([0.667, 1.0, 0.333], [None, 2, 4])
     """
 
     def __init__(self, y_true, *, sample_weight=None, track_churn=True):
