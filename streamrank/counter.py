@@ -119,8 +119,7 @@ class PairCounter:
         y = check_scalar(y, "y", func)
         s = check_scalar(s, "s", func)
         w = check_weight(w, func)
-        self._engine.check_label(y, func)
-        self._engine.add(y, s, w)
+        self._engine._add(y, s, w, func)
         self._store(key, y, s, w)
 
     def remove(self, key) -> None:
@@ -128,7 +127,7 @@ class PairCounter:
         if key not in self._slot:
             raise KeyError(f"PairCounter.remove: key {key!r} is not held.")
         i = self._slot[key]
-        self._engine.remove(float(self._y[i]), float(self._s[i]), _py(self._w[i]))
+        self._engine._remove(float(self._y[i]), float(self._s[i]), _py(self._w[i]))
         del self._slot[key]
         self._free.append(i)
 
@@ -145,8 +144,8 @@ class PairCounter:
         w = ow if weight is None else check_weight(weight, func, "weight")
         if y != oy:
             self._engine.check_labels_after((oy,), (y,), func, "label")
-        self._engine.remove(oy, os_, ow)
-        self._engine.add(y, s, w)
+        self._engine._remove(oy, os_, ow)
+        self._engine._add(y, s, w, func)
         self._y[i], self._s[i], self._w[i] = y, s, w
         self._unit = self._unit and w == 1
 

@@ -53,7 +53,9 @@ _C, _D, _T, _TY, _TYY = range(5)
 
 
 def check_scalar(value, name, func, *, kind="finite number") -> float:
-    """A finite real (bool, int or float) as a Python number; errors name ``name``."""
+    """A finite real (bool, int or float) as a Python float; errors name ``name``."""
+    if type(value) is float and value - value == 0.0:  # the hot path: finite floats
+        return value
     if isinstance(value, (bool, np.bool_)):
         return float(value)
     if isinstance(value, (int, np.integer)):
@@ -68,6 +70,8 @@ def check_scalar(value, name, func, *, kind="finite number") -> float:
 
 def check_weight(w, func, name="w"):
     """A finite weight ``>= 0`` as a Python int when it is integer-valued, else a float."""
+    if (type(w) is float or type(w) is int) and w == 1:  # the hot path: unit weights
+        return 1
     if isinstance(w, (bool, np.bool_)) or not isinstance(w, (int, float, np.integer, np.floating)):
         raise param_error(name, func, "a non-negative finite number", describe(w), TypeError)
     if isinstance(w, (int, np.integer)):
@@ -159,13 +163,19 @@ class PairEngine:
         """Add one sample. Runtime complexity: ``O(L log n)`` (``O(log^2 n)`` amortized
         with the dominance counter)."""
         func = "PairEngine.add"
-        y = check_scalar(y, "y", func)
-        s = check_scalar(s, "s", func)
-        w = check_weight(w, func)
-        self.check_label(y, func)
-        if isinstance(w, float) and self._dtype is int:
-            self._to_float()
-        self._make_room(1)
+        self._add(check_scalar(y, "y", func), check_scalar(s, "s", func),
+                  check_weight(w, func), func)
+
+    def _add(self, y: float, s: float, w, func: str) -> None:
+        """`add` of validated values (``w`` an int or a float from `check_weight`)."""
+        if y not in self._label_copies:
+            self.check_label(y, func)
+            self._make_room(1)
+        if self._dtype is int:
+            if type(w) is float:
+                self._to_float()
+        else:
+            w = float(w)
         terms = self._dom.pairs_with(y, s)
         self._dom.add(y, s, w)
         self._bump(y, s, w, 1)
@@ -175,9 +185,11 @@ class PairEngine:
         """Remove one sample added with these values (`ValueError`, and nothing changes,
         if none is held). Runtime complexity: as `add`."""
         func = "PairEngine.remove"
-        y = check_scalar(y, "y", func)
-        s = check_scalar(s, "s", func)
-        w = check_weight(w, func)
+        self._remove(check_scalar(y, "y", func), check_scalar(s, "s", func),
+                     check_weight(w, func))
+
+    def _remove(self, y: float, s: float, w) -> None:
+        """`remove` of validated values."""
         if self._dtype is float:
             w = float(w)
         self._dom.remove(y, s, w)  # validates that the sample is held, then removes it
@@ -289,8 +301,18 @@ class PairEngine:
         self._n += sign
         self._wsum += sign * w
         if w > 0:
-            _bump_copies(self._label_copies, y, sign)
-            _bump_copies(self._score_copies, s, sign)
+            copies = self._label_copies
+            n = copies.get(y, 0) + sign
+            if n:
+                copies[y] = n
+            else:
+                del copies[y]
+            copies = self._score_copies
+            n = copies.get(s, 0) + sign
+            if n:
+                copies[s] = n
+            else:
+                del copies[s]
         self._cached = None
 
     def _bump_many(self, y, s, wv, sign) -> None:
@@ -307,8 +329,12 @@ class PairEngine:
         """Add ``w * terms`` to the running counts (exact ints, or Neumaier floats)."""
         acc = self._acc
         if self._dtype is int:
-            for j in range(5):
-                acc[j] += w * terms[j]
+            c, d, t, ty, tyy = terms
+            acc[0] += w * c
+            acc[1] += w * d
+            acc[2] += w * t
+            acc[3] += w * ty
+            acc[4] += w * tyy
         else:
             comp = self._comp
             for j in range(5):  # Neumaier: the rounding of each addition is kept in comp
