@@ -262,7 +262,7 @@ class EpochTracker:
 
     @property
     def scores(self) -> np.ndarray | None:
-        """The current scores (a read-only view)."""
+        """The current scores (a read-only view; `step_partial` updates it in place)."""
         if self._scores is None:
             return None
         view = self._scores.view()
@@ -493,8 +493,7 @@ class EpochTracker:
             if at.any():
                 runs[level].replace(o[at], v[at], None if wk is None else wk[at])
         runs[-1].replace(o, v, wk)
-        new = self._scores.copy()
-        new[idx] = v
+        self._scores[idx] = v  # the tracker's own copy: no O(n) copy per epoch
         C, D, T, Tyy = (prev.concordant + delta[0], prev.discordant + delta[1],
                         prev.tied_score + delta[2], prev.tied_both + delta[3])
         if wk is not None:
@@ -503,7 +502,7 @@ class EpochTracker:
                             prev.n_label_levels, runs[-1].distinct())
         self.history.append(counts)
         self.churn_history.append(churn)
-        self._scores, self._order = new, None
+        self._order = None
         return counts
 
     def _check(self) -> None:
