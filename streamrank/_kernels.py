@@ -332,9 +332,16 @@ def _count_continuous(y, s, w) -> PairCounts:
         Ts = N0 if n_score_levels == 1 else _weighted_pairs(w_s, s_starts)
         Tyy = _weighted_pairs(wk, key_starts)
         weight_sum = float(w.sum())
+    return _from_totals(N0, Ty, Ts, Tyy, D, n, weight_sum, n_label_levels, n_score_levels)
+
+
+def _from_totals(N0, Ty, Ts, Tyy, D, n, weight_sum, n_label_levels, n_score_levels):
+    """`PairCounts` from the totals that an inversion count gives: all pairs, pairs tied in
+    label, in score and in both, and the discordant pairs; ``T = Ts - Tyy`` and
+    ``C = N0 - Ty - D - T`` (SPEC.md section 1)."""
     T = Ts - Tyy
     C = N0 - Ty - D - T
-    if w is not None:
+    if isinstance(C, float):
         # Differences of float sums: clamp the rounding below zero away.
         C, T = max(0.0, C), max(0.0, T)
     return PairCounts(C, D, T, Ty, Tyy, n, weight_sum, n_label_levels, n_score_levels)
@@ -387,11 +394,7 @@ def count_in_score_order(y_rank: np.ndarray, n_label_levels: int, s_sorted: np.n
         Ts = N0 if n_score_levels == 1 else _weighted_pairs(w, s_starts)
         Tyy = _weighted_pairs(w, key_starts)
         weight_sum = float(w.sum())
-    T = Ts - Tyy
-    C = N0 - Ty - D - T
-    if w is not None:
-        C, T = max(0.0, C), max(0.0, T)
-    return PairCounts(C, D, T, Ty, Tyy, n, weight_sum, n_label_levels, n_score_levels)
+    return _from_totals(N0, Ty, Ts, Tyy, D, n, weight_sum, n_label_levels, n_score_levels)
 
 
 def count_inversions(seq: np.ndarray, nbits: int, left=None, right=None):

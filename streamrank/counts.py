@@ -122,23 +122,23 @@ class PairCounts:
         return not isinstance(self.concordant, int)
 
     # ---------------------------------------------------------------- metrics
-    @property
-    def auc(self) -> float:
-        """ROC AUC with ties as one half: ``(C + T / 2) / P`` (binary labels)."""
+    def _half_ties(self, name) -> float:
+        """``(C + T / 2) / P``, exact for integer counts (no float rounding of 2C + T)."""
         if isinstance(self.concordant, int) and isinstance(self.tied_score, int):
             num, den = 2 * self.concordant + self.tied_score, 2 * self.comparable
         else:
             num, den = self.concordant + 0.5 * self.tied_score, self.comparable
-        return _clamp(_ratio(num, den, "AUC"), 0.0, 1.0)
+        return _clamp(_ratio(num, den, name), 0.0, 1.0)
+
+    @property
+    def auc(self) -> float:
+        """ROC AUC with ties as one half: ``(C + T / 2) / P`` (binary labels)."""
+        return self._half_ties("AUC")
 
     @property
     def c_index(self) -> float:
         """Harrell's C without censoring: ``(C + T / 2) / P``, any label kind."""
-        if isinstance(self.concordant, int) and isinstance(self.tied_score, int):
-            num, den = 2 * self.concordant + self.tied_score, 2 * self.comparable
-        else:
-            num, den = self.concordant + 0.5 * self.tied_score, self.comparable
-        return _clamp(_ratio(num, den, "C-index"), 0.0, 1.0)
+        return self._half_ties("C-index")
 
     @property
     def gamma(self) -> float:

@@ -301,18 +301,8 @@ class PairEngine:
         self._n += sign
         self._wsum += sign * w
         if w > 0:
-            copies = self._label_copies
-            n = copies.get(y, 0) + sign
-            if n:
-                copies[y] = n
-            else:
-                del copies[y]
-            copies = self._score_copies
-            n = copies.get(s, 0) + sign
-            if n:
-                copies[s] = n
-            else:
-                del copies[s]
+            _bump_copies(self._label_copies, y, sign)
+            _bump_copies(self._score_copies, s, sign)
         self._cached = None
 
     def _bump_many(self, y, s, wv, sign) -> None:

@@ -16,7 +16,45 @@ from .engine import PairEngine, check_scalar, check_weight
 __all__ = ["SlidingPairCounter", "TimeSlidingPairCounter"]
 
 
-class SlidingPairCounter:
+class _Window:
+    """What both windows share: an engine, a deque of the events held, and reads."""
+
+    def __init__(self, labels):
+        self._engine = PairEngine(labels)
+        self._events: deque = deque()
+
+    @property
+    def counts(self) -> PairCounts:
+        """Counts of the events in the window. Runtime complexity: O(1)."""
+        return self._engine.counts
+
+    def __len__(self) -> int:
+        return len(self._events)
+
+    def __iter__(self):
+        """The events in the window, oldest first."""
+        return iter(self._events)
+
+    def clear(self) -> None:
+        self._engine.clear()
+        self._events.clear()
+
+    def _slide(self, y, s, w, n_out, func) -> None:
+        """Evict the ``n_out`` oldest events and add ``(y, s, w)``, validated first."""
+        events = self._events
+        leaving = [events[i] for i in range(n_out)]
+        self._engine.check_labels_after([e[-3] for e in leaving], (y,), func)
+        for _ in range(n_out):
+            *_, ey, es, ew = events.popleft()
+            self._engine._remove(ey, es, ew)
+        self._engine._add(y, s, w, func)
+
+    def _check(self) -> None:
+        ys, ss, ws = ([e[i] for e in self._events] for i in (-3, -2, -1))
+        self._engine._check(ys, ss, ws)
+
+
+class SlidingPairCounter(_Window):
     """Exact pair counts of the last ``window_size`` events of a stream.
 
     Runtime complexity: `push` ``O(log W)`` for binary labels (``O(L log W)`` ordinal,
@@ -43,48 +81,25 @@ class SlidingPairCounter:
         if isinstance(window_size, bool) or not isinstance(window_size, int) or window_size < 1:
             raise param_error("window_size", "SlidingPairCounter", "a positive int",
                               describe(window_size))
+        super().__init__(labels)
         self.window_size = window_size
-        self._engine = PairEngine(labels)
-        self._events: deque = deque()
 
     def push(self, y, s, w=1.0) -> None:
-        """Add an event; the oldest leaves once the window is full. Validated first:
-        a bad event changes nothing."""
+        """Add an event ``(y, s, w)``; the oldest leaves once the window is full. Validated
+        first: a bad event changes nothing."""
         func = "SlidingPairCounter.push"
         y = check_scalar(y, "y", func)
         s = check_scalar(s, "s", func)
         w = check_weight(w, func)
-        events = self._events
-        evict = len(events) >= self.window_size
-        self._engine.check_labels_after((events[0][0],) if evict else (), (y,), func)
-        if evict:
-            self._engine.remove(*events.popleft())
-        self._engine.add(y, s, w)
-        events.append((y, s, w))
-
-    @property
-    def counts(self) -> PairCounts:
-        """Counts of the events in the window. Runtime complexity: O(1)."""
-        return self._engine.counts
-
-    def __len__(self) -> int:
-        return len(self._events)
-
-    def __iter__(self):
-        """The events in the window, oldest first, as ``(y, s, w)``."""
-        return iter(self._events)
-
-    def clear(self) -> None:
-        self._engine.clear()
-        self._events.clear()
+        self._slide(y, s, w, int(len(self._events) >= self.window_size), func)
+        self._events.append((y, s, w))
 
     def _check(self) -> None:
-        ys, ss, ws = zip(*self._events) if self._events else ((), (), ())
-        self._engine._check(ys, ss, ws)
+        super()._check()
         assert len(self._events) <= self.window_size
 
 
-class TimeSlidingPairCounter:
+class TimeSlidingPairCounter(_Window):
     """Exact pair counts of the events of the last ``period`` (time units of ``t``).
 
     An event at time ``t`` holds the events with ``t' > t - period``. Timestamps must not
@@ -109,12 +124,12 @@ class TimeSlidingPairCounter:
                 or not (period > 0 and math.isfinite(period)):
             raise param_error("period", "TimeSlidingPairCounter", "a positive finite number",
                               describe(period))
+        super().__init__(labels)
         self.period = float(period)
-        self._engine = PairEngine(labels)
-        self._events: deque = deque()   # (t, y, s, w)
 
     def push(self, y, s, w=1.0, *, t) -> None:
-        """Add an event at time ``t`` and evict the events with ``t' <= t - period``."""
+        """Add an event ``(y, s, w)`` at time ``t`` and evict the events with
+        ``t' <= t - period``. Validated first: a bad event changes nothing."""
         func = "TimeSlidingPairCounter.push"
         y = check_scalar(y, "y", func)
         s = check_scalar(s, "s", func)
@@ -130,32 +145,11 @@ class TimeSlidingPairCounter:
             if event[0] > horizon:
                 break
             n_out += 1
-        self._engine.check_labels_after([e[1] for e in list(events)[:n_out]], (y,), func)
-        for _ in range(n_out):
-            _, ey, es, ew = events.popleft()
-            self._engine.remove(ey, es, ew)
-        self._engine.add(y, s, w)
+        self._slide(y, s, w, n_out, func)
         events.append((t, y, s, w))
 
-    @property
-    def counts(self) -> PairCounts:
-        """Counts of the events in the window. Runtime complexity: O(1)."""
-        return self._engine.counts
-
-    def __len__(self) -> int:
-        return len(self._events)
-
-    def __iter__(self):
-        """The events in the window, oldest first, as ``(t, y, s, w)``."""
-        return iter(self._events)
-
-    def clear(self) -> None:
-        self._engine.clear()
-        self._events.clear()
-
     def _check(self) -> None:
-        _, ys, ss, ws = zip(*self._events) if self._events else ((), (), (), ())
-        self._engine._check(ys, ss, ws)
+        super()._check()
         ts = [e[0] for e in self._events]
         assert ts == sorted(ts)
         if ts:
