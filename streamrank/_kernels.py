@@ -203,7 +203,10 @@ def _split_levels(codes, n_levels, s, w):
     if w is None:
         if n_levels == 2:
             mask = codes.view(bool)
-            return [np.sort(s[~mask]), np.sort(s[mask])], None
+            neg, pos = s[~mask], s[mask]  # fresh copies: sort them in place
+            neg.sort()
+            pos.sort()
+            return [neg, pos], None
         # A stable sort of uint8 codes is an O(n) radix sort; then one sort per level.
         grouped = s[np.argsort(codes, kind="stable")]
         return [np.sort(grouped[bounds[k]:bounds[k + 1]]) for k in range(n_levels)], None
@@ -216,6 +219,17 @@ def _split_levels(codes, n_levels, s, w):
         [ss[bounds[k]:bounds[k + 1]] for k in range(n_levels)],
         [ws[bounds[k]:bounds[k + 1]] for k in range(n_levels)],
     )
+
+
+def _search_right(a: np.ndarray, x: np.ndarray, lo: np.ndarray) -> np.ndarray:
+    """``np.searchsorted(a, x, "right")`` given ``lo = np.searchsorted(a, x, "left")``:
+    only the values of ``x`` found in ``a`` need a second search (usually few)."""
+    found = lo < a.size
+    found[found] = a[lo[found]] == x[found]
+    hi = lo.copy()
+    if found.any():
+        hi[found] = np.searchsorted(a, x[found], side="right")
+    return hi
 
 
 def _merge(a, b, wa=None, wb=None):
@@ -257,7 +271,7 @@ def _count_levels(codes, n_levels, s, w) -> PairCounts:
         n_score_levels += vals.size
         if lower is not None and lower.size and vals.size:
             lo = np.searchsorted(lower, vals, side="left")   # lower-level scores < x
-            hi = np.searchsorted(lower, vals, side="right")  # lower-level scores <= x
+            hi = _search_right(lower, vals, lo)              # lower-level scores <= x
             n_score_levels -= int(np.count_nonzero(hi > lo))  # x already seen below
             if exact:
                 C += int_sum(size * lo)

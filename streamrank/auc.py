@@ -200,7 +200,11 @@ def group_auc_score(y_true, y_score, groups, *, weighting="impressions", sample_
     pos = _positive_mask(y, None, func)
     group_ids, gcode = np.unique(g, return_inverse=True)
     n_groups = group_ids.size
-    order = np.lexsort((s, gcode))
+    # Order by (group, score): one argsort by score, then a stable sort by group code, an
+    # O(n) radix sort when the codes fit 16 bits (np.lexsort is several times slower).
+    order = np.argsort(s)
+    small = np.uint16 if n_groups <= 1 << 16 else np.int64
+    order = order[np.argsort(gcode[order].astype(small), kind="stable")]
     gs, ss, ps = gcode[order], s[order], pos[order]
     # Runs of equal (group, score): within a group, a negative's discordant positives are
     # those in earlier runs, its tied positives those in its own run.
