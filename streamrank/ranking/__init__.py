@@ -1,0 +1,24 @@
+"""Learning-to-rank metrics over many queries at once (SPEC.md section 3, seed 003).
+
+Batch functions take flat arrays ``query_ids, y_true, y_score`` in any row order, sort
+them once by (query, score descending) and reduce over segments: no Python loop per query.
+Tied scores are averaged by default (order-independent); ``ties="pessimistic"`` /
+``"optimistic"`` break them least / most relevant first.
+"""
+
+from ._layout import PerQuery
+from .average_precision import average_precision_score
+from .dcg import dcg_score, ndcg_score
+from .err import err_score
+from .incremental import QueryRanking, RankingState
+from .lambdarank import lambdarank_gradients
+from .pairwise import PairwiseErrors, pairwise_errors
+from .precision import precision_at_k, r_precision, recall_at_k
+from .reciprocal_rank import mrr_score
+from .river_metrics import ERR, MAP, MRR, NDCG, PairwiseErrorRate
+
+__all__ = [
+    "ERR", "MAP", "MRR", "NDCG", "PairwiseErrorRate", "PairwiseErrors", "PerQuery", "QueryRanking", "RankingState", "average_precision_score", "dcg_score", "err_score",
+    "lambdarank_gradients", "mrr_score", "ndcg_score", "pairwise_errors", "precision_at_k",
+    "r_precision", "recall_at_k",
+]

@@ -1,0 +1,420 @@
+"""Per-query ranking state that follows score changes, joins and leaves of documents.
+
+`QueryRanking` holds one query: its documents in score order (a `SortedList`, ``O(log n)``
+per change) plus the exact pairwise counts ``D``, ``T``, ``P`` (updated in
+``O(L log n_q)`` per change by binary searches in each relevance level's sorted scores,
+instead of recounting the ``O(n_q^2)`` pairs) and the relevance histogram the ideal DCG
+needs. Each metric is read by
+walking the ranking from the top only as far as it needs: NDCG@k and ERR@k stop at ``k``
+(plus the tie group straddling it), MRR at the first relevant group; AP walks the whole
+query.
+
+`RankingState` holds many queries and keeps the mean of each metric over queries current:
+a change re-reads only the changed query's values and adjusts the running sums, so the
+cost of a change does not depend on the number of queries.
+
+Definitions, tie rules and the ``empty`` convention are those of the batch functions
+(`ndcg_score`, `average_precision_score`, `mrr_score`, `err_score`, `pairwise_errors`);
+the tests check the state against them after every change.
+"""
+
+from __future__ import annotations
+
+import math
+from bisect import bisect_left, bisect_right, insort
+from collections import Counter
+from operator import mul
+
+from sortedcontainers import SortedList
+
+from .._validation import describe, param_error
+from ._layout import TIES, check_choice, check_k
+
+__all__ = ["QueryRanking", "RankingState"]
+
+_CUM = [0.0]   # _CUM[m] = sum_{r=1..m} 1 / log2(r + 1), grown on demand
+
+
+_DISC = [0.0]  # _DISC[r] = 1 / log2(r + 1)
+
+
+def _disc_sum(lo: int, hi: int) -> float:
+    """``sum_{r=lo+1..hi} 1 / log2(r + 1)`` (discounts of 0-based positions lo..hi-1)."""
+    while len(_CUM) <= hi:
+        r = len(_CUM)
+        _DISC.append(1.0 / math.log2(r + 1))
+        _CUM.append(_CUM[-1] + _DISC[-1])
+    return _CUM[hi] - _CUM[lo]
+
+
+def _check_value(x, name, func, *, nonneg=False) -> float:
+    if isinstance(x, bool) or not isinstance(x, (int, float)) and not hasattr(x, "__float__"):
+        raise param_error(name, func, "a finite number", describe(x))
+    v = float(x)
+    if not math.isfinite(v):
+        raise param_error(name, func, "a finite number", describe(x))
+    if nonneg and v < 0:
+        raise param_error(name, func, "graded relevance >= 0", describe(x))
+    return v
+
+
+class QueryRanking:
+    """The documents of one query, ranked by score, with exact pair counts.
+
+    Parameters
+    ----------
+    ties : {"average", "pessimistic", "optimistic"}, default="average"
+        As in the batch functions.
+    gain : {"exponential", "linear"}, default="exponential"
+        DCG gain.
+
+    Examples
+    --------
+    >>> from streamrank.ranking import QueryRanking
+    >>> qr = QueryRanking()
+    >>> for doc, rel, score in [("a", 2, 0.9), ("b", 0, 0.5), ("c", 1, 0.1)]:
+    ...     qr.set(doc, rel, score)
+    >>> qr.pair_counts(), round(qr.ndcg(), 4)
+    ((1, 0, 3), 0.9639)
+    >>> qr.set("c", 1, 0.7)          # c moves above b
+    >>> qr.pair_counts(), qr.ndcg()
+    ((0, 0, 3), 1.0)
+    >>> qr.remove("a"); qr.mrr()
+    1.0
+    """
+
+    def __init__(self, *, ties="average", gain="exponential"):
+        check_choice(ties, "ties", "QueryRanking", TIES)
+        check_choice(gain, "gain", "QueryRanking", ("exponential", "linear"))
+        self.ties = ties
+        self.gain = gain
+        self._docs: dict = {}            # doc -> (rel, score, seq)
+        self._ranked = SortedList()      # keys (-score, tie key, seq)
+        self._levels: Counter = Counter()
+        self._by_level: dict = {}        # rel -> sorted list of scores
+        self._seq = 0
+        self._D = self._T = self._P = 0
+        self._relevant = 0
+
+    def __len__(self) -> int:
+        return len(self._docs)
+
+    def __contains__(self, doc) -> bool:
+        return doc in self._docs
+
+    def _key(self, rel, score, seq):
+        # seq is unique, so rel (last) is carried along and never compared
+        if self.ties == "average":
+            return (-score, 0.0, seq, rel)
+        return (-score, rel if self.ties == "pessimistic" else -rel, seq, rel)
+
+    def _pairs_with(self, rel, score):
+        """``(D, T, P)`` of the pairs between a document ``(rel, score)`` and the held
+        documents: per relevance level, two binary searches in that level's sorted scores.
+        ``O(L log n)`` for ``L`` levels."""
+        D = T = P = 0
+        for r, scores in self._by_level.items():
+            if r == rel:
+                continue
+            lo = bisect_left(scores, score)
+            hi = bisect_right(scores, score)
+            P += len(scores)
+            T += hi - lo
+            D += len(scores) - hi if r < rel else lo   # lower level scored higher, or
+        return D, T, P                                 # higher level scored lower
+
+    def set(self, doc, rel, score) -> None:
+        """Add ``doc`` or change its relevance and score.
+
+        Runtime complexity: ``O(L log n)`` comparisons: the ranking (a `SortedList`), and
+        the pair counts by binary searches in each relevance level's sorted scores (``L``
+        levels) instead of comparing with every other document; inserting into a level's
+        plain sorted list adds one ``O(n)`` memory move (a ``memmove``, negligible next to
+        the interpreter's cost until queries of ~10^5 documents).
+        """
+        rel = _check_value(rel, "rel", "QueryRanking.set", nonneg=True)
+        score = _check_value(score, "score", "QueryRanking.set")
+        if doc in self._docs:
+            self.remove(doc)
+        d, t, p = self._pairs_with(rel, score)
+        self._D += d
+        self._T += t
+        self._P += p
+        seq = self._seq
+        self._seq += 1
+        self._docs[doc] = (rel, score, seq)
+        self._ranked.add(self._key(rel, score, seq))
+        insort(self._by_level.setdefault(rel, []), score)
+        self._levels[rel] += 1
+        self._relevant += rel > 0
+
+    def remove(self, doc) -> None:
+        """Remove ``doc`` (``KeyError`` if absent). Runtime complexity: as `set`."""
+        rel, score, seq = self._docs.pop(doc)
+        level = self._by_level[rel]
+        del level[bisect_left(level, score)]
+        if not level:
+            del self._by_level[rel]
+        d, t, p = self._pairs_with(rel, score)
+        self._D -= d
+        self._T -= t
+        self._P -= p
+        self._ranked.remove(self._key(rel, score, seq))
+        self._levels[rel] -= 1
+        if not self._levels[rel]:
+            del self._levels[rel]
+        self._relevant -= rel > 0
+
+    # ------------------------------------------------------------------ reading
+    def _groups(self):
+        """Yield ``(c, [rels])`` tie groups from the top; ``c`` documents rank above."""
+        c, cur, group = 0, None, []
+        for key in self._ranked:
+            gk = key[0] if self.ties == "average" else key[2]
+            if group and gk != cur:
+                yield c, group
+                c += len(group)
+                group = []
+            cur = gk
+            group.append(key[3])
+        if group:
+            yield c, group
+
+    def _g(self, r):
+        return 2.0 ** r - 1.0 if self.gain == "exponential" else r
+
+    def pair_counts(self):
+        """``(D, T, P)``: discordant, score-tied and comparable pairs, exact ints. O(1)."""
+        return self._D, self._T, self._P
+
+    def dcg(self, k=None) -> float:
+        """Tie-averaged DCG@k. Runtime complexity: ``O(log n + k + t)`` (``t``: the tie
+        group straddling the cut-off), ``O(n)`` with ``k=None``."""
+        n = len(self._ranked)
+        k = n if k is None else min(k, n)
+        if k == 0:
+            return 0.0
+        ranked = self._ranked
+        keys = list(ranked.islice(0, k))
+        # Extend the last tie group past the cut-off (it shares the discounts inside).
+        last = keys[-1][0] if self.ties == "average" else None
+        j = k
+        while last is not None and j < n:
+            nxt = ranked[j]
+            if nxt[0] != last:
+                break
+            keys.append(nxt)
+            j += 1
+        g = [2.0 ** key[3] - 1.0 for key in keys] if self.gain == "exponential" \
+            else [key[3] for key in keys]
+        _disc_sum(0, len(keys))
+        disc = _DISC[1:len(keys) + 1]
+        if self.ties != "average" or (len(keys) == k and not any(
+                a[0] == b[0] for a, b in zip(keys, keys[1:]))):
+            return sum(map(mul, g, disc))          # no ties inside the top k
+        total, start = 0.0, 0
+        m = len(keys)
+        for i in range(1, m + 1):
+            if i == m or keys[i][0] != keys[start][0]:
+                if start >= k:
+                    break
+                total += sum(g[start:i]) / (i - start) * _disc_sum(start, min(i, k))
+                start = i
+        return total
+
+    def idcg(self, k=None) -> float:
+        """Ideal DCG@k from the relevance histogram. ``O(L log L + k)``."""
+        k = len(self) if k is None else k
+        total, pos = 0.0, 0
+        for rel in sorted(self._levels, reverse=True):
+            cnt = self._levels[rel]
+            hi = min(pos + cnt, k)
+            total += self._g(rel) * _disc_sum(pos, hi)
+            pos += cnt
+            if pos >= k:
+                break
+        return total
+
+    def ndcg(self, k=None):
+        """NDCG@k, or None when the query has no relevant document."""
+        ideal = self.idcg(k)
+        return None if ideal <= 0 else self.dcg(k) / ideal
+
+    def average_precision(self, k=None):
+        """Tie-averaged AP@k (see `average_precision_score`), None without relevant docs.
+        ``O(n)``."""
+        R = self._relevant
+        if R == 0:
+            return None
+        k = len(self) if k is None else k
+        total, above = 0.0, 0
+        for c, group in self._groups():
+            if c >= k:
+                break
+            n = len(group)
+            r = sum(1 for x in group if x > 0)
+            if r:
+                m = min(n, k - c)
+                S = sum(1.0 / (c + p) for p in range(1, m + 1))
+                within = (r - 1) / (n - 1) if n > 1 else 0.0
+                total += r / n * ((above + 1) * S + within * (m - (c + 1) * S))
+            above += r
+        return total / R
+
+    def mrr(self, k=None):
+        """Tie-averaged reciprocal rank of the first relevant document, None without
+        relevant documents. ``O(position of the first relevant group)``."""
+        if self._relevant == 0:
+            return None
+        k = len(self) if k is None else k
+        for c, group in self._groups():
+            r = sum(1 for x in group if x > 0)
+            if not r:
+                continue
+            n = len(group)
+            total = 0.0
+            for p in range(1, n - r + 2):
+                if c + p > k:
+                    break
+                total += math.comb(n - p, r - 1) / math.comb(n, r) / (c + p)
+            return total
+        return 0.0  # pragma: no cover
+
+    def err(self, k=None, max_grade=4.0):
+        """ERR@k with tie-averaged stopping probabilities (see `err_score`), None without
+        relevant documents. ``O(k + t)``."""
+        if self._relevant == 0:
+            return None
+        k = len(self) if k is None else k
+        total, keep = 0.0, 1.0
+        for c, group in self._groups():
+            if c >= k:
+                break
+            R = sum((2.0 ** x - 1.0) / 2.0 ** max_grade for x in group) / len(group)
+            for r in range(c + 1, min(c + len(group), k) + 1):
+                total += keep * R / r
+                keep *= 1.0 - R
+        return total
+
+
+_METRICS = ("ndcg", "ap", "mrr", "err")
+
+
+class RankingState:
+    """Many queries; the mean of NDCG@k, AP, MRR, ERR and the pair-error totals stay current.
+
+    Parameters
+    ----------
+    k : int or None, default=10
+        Cut-off of NDCG and ERR (AP and MRR use the whole query).
+    ties, gain : as in `QueryRanking`.
+    empty : {"skip", 0, 1}, default="skip"
+        What a query without relevant documents counts as in the means.
+    max_grade : float, default=4
+        ERR's ``g_max`` (fixed here: a stream has no "largest grade of the input").
+    metrics : tuple, default=("ndcg", "ap", "mrr", "err")
+        The metrics kept current (each costs its read per change).
+
+    Examples
+    --------
+    >>> from streamrank.ranking import RankingState
+    >>> st = RankingState(k=10)
+    >>> st.set("q1", "a", 1, 0.2); st.set("q1", "b", 0, 0.9)
+    >>> st.set("q2", "c", 1, 0.5)
+    >>> st.mean("mrr"), st.pair_errors()
+    (0.75, (1, 0, 1))
+    >>> st.set("q1", "a", 1, 0.95)   # a moves to the top
+    >>> st.mean("mrr"), st.pair_errors()
+    (1.0, (0, 0, 1))
+    """
+
+    def __init__(self, *, k=10, ties="average", gain="exponential", empty="skip",
+                 max_grade=4.0, metrics=_METRICS):
+        func = "RankingState"
+        self.k = check_k(k, func)
+        check_choice(ties, "ties", func, TIES)
+        check_choice(gain, "gain", func, ("exponential", "linear"))
+        if not (empty == "skip" and isinstance(empty, str)) and empty not in (0, 1):
+            raise param_error("empty", func, "'skip', 0 or 1", describe(empty))
+        for m in metrics:
+            check_choice(m, "metrics", func, _METRICS)
+        self.ties, self.gain, self.empty = ties, gain, empty
+        self.max_grade = float(max_grade)
+        self.metrics = tuple(metrics)
+        self._queries: dict = {}
+        self._values: dict = {}          # query -> {metric: value or None}
+        self._sum = {m: 0.0 for m in self.metrics}
+        self._count = {m: 0 for m in self.metrics}
+        self._pairs = [0, 0, 0]
+
+    def _read(self, qr):
+        out = {}
+        for m in self.metrics:
+            if m == "ndcg":
+                v = qr.ndcg(self.k)
+            elif m == "ap":
+                v = qr.average_precision()
+            elif m == "mrr":
+                v = qr.mrr()
+            else:
+                v = qr.err(self.k, self.max_grade)
+            if v is None and self.empty != "skip":
+                v = float(self.empty)
+            out[m] = v
+        return out
+
+    def _account(self, values, sign):
+        for m, v in values.items():
+            if v is not None:
+                self._sum[m] += sign * v
+                self._count[m] += sign
+
+    def _change(self, query, method, *args):
+        qr = self._queries.get(query)
+        if qr is None:
+            qr = self._queries[query] = QueryRanking(ties=self.ties, gain=self.gain)
+        else:
+            self._account(self._values[query], -1)
+            for i, x in enumerate(qr.pair_counts()):
+                self._pairs[i] -= x
+        method(qr, *args)
+        if len(qr) == 0:
+            del self._queries[query]
+            self._values.pop(query, None)
+            return
+        self._values[query] = vals = self._read(qr)
+        self._account(vals, +1)
+        for i, x in enumerate(qr.pair_counts()):
+            self._pairs[i] += x
+
+    def set(self, query, doc, rel, score) -> None:
+        """A document joins ``query`` or changes its relevance / score. Runtime complexity:
+        ``O(L log n_q)`` for the changed query's ranking and pair counts, plus each kept
+        metric's read (``O(k)`` for NDCG@k and ERR@k, ``O(n_q)`` for AP); independent of
+        the number of queries."""
+        rel = _check_value(rel, "rel", "QueryRanking.set", nonneg=True)
+        score = _check_value(score, "score", "QueryRanking.set")
+        self._change(query, QueryRanking.set, doc, rel, score)
+
+    def remove(self, query, doc) -> None:
+        """A document leaves ``query`` (an emptied query is dropped)."""
+        if query not in self._queries or doc not in self._queries[query]:
+            raise KeyError((query, doc))
+        self._change(query, QueryRanking.remove, doc)
+
+    def query(self, query) -> QueryRanking:
+        """The state of one query."""
+        return self._queries[query]
+
+    def mean(self, metric="ndcg") -> float:
+        """The current mean over the queries counted (NaN when none is)."""
+        c = self._count[metric]
+        return self._sum[metric] / c if c else float("nan")
+
+    def per_query(self, metric="ndcg") -> dict:
+        """``{query: value}`` (None for a skipped query)."""
+        return {q: v[metric] for q, v in self._values.items()}
+
+    def pair_errors(self):
+        """Total ``(D, T, P)`` over queries, exact ints."""
+        return tuple(self._pairs)

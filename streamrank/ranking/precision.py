@@ -1,0 +1,123 @@
+"""Precision@k, recall@k and R-precision over many queries at once."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ._layout import check_k, finish, rank_layout, validate
+
+__all__ = ["precision_at_k", "r_precision", "recall_at_k"]
+
+
+def _expected_hits(lay, k):
+    """Expected relevant documents in the top ``k`` of each query: each tie group
+    contributes ``r_g * |group inside top k| / n_g`` (every order of the ties equally
+    likely; exact counts when ties are broken)."""
+    rel = (lay.y > 0).astype(np.float64)
+    lo, hi = lay.overlap(k)
+    return lay.query_sum(lay.group_sum(rel) * (hi - lo) / lay.glen)
+
+
+def _prepare(func, query_ids, y_true, y_score, k, ties, empty):
+    q, y, s = validate(query_ids, y_true, y_score, func, ties=ties, empty=empty)
+    k = check_k(k, func)
+    return rank_layout(q, y, s, ties=ties), k
+
+
+_COMMON = """
+    Parameters
+    ----------
+    query_ids : array-like of shape (n,)
+        The query of each row; rows in any order, queries of any length.
+    y_true : array-like of shape (n,)
+        Graded relevance ``>= 0``; a document is relevant when ``y_true > 0``.
+    y_score : array-like of shape (n,)
+        Finite scores; higher ranks first.
+    k : int or None
+        Cut-off (None: the whole query).
+    ties : {"average", "pessimistic", "optimistic"}, default="average"
+        ``"average"``: the expectation over every order of tied scores (a tie group
+        straddling the cut-off contributes the fraction of its relevant documents equal to
+        the fraction of its positions inside the top k). ``"pessimistic"`` /
+        ``"optimistic"``: ties broken least / most relevant first.
+    empty : {"skip", 0, 1}, default="skip"
+        What a query with no relevant document counts as (``"skip"``: left out of the
+        mean, NaN per query).
+    return_per_query : bool, default=False
+        Return a `PerQuery` ``(mean, query_ids, values)`` instead of the mean.
+"""
+
+
+def precision_at_k(query_ids, y_true, y_score, *, k=10, ties="average", empty="skip",
+                   return_per_query=False):
+    """Precision@k: relevant documents in the top ``k``, divided by ``k``, averaged over
+    queries (``k`` even when the query has fewer documents, as trec_eval and ranx).
+    ``k=None`` divides by the query's length.
+    """ + _COMMON + """
+    Notes
+    -----
+    Runtime complexity: ``O(n log n)`` (one sort), then ``O(n)`` segment sums.
+
+    Examples
+    --------
+    >>> from streamrank.ranking import precision_at_k
+    >>> precision_at_k([1, 1, 1, 1], [1, 0, 1, 0], [0.9, 0.8, 0.8, 0.1], k=2)
+    0.75
+    >>> precision_at_k([1, 1, 1, 1], [1, 0, 1, 0], [0.9, 0.8, 0.8, 0.1], k=2,
+    ...                ties="optimistic")
+    1.0
+    """
+    lay, k = _prepare("precision_at_k", query_ids, y_true, y_score, k, ties, empty)
+    hits = _expected_hits(lay, k)
+    denom = lay.qlen if k is None else k
+    undefined = lay.relevant_count() == 0
+    return finish("precision_at_k", lay, hits / denom, undefined, empty, return_per_query)
+
+
+def recall_at_k(query_ids, y_true, y_score, *, k=10, ties="average", empty="skip",
+                return_per_query=False):
+    """Recall@k: relevant documents in the top ``k`` divided by the query's relevant
+    documents ``R``, averaged over queries.
+    """ + _COMMON + """
+    Notes
+    -----
+    Runtime complexity: ``O(n log n)`` (one sort), then ``O(n)`` segment sums.
+
+    Examples
+    --------
+    >>> from streamrank.ranking import recall_at_k
+    >>> recall_at_k([1, 1, 1, 2, 2], [1, 0, 1, 0, 1], [0.9, 0.8, 0.1, 0.5, 0.7], k=1)
+    0.75
+    """
+    lay, k = _prepare("recall_at_k", query_ids, y_true, y_score, k, ties, empty)
+    R = lay.relevant_count()
+    undefined = R == 0
+    values = _expected_hits(lay, k) / np.maximum(R, 1)
+    return finish("recall_at_k", lay, values, undefined, empty, return_per_query)
+
+
+def r_precision(query_ids, y_true, y_score, *, ties="average", empty="skip",
+                return_per_query=False):
+    """R-precision: precision at ``R``, the query's number of relevant documents
+    (equivalently recall at ``R``), averaged over queries.
+    """ + _COMMON.replace("""    k : int or None
+        Cut-off (None: the whole query).
+""", "") + """
+    Notes
+    -----
+    Runtime complexity: ``O(n log n)`` (one sort), then ``O(n)`` segment sums.
+
+    Examples
+    --------
+    The seed 003 example: relevant {0, 1, 2}, ranking 9, 8, ..., 0: none in the top 3.
+
+    >>> import numpy as np
+    >>> from streamrank.ranking import r_precision
+    >>> r_precision(np.zeros(10), np.isin(np.arange(10), [0, 1, 2]), np.arange(10))
+    0.0
+    """
+    lay, _ = _prepare("r_precision", query_ids, y_true, y_score, None, ties, empty)
+    R = lay.relevant_count()
+    undefined = R == 0
+    values = _expected_hits(lay, R) / np.maximum(R, 1)
+    return finish("r_precision", lay, values, undefined, empty, return_per_query)
