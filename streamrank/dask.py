@@ -97,7 +97,7 @@ from ._validation import as_1d_numeric, describe, param_error
 from .auc import GroupAUCResult, group_auc_score as _np_group_auc_score
 from .counts import PairCounts, _clamp, _ratio
 from .exceptions import UndefinedMetricWarning
-from .survival import _pairs_before
+from .survival import _pairs_before, censored_counts
 
 __all__ = [
     "MAX_HIST_LEVELS",
@@ -495,7 +495,7 @@ def _count_within(rows: _Rows, kind: str):
         return (pc.concordant, pc.discordant, pc.tied_score, pc.tied_label, pc.tied_both), \
             pc.n_score_levels
     t, s = rows.xcols[0], rows.z
-    return _censored_counts(t, s, rows.e, rows.w), 0  # distinct exits: not needed
+    return censored_counts(t, s, rows.e, rows.w), 0  # distinct exits: not needed
 
 
 def _x_bucket(pieces: list, b: int, plan: _Plan) -> tuple:
@@ -906,30 +906,6 @@ def kendall_tau(data=None, y_score=None, *, variant="b", label=None, score=None,
 
 
 # ---------------------------------------------------------------------------- C-index
-def _censored_counts(t, s, e, w):
-    """``(P, D, T)`` of lifelines' censored concordance inside one bucket (the body of
-    `streamrank.concordance_index`, returning the counts)."""
-    n = t.size
-    rt, _ = dense_ranks(t)
-    rs, n_scores = dense_ranks(s)
-    key = 2 * rt + (~e)
-    kbits = max(1, int(key.max()).bit_length())
-    sbits = max(1, int(n_scores - 1).bit_length())
-    if w is None:
-        left, right = e.astype(np.int64), np.ones(n, dtype=np.int64)
-    else:
-        left, right = w * e, w
-    exit_score = (key << sbits) | rs
-    by_key = np.argsort(exit_score)
-    l1, r1 = left[by_key], right[by_key]
-    P = _pairs_before(exit_score[by_key] >> sbits, kbits, l1, r1)
-    D = count_inversions(rs[by_key], sbits, l1, r1)
-    score_exit = (rs << kbits) | key
-    by_score = np.argsort(score_exit)
-    T = _pairs_before(score_exit[by_score], kbits, left[by_score], right[by_score])
-    return P, D, T
-
-
 def concordance_index(data=None, predicted_scores=None, event_observed=None, *, time=None,
                       score=None, event=None, weight=None, sample_weight=None,
                       npartitions=None, rows_per_partition=ROWS_PER_PARTITION,

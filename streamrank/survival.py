@@ -8,7 +8,7 @@ from ._kernels import count_inversions, count_pairs, dense_ranks, exclusive_cums
 from ._validation import as_1d_numeric, check_consistent_length, check_weights, describe, param_error
 from .counts import _clamp, _ratio
 
-__all__ = ["concordance_index"]
+__all__ = ["censored_counts", "concordance_index"]
 
 
 def _pairs_before(outer_inner: np.ndarray, inner_bits: int, left, right):
@@ -23,6 +23,37 @@ def _pairs_before(outer_inner: np.ndarray, inner_bits: int, left, right):
     if run_left.dtype.kind == "i":
         return int_sum(run_right * below)
     return float(np.dot(run_right, below))
+
+
+def censored_counts(t: np.ndarray, s: np.ndarray, e: np.ndarray, w: np.ndarray | None):
+    """``(P, D, T)`` of lifelines' censored concordance for validated arrays: comparable
+    pairs, discordant ones and ones tied in score (exact ints with ``w=None``). The C-index
+    is ``(P - D - T/2) / P``. Runtime complexity: ``O(n log n)``."""
+    n = t.size
+    rt, _ = dense_ranks(t)
+    rs, n_scores = dense_ranks(s)
+    # Exit order: by time, and at equal times events before censored cases.
+    key = 2 * rt + (~e)
+    kbits = max(1, int(key.max()).bit_length())
+    sbits = max(1, int(n_scores - 1).bit_length())
+    if w is None:
+        left, right = e.astype(np.int64), np.ones(n, dtype=np.int64)
+    else:
+        left, right = w * e, w
+    # Comparable pairs: an earlier exit that is an observed event, any later exit.
+    exit_score = (key << sbits) | rs
+    by_key = np.argsort(exit_score)
+    l1, r1 = left[by_key], right[by_key]
+    # One group (outer code 0): pairs with a smaller exit key.
+    P = _pairs_before(exit_score[by_key] >> sbits, kbits, l1, r1)
+    # Discordant: earlier exit with a strictly higher score = strict inversions of the
+    # score ranks in (exit, score) order; equal exits are sorted by score, never inverted.
+    D = count_inversions(rs[by_key], sbits, l1, r1)
+    # Tied in score: same score, smaller exit key.
+    score_exit = (rs << kbits) | key
+    by_score = np.argsort(score_exit)
+    T = _pairs_before(score_exit[by_score], kbits, left[by_score], right[by_score])
+    return P, D, T
 
 
 def concordance_index(event_times, predicted_scores, event_observed=None, *, sample_weight=None):
@@ -83,29 +114,7 @@ def concordance_index(event_times, predicted_scores, event_observed=None, *, sam
         # Without censoring every pair of distinct times is comparable: Harrell's C is the
         # uncensored (C + T/2) / P of the pair counts, on their fastest path.
         return count_pairs(t, s, w).c_index
-    rt, _ = dense_ranks(t)
-    rs, n_scores = dense_ranks(s)
-    # Exit order: by time, and at equal times events before censored cases.
-    key = 2 * rt + (~e)
-    kbits = max(1, int(key.max()).bit_length())
-    sbits = max(1, int(n_scores - 1).bit_length())
-    if w is None:
-        left, right = e.astype(np.int64), np.ones(n, dtype=np.int64)
-    else:
-        left, right = w * e, w
-    # Comparable pairs: an earlier exit that is an observed event, any later exit.
-    exit_score = (key << sbits) | rs
-    by_key = np.argsort(exit_score)
-    l1, r1 = left[by_key], right[by_key]
-    # One group (outer code 0): pairs with a smaller exit key.
-    P = _pairs_before(exit_score[by_key] >> sbits, kbits, l1, r1)
-    # Discordant: earlier exit with a strictly higher score = strict inversions of the
-    # score ranks in (exit, score) order; equal exits are sorted by score, never inverted.
-    D = count_inversions(rs[by_key], sbits, l1, r1)
-    # Tied in score: same score, smaller exit key.
-    score_exit = (rs << kbits) | key
-    by_score = np.argsort(score_exit)
-    T = _pairs_before(score_exit[by_score], kbits, left[by_score], right[by_score])
+    P, D, T = censored_counts(t, s, e, w)
     C = P - D - T
     if isinstance(C, float):
         C = max(0.0, C)
