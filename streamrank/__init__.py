@@ -16,6 +16,18 @@ from .windows import SlidingPairCounter, TimeSlidingPairCounter
 
 __version__ = "0.1.0"
 
+# Subpackages with heavier imports (River, scipy.optimize, dask) load on first use:
+# ``streamrank.metrics.ROCAUC()`` works after a plain ``import streamrank``.
+_LAZY = ("compare", "metrics", "ranking", "structures", "dask")
+
+
+def __getattr__(name):
+    if name in _LAZY:
+        import importlib
+
+        return importlib.import_module(f".{name}", __name__)
+    raise AttributeError(f"module 'streamrank' has no attribute {name!r}")
+
 __all__ = [
     "EpochTracker",
     "GroupAUCResult",

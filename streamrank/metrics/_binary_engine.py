@@ -1,0 +1,990 @@
+"""`BinaryPairEngine`: running AUC pair counts of binary-labelled (label, score, weight) samples.
+
+The binary specialisation of `streamrank.engine.PairEngine` behind `ROCAUC`,
+`RollingROCAUC` and `GroupAUC`. With two classes, every count that AUC needs follows from
+the weight of the *other* class below and at the score of a sample that joins or leaves
+(SPEC.md sections 1 and 4)::
+
+    a positive (y = 1, s, w):   C += w * W0(s' <  s)     T += w * W0(s' == s)
+    a negative (y = 0, s, w):   C += w * W1(s' >  s)     T += w * W1(s' == s)
+
+    P = W0 * W1,   D = P - C - T,   AUC = (C + T / 2) / P
+
+where ``W0`` and ``W1`` are the weights of the negatives and the positives held. A removal
+subtracts the same terms (the other class is untouched by it).
+
+Two representations hold the same multiset, and the engine moves between them by the
+size of the batches it is given (``O(n)`` per move):
+
+* **tree** (single changes): one B+ tree over the distinct scores whose entries carry the
+  weight and the copies of *both* classes, and whose inner nodes carry both classes'
+  subtree weights. An insert walks down once, reading the other class's weight below and
+  at ``s`` on the way and adding its own weight on the path: the query and the update
+  share one walk, half the walks of one sorted multiset per class. ``O(log n)`` per
+  change (``O(B)`` C-level work per node, ``B = 2 * _LOAD``), counts ``O(1)``::
+
+        inner   keys  [ 0.3        |  0.9       ]   largest score under each child
+                w[0]  [ 2          |  1         ]   negative weight under each child
+                w[1]  [ 1          |  3         ]   positive weight under each child
+        leaf    keys  [0.1 | 0.2 | 0.3]     [0.5 | 0.7 | 0.9]
+                w[0]  [ 1  |  1  |  0 ]     [ 0  |  1  |  0 ]
+                w[1]  [ 0  |  0  |  1 ]     [ 1  |  1  |  1 ]
+                c[0], c[1]: copies of each class at each score
+
+        add positive 0.7: W0 below = 2 (root, child 0) + 0 (leaf, before 0.7) = 2,
+                          W0 at 0.7 = 1   ->   C += 2, T += 1
+
+* **flat** (batches, as buffered by the River metrics): sorted numpy arrays of the
+  distinct scores and each class's weight and copies at each. A batch of ``k`` changes is
+  merged in ``O(n + k log k)`` C-level work (``np.unique``, ``np.searchsorted``,
+  ``np.insert``) and the counts are recounted from the arrays at the next read (one
+  ``cumsum`` and two dot products, ``O(n)``). Much less Python per sample than ``k``
+  tree walks once ``k`` is more than a few dozen; see `_FLAT_BATCH`.
+
+Exactness: while every weight is an integer (the default) the counts are exact Python
+ints (the flat recount uses int64 only where no sum can reach 2**63, Python ints
+otherwise). The first fractional weight turns the engine to floats: tree sums are then
+refreshed with `math.fsum` every ``distinct + 1024`` changes and the running counts are
+recounted at the same time (their error stays that of ``O(distinct)`` roundings); the flat
+recount has the error of a cumsum and a dot product.
+"""
+
+from __future__ import annotations
+
+import math
+from bisect import bisect_left
+
+import numpy as np
+
+__all__ = ["BinaryPairEngine"]
+
+#: B+ tree nodes hold ``_LOAD // 2 .. 2 * _LOAD`` entries, the fanout that
+#: `WeightedSortedMultiset` measured fastest (benchmarks/bench_structures.py --load).
+_LOAD = 64
+
+#: A batch of ``k`` changes goes through the flat arrays when ``k >= _FLAT_BATCH[0] +
+#: n / _FLAT_BATCH[1]`` (``n`` distinct scores held): there the numpy merge and recount
+#: cost about what ``k`` tree walks cost (benchmarks/bench_river.py --calibrate timed
+#: about 3 us per tree change, and 40 us + 10 ns per held score per flat batch).
+_FLAT_BATCH = (24, 256)
+
+#: In flat mode, this many consecutive small operations (single changes, or batches
+#: under a quarter of the flat threshold) move the engine back to the tree.
+_BACK_TO_TREE = 8
+
+_REFRESH_MIN = 1024
+
+#: Flat mode packs the copies of both classes at a score in one int64; a class holding
+#: 2**31 copies or more (no stream a Python loop feeds gets there) keeps to the tree.
+_SHIFT = 32
+_LOW = (1 << _SHIFT) - 1
+_ONE1 = 1 << _SHIFT  # one copy of class 1, packed
+_MAX_FLAT_COPIES = 2**31
+_INT64_MAX = 2**63 - 1
+
+
+class _Node:
+    """A B+ tree node. ``keys`` sorted; ``w[c]`` the weight of class ``c`` per entry (a
+    leaf) or per child subtree (inner); ``c[c]`` the copies of class ``c`` per entry
+    (leaves only); ``kids`` the children (inner nodes only)."""
+
+    __slots__ = ("keys", "w", "c", "kids")
+
+    def __init__(self, keys, w, c=None, kids=None):
+        self.keys = keys
+        self.w = w
+        self.c = c
+        self.kids = kids
+
+
+def _new_leaf():
+    return _Node([], [[], []], [[], []])
+
+
+def _chunk_bounds(n, size):
+    chunks = max(1, -(-n // size))
+    return [n * c // chunks for c in range(chunks + 1)]
+
+
+class BinaryPairEngine:
+    """Running concordant / tied pair counts of samples with labels 0 and 1.
+
+    ``add`` and ``remove`` take the sample's values (label ``0`` or ``1``, a float score,
+    an int or float weight), already validated by the caller; removing a sample that is
+    not held raises `ValueError` and changes nothing.
+
+    Runtime complexity: `add` / `remove` ``O(log n)`` in tree mode; `add_many` /
+    `remove_many` of ``k`` samples ``O(k log n)`` (tree) or ``O(n + k log k)`` (flat);
+    `counts` ``O(1)`` after a tree change, ``O(n)`` after a flat batch.
+
+    Examples
+    --------
+    >>> e = BinaryPairEngine()
+    >>> for y, s in [(0, 0.1), (0, 0.4), (1, 0.35), (1, 0.8), (0, 0.8)]:
+    ...     e.add(y, s, 1)
+    >>> e.counts            # (C, T, W0, W1)
+    (3, 1, 3, 2)
+    >>> e.auc               # (C + T / 2) / (W0 * W1)
+    0.583333...
+    >>> e.remove(0, 0.8, 1); e.auc
+    0.75
+    """
+
+    def __init__(self):
+        self.clear()
+
+    # ------------------------------------------------------------------ state
+    def clear(self) -> None:
+        """Drop every sample. Runtime complexity: O(1)."""
+        self._dtype = int
+        self._mode = "tree"
+        self._root = _new_leaf()
+        self._height = 0
+        self._distinct = 0
+        self._updates = 0         # float tree updates since the last refresh
+        self._flat = None         # a `_Flat` in flat mode
+        self._small_ops = 0       # consecutive small operations in flat mode
+        self._removed = 0         # samples removed in flat mode since the last compaction
+        self._reset_counts()
+
+    def _reset_counts(self) -> None:
+        z = self._dtype(0)
+        self._acc = [z, z, z, z]  # C, T, W0, W1
+        self._comp = [0.0, 0.0, 0.0, 0.0]  # Neumaier compensation (float mode)
+        self._n = [0, 0]          # copies of each class
+        self._stale = False       # flat mode: counts to recount from the arrays
+
+    def __len__(self) -> int:
+        return self._n[0] + self._n[1]
+
+    @property
+    def mode(self) -> str:
+        """``"tree"`` or ``"flat"``: the representation in use."""
+        return self._mode
+
+    @property
+    def weighted(self) -> bool:
+        """True once a fractional weight was seen (counts are floats from then on)."""
+        return self._dtype is float
+
+    @property
+    def counts(self) -> tuple:
+        """``(C, T, W0, W1)``: concordant and tied-in-score positive-negative pair weight,
+        negative and positive weight held. Runtime complexity: O(1), or O(n) for the first
+        read after a flat batch."""
+        if self._stale:
+            self._recount_flat()
+        if self._dtype is float:
+            return tuple(max(0.0, a + b) for a, b in zip(self._acc, self._comp))
+        return tuple(self._acc)
+
+    @property
+    def n_pos(self) -> int:
+        """Copies of label 1 held."""
+        return self._n[1]
+
+    @property
+    def n_neg(self) -> int:
+        """Copies of label 0 held."""
+        return self._n[0]
+
+    @property
+    def auc(self) -> float:
+        """``(C + T / 2) / (W0 * W1)``; ``nan`` when either class has no weight."""
+        c, t, w0, w1 = self.counts
+        if not (w0 > 0 and w1 > 0):
+            return math.nan
+        if self._dtype is int:
+            return (2 * c + t) / (2 * w0 * w1)  # exact int division, correctly rounded
+        return min(1.0, max(0.0, (c + 0.5 * t) / (w0 * w1)))
+
+    # ------------------------------------------------------------------ single changes
+    def add(self, y: int, s: float, w) -> None:
+        """Add one sample (``y`` 0 or 1). Runtime complexity: O(log n) (tree mode)."""
+        if self._mode == "tree" and self._dtype is int and w.__class__ is int:
+            below, equal = self._tree_add(y, s, w)
+            # The hot path of a window read after every event: `_count` inlined.
+            acc = self._acc
+            acc[0] += w * (below if y else acc[3] - below - equal)
+            acc[1] += w * equal
+            acc[2 + y] += w
+            self._n[y] += 1
+            return
+        if isinstance(w, float) and self._dtype is int:
+            self._to_float()
+        if self._mode == "flat":
+            self._flat_small()
+            if self._mode == "flat":
+                self._flat_apply((np.array([y], np.int64), np.array([s], np.float64),
+                                  None if w == 1 else np.array([w], self._np_dtype())),
+                                 None, False)
+                return
+        below, equal = self._tree_add(y, s, w)
+        self._count(y, w, below, equal, 1)
+        if self._dtype is float:
+            self._float_update()  # after the counts: a refresh recounts them
+
+    def remove(self, y: int, s: float, w) -> None:
+        """Remove one sample added with these values; `ValueError` (nothing changes) if
+        none is held. Runtime complexity: O(log n) (tree mode)."""
+        if self._mode == "tree" and self._dtype is int and w.__class__ is int:
+            below, equal = self._tree_remove(y, s, w)
+            acc = self._acc
+            acc[0] -= w * (below if y else acc[3] - below - equal)
+            acc[1] -= w * equal
+            acc[2 + y] -= w
+            n = self._n
+            n[y] -= 1
+            if not (n[0] or n[1]):
+                self.clear()
+            return
+        if isinstance(w, float) and self._dtype is int and not w.is_integer():
+            raise ValueError(self._not_held(y, s, w))
+        if self._mode == "flat":
+            self._flat_small()
+            if self._mode == "flat":
+                self._flat_apply(None, (np.array([y], np.int64), np.array([s], np.float64),
+                                        None if w == 1 else np.array([w], self._np_dtype())),
+                                 True)
+                return
+        below, equal = self._tree_remove(y, s, w)
+        self._count(y, w, below, equal, -1)
+        if self._n[0] + self._n[1] == 0:
+            self.clear()  # an emptied engine holds exact zeros, not float residue
+        elif self._dtype is float:
+            self._float_update()
+
+    # ------------------------------------------------------------------ batches
+    def add_many(self, y: np.ndarray, s: np.ndarray, w: np.ndarray | None) -> None:
+        """Add arrays of samples (labels 0/1, float64 scores, weights or None for ones).
+
+        Runtime complexity: ``O(k log n)`` one walk each, or ``O(n + k log k)`` through
+        the flat arrays when ``k`` is large for ``n`` (see `_FLAT_BATCH`)."""
+        k = y.shape[0]
+        if not k:
+            return
+        if w is not None and self._dtype is int and not _integral(w):
+            self._to_float()
+        if self._use_flat(k):
+            self._flat_apply((y.astype(np.int64), s, self._batch_weights(w)), None, False)
+            return
+        yl, sl = y.tolist(), s.tolist()
+        wl = [1] * k if w is None else self._weights(w, k).tolist()
+        for yi, si, wi in zip(yl, sl, wl):
+            below, equal = self._tree_add(yi, si, wi)
+            self._count(yi, wi, below, equal, 1)
+            if self._dtype is float:
+                self._float_update()
+
+    def remove_many(self, y: np.ndarray, s: np.ndarray, w: np.ndarray | None) -> None:
+        """Remove arrays of samples that are held (as `add_many`). The flat path checks
+        the whole batch first and raises `ValueError` changing nothing; the tree path
+        checks each sample as it goes."""
+        k = y.shape[0]
+        if not k:
+            return
+        if w is not None and self._dtype is int and not _integral(w):
+            bad = int(np.flatnonzero(np.floor(w) != w)[0])
+            raise ValueError(self._not_held(int(y[bad]), float(s[bad]), float(w[bad])))
+        if self._use_flat(k):
+            self._flat_apply(None, (y.astype(np.int64), s, self._batch_weights(w)), True)
+            return
+        yl, sl = y.tolist(), s.tolist()
+        wl = [1] * k if w is None else self._weights(w, k).tolist()
+        for yi, si, wi in zip(yl, sl, wl):
+            self.remove(yi, si, wi)
+
+    def swap_many(self, y_out, s_out, w_out, y_in, s_in, w_in) -> None:
+        """Remove held samples and add new ones in one batch: a window's evictions and
+        arrivals. The removals are trusted (the caller knows they are held).
+
+        Runtime complexity: as `add_many` of both batches, in one merge when flat."""
+        k = y_out.shape[0] + y_in.shape[0]
+        if not k:
+            return
+        if w_in is not None and self._dtype is int and not _integral(w_in):
+            self._to_float()
+        if self._use_flat(k):
+            self._flat_apply((y_in.astype(np.int64), s_in, self._batch_weights(w_in)),
+                             (y_out.astype(np.int64), s_out, self._batch_weights(w_out)),
+                             False)
+            return
+        self.remove_many(y_out, s_out, w_out)
+        self.add_many(y_in, s_in, w_in)
+
+    # ------------------------------------------------------------------ counts
+    def _count(self, y, w, below, equal, sign) -> None:
+        """Running counts after a change of ``sign * w`` at class ``y``, given the other
+        class's weight ``below`` and ``equal`` at the score."""
+        acc = self._acc
+        if y:   # a positive: concordant with the negatives below it
+            dc = below
+        else:   # a negative: concordant with the positives above it
+            dc = acc[3] - below - equal
+            if self._dtype is float:
+                dc += self._comp[3]
+                if dc < 0:
+                    dc = 0.0
+        terms = (w * dc, w * equal)
+        if self._dtype is int:
+            acc[0] += sign * terms[0]
+            acc[1] += sign * terms[1]
+            acc[2 + y] += sign * w
+        else:
+            self._add_float(0, sign * terms[0])
+            self._add_float(1, sign * terms[1])
+            self._add_float(2 + y, sign * w)
+        self._n[y] += sign
+
+    def _add_float(self, j, x) -> None:
+        a = self._acc[j]
+        t = a + x
+        if abs(a) >= abs(x):  # Neumaier: keep the rounding of each addition
+            self._comp[j] += (a - t) + x
+        else:
+            self._comp[j] += (x - t) + a
+        self._acc[j] = t
+
+    def _set_counts(self, c, t, w0, w1) -> None:
+        self._acc = [c, t, w0, w1]
+        self._comp = [0.0, 0.0, 0.0, 0.0]
+
+    # ------------------------------------------------------------------ tree walks
+    def _tree_add(self, y, s, w):
+        """Insert into the tree; return the other class's weight below and at ``s``."""
+        other = 1 - y
+        node = self._root
+        path = []
+        below = 0
+        tot = self._acc[2 + other]
+        for _ in range(self._height):
+            keys = node.keys
+            n = len(keys)
+            i = bisect_left(keys, s)
+            if i == n:  # a new maximum goes to the last child
+                i = n - 1
+                keys[i] = s
+            ow = node.w[other]
+            # The other class's weight before child i, summing the shorter side.
+            if i + i <= n:
+                below += sum(ow[:i])
+            else:
+                below += tot - sum(ow[i:])
+            tot = ow[i]
+            path.append((node, i))
+            node = node.kids[i]
+        keys = node.keys
+        n = len(keys)
+        j = bisect_left(keys, s)
+        ow = node.w[other]
+        if j + j <= n:
+            below += sum(ow[:j])
+        else:
+            below += tot - sum(ow[j:])
+        if j < n and keys[j] == s:
+            equal = ow[j]
+            node.w[y][j] += w
+            node.c[y][j] += 1
+        else:
+            equal = 0
+            zero = self._dtype(0)
+            keys.insert(j, s)
+            node.w[y].insert(j, w)
+            node.w[other].insert(j, zero)
+            node.c[y].insert(j, 1)
+            node.c[other].insert(j, 0)
+            self._distinct += 1
+        for parent, i in path:
+            parent.w[y][i] += w
+        if len(keys) > 2 * _LOAD:
+            self._split_up(path, node)
+        return (below if below > 0 else below - below), equal
+
+    def _tree_remove(self, y, s, w):
+        """Remove from the tree (checked before anything changes); return the other
+        class's weight below and at ``s``."""
+        other = 1 - y
+        node = self._root
+        path = []
+        below = 0
+        tot = self._acc[2 + other]
+        for _ in range(self._height):
+            keys = node.keys
+            n = len(keys)
+            i = bisect_left(keys, s)
+            if i == n:
+                raise ValueError(self._not_held(y, s, w))
+            ow = node.w[other]
+            if i + i <= n:
+                below += sum(ow[:i])
+            else:
+                below += tot - sum(ow[i:])
+            tot = ow[i]
+            path.append((node, i))
+            node = node.kids[i]
+        keys = node.keys
+        n = len(keys)
+        j = bisect_left(keys, s)
+        if j == n or keys[j] != s or node.c[y][j] == 0:
+            raise ValueError(self._not_held(y, s, w))
+        own_w, own_c = node.w[y], node.c[y]
+        held, copies = own_w[j], own_c[j]
+        if self._dtype is int and (w > held or (copies == 1 and w != held)):
+            raise ValueError(self._not_held(y, s, w))
+        ow = node.w[other]
+        if j + j <= n:
+            below += sum(ow[:j])
+        else:
+            below += tot - sum(ow[j:])
+        equal = ow[j]
+        if copies == 1:
+            delta = -held  # the last copy takes the weight left (float residue included)
+            own_w[j] = held - held
+        else:
+            new = held - w
+            if new < 0:
+                new = 0.0
+            delta = new - held
+            own_w[j] = new
+        own_c[j] = copies - 1
+        for parent, i in path:
+            parent.w[y][i] += delta
+        if copies == 1 and node.c[other][j] == 0:
+            del keys[j], own_w[j], ow[j], own_c[j], node.c[other][j]
+            self._distinct -= 1
+            if self._height and len(keys) < _LOAD // 2:
+                self._merge_up(path, node)
+            elif keys and j == len(keys):
+                self._fix_maxima(path, keys[-1])
+        return (below if below > 0 else below - below), equal
+
+    def _not_held_batch(self, y, s, w) -> str:
+        """The message for the first sample of a batch that is not held."""
+        for yi, si, wi in zip(y.tolist(), s.tolist(), w.tolist()):
+            try:
+                self._probe(yi, si, wi)
+            except ValueError as exc:
+                return str(exc)
+        return ("The batch is not held: it removes more copies (or weight) at some score "
+                "than are held there, so it cannot be removed.")
+
+    def _probe(self, y, s, w) -> None:
+        """Raise `ValueError` if one copy of (y, s, w) is not held (flat mode)."""
+        f = self._flat
+        i = int(np.searchsorted(f.s, s))
+        if i == f.s.shape[0] or f.s[i] != s or f.copies(i)[y] == 0:
+            raise ValueError(self._not_held(y, s, w))
+        held, copies = f.weights()[y][i], f.copies(i)[y]
+        if self._dtype is int and (w > held or (copies == 1 and w != held)):
+            raise ValueError(self._not_held(y, s, w))
+
+    def _not_held(self, y, s, w) -> str:
+        return (f"The sample (label {y!r}, score {s!r}, weight {w!r}) is not held (or was "
+                "added with another weight), so it cannot be removed.")
+
+    def _split_up(self, path, node) -> None:
+        """Split the overfull ``node`` in halves, and every ancestor that overflows."""
+        while len(node.keys) > 2 * _LOAD:
+            half = len(node.keys) >> 1
+            upper = _Node(node.keys[half:], [node.w[0][half:], node.w[1][half:]],
+                          None if node.c is None else [node.c[0][half:], node.c[1][half:]],
+                          None if node.kids is None else node.kids[half:])
+            del node.keys[half:], node.w[0][half:], node.w[1][half:]
+            if node.c is not None:
+                del node.c[0][half:], node.c[1][half:]
+            else:
+                del node.kids[half:]
+            lo = [self._sum(node.w[0]), self._sum(node.w[1])]
+            hi = [self._sum(upper.w[0]), self._sum(upper.w[1])]
+            if not path:  # the root splits: the tree grows one level
+                self._root = _Node([node.keys[-1], upper.keys[-1]],
+                                   [[lo[0], hi[0]], [lo[1], hi[1]]], None, [node, upper])
+                self._height += 1
+                return
+            parent, i = path.pop()
+            parent.keys.insert(i + 1, parent.keys[i])  # upper keeps node's old maximum
+            parent.keys[i] = node.keys[-1]
+            parent.kids.insert(i + 1, upper)
+            for c in (0, 1):
+                parent.w[c].insert(i + 1, hi[c])
+                parent.w[c][i] = lo[c]
+            node = parent
+
+    def _merge_up(self, path, node) -> None:
+        """Merge the underfull ``node`` with a sibling, then every ancestor that
+        underflows; fix the maxima above; drop a root left with one child."""
+        while path and len(node.keys) < _LOAD // 2:
+            parent, i = path.pop()
+            left = i - 1 if i else i
+            a, b = parent.kids[left], parent.kids[left + 1]
+            a.keys += b.keys
+            a.w[0] += b.w[0]
+            a.w[1] += b.w[1]
+            if a.c is not None:
+                a.c[0] += b.c[0]
+                a.c[1] += b.c[1]
+            else:
+                a.kids += b.kids
+            del parent.keys[left + 1], parent.kids[left + 1]
+            del parent.w[0][left + 1], parent.w[1][left + 1]
+            parent.keys[left] = a.keys[-1]
+            parent.w[0][left] = self._sum(a.w[0])
+            parent.w[1][left] = self._sum(a.w[1])
+            if len(a.keys) > 2 * _LOAD:
+                self._split_up([(parent, left)], a)
+            node = parent
+        if path and node.keys:
+            self._fix_maxima(path, node.keys[-1])
+        while self._height and len(self._root.kids) == 1:
+            self._root = self._root.kids[0]
+            self._height -= 1
+
+    @staticmethod
+    def _fix_maxima(path, new_max) -> None:
+        for parent, i in reversed(path):
+            parent.keys[i] = new_max
+            if i != len(parent.keys) - 1:
+                break
+
+    def _sum(self, values):
+        return sum(values) if self._dtype is int else math.fsum(values)
+
+    def _leaves(self):
+        level = [self._root]
+        for _ in range(self._height):
+            level = [kid for node in level for kid in node.kids]
+        return level
+
+    # ------------------------------------------------------------------ floats
+    def _np_dtype(self):
+        return np.int64 if self._dtype is int else np.float64
+
+    def _weights(self, w, k):
+        if w is None:
+            return np.ones(k, self._np_dtype())
+        return w.astype(self._np_dtype())
+
+    def _batch_weights(self, w):
+        """Batch weights in the engine's arithmetic, None for all ones."""
+        if w is None or (self._dtype is int and bool((w == 1).all())):
+            return None
+        return w.astype(self._np_dtype())
+
+    def _to_float(self) -> None:
+        """Switch to float weights for good (one O(n) pass)."""
+        self._dtype = float
+        if self._mode == "tree":
+            def visit(node, depth):
+                node.w = [[float(x) for x in node.w[0]], [float(x) for x in node.w[1]]]
+                if depth < self._height:
+                    for kid in node.kids:
+                        visit(kid, depth + 1)
+            visit(self._root, 0)
+        else:
+            f = self._flat
+            f.w = [x.astype(np.float64) for x in f.weights()]
+        self._acc = [float(a) for a in self._acc]
+        self._updates = 0
+
+    def _float_update(self) -> None:
+        self._updates += 1
+        if self._updates > self._distinct + _REFRESH_MIN:
+            self._refresh()
+
+    def _refresh(self) -> None:
+        """Recompute every subtree sum with `math.fsum`, and the running counts from the
+        leaves: O(n), once every ``distinct + 1024`` float updates."""
+        def visit(node, depth):
+            if depth == self._height:
+                return math.fsum(node.w[0]), math.fsum(node.w[1])
+            sums = [visit(kid, depth + 1) for kid in node.kids]
+            node.w = [[a for a, _ in sums], [b for _, b in sums]]
+            return math.fsum(node.w[0]), math.fsum(node.w[1])
+        visit(self._root, 0)
+        self._set_counts(*self._recount(self._tree_arrays()))
+        self._updates = 0
+
+    # ------------------------------------------------------------------ flat mode
+    def _use_flat(self, k) -> bool:
+        """Pick the representation for a batch of ``k`` changes (moving if needed)."""
+        if max(self._n) + k >= _MAX_FLAT_COPIES:
+            if self._mode == "flat":
+                self._to_tree()
+            return False
+        n = self._distinct if self._mode == "tree" else self._flat.s.shape[0]
+        threshold = _FLAT_BATCH[0] + n // _FLAT_BATCH[1]
+        if self._mode == "tree":
+            if k >= threshold:
+                self._to_flat()
+                return True
+            return False
+        if 4 * k < threshold:
+            self._flat_small()
+            return self._mode == "flat"
+        self._small_ops = 0
+        return True
+
+    def _flat_small(self) -> None:
+        """Count a small operation in flat mode; go back to the tree after a run of them."""
+        self._small_ops += 1
+        if self._small_ops >= _BACK_TO_TREE:
+            self._to_tree()
+
+    def _tree_arrays(self):
+        """The tree's contents as a `_Flat` (weights left out when every weight is 1)."""
+        leaves = self._leaves()
+        s = np.array([k for leaf in leaves for k in leaf.keys], np.float64)
+        c = [np.array([x for leaf in leaves for x in leaf.c[j]], np.int64) for j in (0, 1)]
+        w = [np.array([x for leaf in leaves for x in leaf.w[j]], self._np_dtype())
+             for j in (0, 1)]
+        unit = self._dtype is int and all(np.array_equal(w[j], c[j]) for j in (0, 1))
+        return _Flat(s, c[0] | (c[1] << _SHIFT), None if unit else w)
+
+    def _to_flat(self) -> None:
+        self._flat = self._tree_arrays()
+        self._root = _new_leaf()
+        self._height = 0
+        self._mode = "flat"
+        self._small_ops = 0
+
+    def _to_tree(self) -> None:
+        """Build the tree bottom-up from the flat arrays: O(n)."""
+        if self._stale:
+            self._recount_flat()
+        f = self._flat
+        c0, c1 = f.copies()
+        keep = (c0 + c1) > 0
+        w0, w1 = f.weights()
+        sl = f.s[keep].tolist()
+        c0, c1 = c0[keep].tolist(), c1[keep].tolist()
+        w0, w1 = w0[keep].tolist(), w1[keep].tolist()
+        n = len(sl)
+        bounds = _chunk_bounds(n, _LOAD)
+        level = [_Node(sl[lo:hi], [w0[lo:hi], w1[lo:hi]], [c0[lo:hi], c1[lo:hi]])
+                 for lo, hi in zip(bounds[:-1], bounds[1:])]
+        height = 0
+        while len(level) > 1:
+            bounds = _chunk_bounds(len(level), 2 * _LOAD)
+            level = [_Node([kid.keys[-1] for kid in level[lo:hi]],
+                           [[self._sum(kid.w[0]) for kid in level[lo:hi]],
+                            [self._sum(kid.w[1]) for kid in level[lo:hi]]],
+                           None, level[lo:hi])
+                     for lo, hi in zip(bounds[:-1], bounds[1:])]
+            height += 1
+        self._root = level[0]
+        self._height = height
+        self._distinct = n
+        self._flat = None
+        self._mode = "tree"
+        self._updates = 0
+
+    def _flat_apply(self, add, rem, check) -> None:
+        """Merge a batch into the flat arrays: ``add`` and ``rem`` are ``(y, s, w)``
+        arrays or None (``w`` None for unit weights). With ``check`` the removals are
+        verified first (all held, weights as `remove` requires) and `ValueError` leaves
+        everything as it was; without it the caller vouches for them (a window's
+        evictions). ``O(n + k log k)``: a sort of the batch, one `np.searchsorted`, one
+        shared-mask insert of the new scores."""
+        f = self._flat
+        if (not check and f.w is None and f.s.shape[0] and (add is None or add[2] is None)
+                and (rem is None or rem[2] is None) and self._flat_unit(add, rem)):
+            return
+        parts = [p for p in (add, rem) if p is not None]
+        s = parts[0][1] if len(parts) == 1 else np.concatenate((add[1], rem[1]))
+        # The batch's distinct scores u, and each sample's index in u.
+        order = np.argsort(s, kind="stable")
+        ss = s[order]
+        first = np.empty(ss.shape[0], bool)
+        first[0] = True
+        np.not_equal(ss[1:], ss[:-1], out=first[1:])
+        u = ss[first]
+        inv = np.empty(ss.shape[0], np.intp)
+        inv[order] = np.cumsum(first) - 1
+        m = u.shape[0]
+        f = self._flat
+        unit = f.w is None and all(p[2] is None for p in parts)
+        dc, dw = [None, None], [None, None]   # per part: copies (2, m), weights (2, m)
+        lo = 0
+        for j, p in enumerate((add, rem)):
+            if p is None:
+                continue
+            code = p[0] * m + inv[lo:lo + p[0].shape[0]]
+            lo += p[0].shape[0]
+            dc[j] = np.bincount(code, minlength=2 * m).reshape(2, m)
+            if not unit:
+                dw[j] = (dc[j].astype(self._np_dtype()) if p[2] is None else
+                         _weighted_bincount(code, p[2], 2 * m, self._np_dtype()).reshape(2, m))
+        idx = np.searchsorted(f.s, u)
+        hit = idx < f.s.shape[0]
+        hit[hit] = f.s[idx[hit]] == u[hit]
+        if check and rem is not None:
+            self._check_removal(f, rem, idx, hit, dc[1], dw[1])
+        if not unit and f.w is None:
+            f.w = [x.astype(self._np_dtype()) for x in f.copies()]
+        net_c = dc[0] if rem is None else (-dc[1] if add is None else dc[0] - dc[1])
+        net_w = None
+        if not unit:
+            net_w = dw[0] if rem is None else (-dw[1] if add is None else dw[0] - dw[1])
+        packed = net_c[0] + (net_c[1] << _SHIFT)
+        at = idx[hit]
+        if at.shape[0]:
+            f.c[at] += packed[hit]
+            if net_w is not None:
+                for j in (0, 1):
+                    f.w[j][at] += net_w[j][hit]
+                if rem is not None:  # a class's last copy takes the weight left
+                    for j, cj in enumerate(f.copies(at)):
+                        f.w[j][at[cj == 0]] = 0
+                        if self._dtype is float:
+                            np.maximum(f.w[j], 0.0, out=f.w[j])
+        new = ~hit
+        if new.any():
+            f.insert(idx[new], u[new], packed[new],
+                     None if net_w is None else (net_w[0][new], net_w[1][new]))
+        for j in (0, 1):
+            self._n[j] += int(net_c[j].sum())
+        if rem is not None:
+            empty = f.c == 0
+            if 4 * int(np.count_nonzero(empty)) > f.s.shape[0]:
+                f.keep(~empty)  # compact once a quarter of the entries are empty
+        self._stale = True
+        if self._n[0] + self._n[1] == 0:
+            self.clear()
+            self._to_flat()
+
+    def _flat_unit(self, add, rem) -> bool:
+        """The fast path of `_flat_apply` for unit weights and trusted removals (a
+        window's batch): removals decrement their entries in place (``np.subtract.at``),
+        additions at held scores increment theirs, and new scores are inserted, without
+        aggregating the batch first. About half the numpy calls of the general path.
+        Returns False, having changed nothing, when new scores repeat within the batch
+        (the general path then aggregates them)."""
+        f = self._flat
+        m = f.s.shape[0]
+        if add is not None:
+            ya, sa = add[0], add[1]
+            idx = np.searchsorted(f.s, sa)
+            hit = f.s[np.minimum(idx, m - 1)] == sa
+            fresh = ~hit
+            n_fresh = int(np.count_nonzero(fresh))
+            if n_fresh:
+                order = np.argsort(sa[fresh], kind="stable")
+                s_new = sa[fresh][order]
+                if n_fresh > 1 and bool((s_new[1:] == s_new[:-1]).any()):
+                    return False
+        if rem is not None:  # removals first: their entries are all held
+            yr = rem[0]
+            np.subtract.at(f.c, np.searchsorted(f.s, rem[1]), np.where(yr == 1, _ONE1, 1))
+            n1 = int(np.count_nonzero(yr))
+            self._n[1] -= n1
+            self._n[0] -= yr.shape[0] - n1
+            self._removed += yr.shape[0]
+        if add is not None:
+            delta = np.where(ya == 1, _ONE1, 1)
+            if n_fresh < ya.shape[0]:
+                np.add.at(f.c, idx[hit], delta[hit])
+            if n_fresh:
+                f.insert(idx[fresh][order], s_new, delta[fresh][order], None)
+            n1 = int(np.count_nonzero(ya))
+            self._n[1] += n1
+            self._n[0] += ya.shape[0] - n1
+        if rem is not None and 4 * self._removed > f.s.shape[0]:
+            self._removed = 0
+            empty = f.c == 0
+            if 4 * int(np.count_nonzero(empty)) > f.s.shape[0]:
+                f.keep(~empty)  # compact once a quarter of the entries are empty
+        self._stale = True
+        if self._n[0] + self._n[1] == 0:
+            self.clear()
+            self._to_flat()
+        return True
+
+    def _check_removal(self, f, rem, idx, hit, rc, rw) -> None:
+        ok = bool(hit.all())
+        if ok:
+            held_c = np.stack(f.copies(idx))
+            ok = bool((held_c >= rc).all())
+            if ok and self._dtype is int:
+                rw = rc if rw is None else rw
+                w0, w1 = f.weights()
+                held_w = held_c if f.w is None else np.stack((w0[idx], w1[idx]))
+                last = held_c == rc
+                ok = bool((rw <= held_w).all() and (rw[last] == held_w[last]).all())
+        if not ok:
+            y, s, w = rem
+            raise ValueError(self._not_held_batch(y, s, np.ones(y.shape[0], np.int64)
+                                                  if w is None else w))
+
+    def _recount(self, f):
+        """``(C, T, W0, W1)`` of flat arrays sorted by score: one cumsum, two dots
+        (``C = w1 . cumsum(w0) - T``: the negatives at or below each positive, less the
+        tied ones)."""
+        w0, w1 = f.weights()
+        if self._dtype is int:
+            if f.w is None:  # unit weights: the totals are the copy counts
+                tot0, tot1 = self._n
+            else:
+                tot0, tot1 = _int_total(w0), _int_total(w1)
+            if tot0 * tot1 > _INT64_MAX:  # products could overflow int64: Python ints
+                w0, w1 = w0.astype(object), w1.astype(object)
+            t = int(np.dot(w1, w0))
+            return int(np.dot(w1, np.cumsum(w0))) - t, t, tot0, tot1
+        below = np.cumsum(w0) - w0  # floats: no cancellation, as the tree's sums
+        return (float(np.dot(w1, below)), float(np.dot(w1, w0)),
+                math.fsum(w0.tolist()), math.fsum(w1.tolist()))
+
+    def _recount_flat(self) -> None:
+        self._set_counts(*self._recount(self._flat))
+        self._stale = False
+
+    # ------------------------------------------------------------------ invariants
+    def _check(self, held=None) -> None:
+        """Assert every invariant; with ``held`` (a list of (y, s, w) samples) also that
+        the counts equal an O(n^2) recount of them."""
+        if self._mode == "tree":
+            assert self._flat is None
+            leaves_seen = []
+
+            def visit(node, depth):
+                n = len(node.keys)
+                assert len(node.w[0]) == n and len(node.w[1]) == n, "ragged node"
+                assert n <= 2 * _LOAD, "overfull node"
+                if node is not self._root:
+                    assert n >= _LOAD // 2, "underfull node"
+                assert all(a < b for a, b in zip(node.keys, node.keys[1:])), "keys unsorted"
+                if depth == self._height:
+                    assert node.kids is None and len(node.c[0]) == n == len(node.c[1])
+                    for c0, c1, w0, w1 in zip(node.c[0], node.c[1], node.w[0], node.w[1]):
+                        assert c0 + c1 >= 1, "an entry with no copy"
+                        assert (c0 > 0 or w0 == 0) and (c1 > 0 or w1 == 0), "orphan weight"
+                        assert w0 >= 0 and w1 >= 0, "negative weight"
+                    leaves_seen.append(node)
+                    return (node.keys[-1] if n else None,
+                            (self._sum(node.w[0]), self._sum(node.w[1])),
+                            (sum(node.c[0]), sum(node.c[1])))
+                assert n >= 1 and (node is not self._root or n >= 2), "inner node too small"
+                copies = [0, 0]
+                for i, kid in enumerate(node.kids):
+                    kmax, ksum, kc = visit(kid, depth + 1)
+                    assert node.keys[i] == kmax, "key is not the child's maximum"
+                    for c in (0, 1):
+                        _close(node.w[c][i], ksum[c], self._dtype, "subtree weight")
+                        copies[c] += kc[c]
+                return (node.keys[-1], (self._sum(node.w[0]), self._sum(node.w[1])),
+                        tuple(copies))
+            _, sums, copies = visit(self._root, 0)
+            assert list(copies) == self._n, (copies, self._n)
+            assert sum(len(leaf.keys) for leaf in leaves_seen) == self._distinct
+            got = self.counts
+            _close(got[2], sums[0], self._dtype, "W0")
+            _close(got[3], sums[1], self._dtype, "W1")
+        else:
+            assert self._root.keys == [] and self._height == 0
+            f = self._flat
+            m = f.s.shape[0]
+            assert f.s.ndim == 1 and (np.diff(f.s) > 0).all(), "flat scores unsorted"
+            assert f.c.shape == (m,) and f.c.dtype == np.int64
+            for j in (0, 1):
+                c, w = f.copies()[j], f.weights()[j]
+                assert c.shape == w.shape == (m,)
+                assert w.dtype == self._np_dtype(), (w.dtype, self._dtype)
+                assert (c >= 0).all() and (w >= 0).all()
+                assert ((c > 0) | (w == 0)).all(), "orphan weight"
+                assert int(c.sum()) == self._n[j]
+        if held is None:
+            return
+        assert len(held) == len(self)
+        C = T = 0
+        W = [0, 0]
+        for yi, si, wi in held:
+            W[yi] += wi
+        for i, (yi, si, wi) in enumerate(held):
+            for yj, sj, wj in held[i + 1:]:
+                if yi == yj:
+                    continue
+                sp, sn = (si, sj) if yi else (sj, si)
+                if sp > sn:
+                    C += wi * wj
+                elif sp == sn:
+                    T += wi * wj
+        got = self.counts
+        for a, b, what in zip(got, (C, T, W[0], W[1]), ("C", "T", "W0", "W1")):
+            if self._dtype is int:
+                assert isinstance(a, int) and a == b, (what, a, b)
+            else:
+                assert abs(a - b) <= 1e-9 * max(1.0, abs(b)), (what, a, b)
+
+
+class _Flat:
+    """Flat mode: sorted distinct scores ``s``; the copies of both classes at each,
+    packed in one int64 ``c = c0 | c1 << 32`` (one array to shift on an insert instead
+    of two); each class's weights ``w = (w0, w1)``, or None while every weight is 1 (the
+    weights are then the copies). Entries with no copy left stay until a compaction."""
+
+    __slots__ = ("s", "c", "w")
+
+    def __init__(self, s, c, w):
+        self.s, self.c, self.w = s, c, w
+
+    def copies(self, at=None):
+        c = self.c if at is None else self.c[at]
+        return c & _LOW, c >> _SHIFT
+
+    def weights(self):
+        return self.copies() if self.w is None else self.w
+
+    def insert(self, at, u, c, w) -> None:
+        """Insert sorted new scores ``u`` before positions ``at`` of every array, with
+        one boolean mask shared by all of them: O(m + k)."""
+        k = at.shape[0]
+        n = self.s.shape[0] + k
+        new = at + np.arange(k)
+        old = np.ones(n, bool)
+        old[new] = False
+        arrays = [(self.s, u), (self.c, c)]
+        if self.w is not None:
+            arrays += [(self.w[0], w[0]), (self.w[1], w[1])]
+        out = []
+        for a, b in arrays:
+            o = np.empty(n, a.dtype)
+            o[old] = a
+            o[new] = b
+            out.append(o)
+        self.s, self.c = out[0], out[1]
+        if self.w is not None:
+            self.w = [out[2], out[3]]
+
+    def keep(self, mask) -> None:
+        self.s = self.s[mask]
+        self.c = self.c[mask]
+        if self.w is not None:
+            self.w = [x[mask] for x in self.w]
+
+
+def _weighted_bincount(code, w, size, dtype):
+    """``np.bincount(code, weights=w)`` in ``dtype``; exact for int64 weights."""
+    if dtype is np.float64 or w.dtype.kind == "f":
+        return np.bincount(code, weights=w, minlength=size).astype(dtype)
+    if w.shape[0] and float(np.abs(w).max()) * w.shape[0] < 2.0**53:
+        return np.bincount(code, weights=w, minlength=size).astype(np.int64)  # exact
+    out = np.zeros(size, np.int64)
+    np.add.at(out, code, w)
+    return out
+
+
+def _close(a, b, dtype, what) -> None:
+    if dtype is int:
+        assert a == b, f"{what}: {a!r} != {b!r}"
+    else:
+        assert abs(a - b) <= 1e-9 * max(1.0, abs(b)), f"{what}: {a!r} vs {b!r}"
+
+
+def _int_total(w: np.ndarray) -> int:
+    """The exact sum of non-negative int64 weights (int64 when it cannot overflow)."""
+    if float(w.sum(dtype=np.float64)) < 2.0**62:
+        return int(w.sum())
+    return int(w.sum(dtype=object))
+
+
+def _integral(w: np.ndarray) -> bool:
+    return bool(np.all(np.floor(w) == w)) and (w.size == 0 or float(w.max()) < 2**53)

@@ -1,0 +1,331 @@
+"""Group AUC (GAUC) as a River metric, and the classifier wrapper that tags predictions
+with their group so that GAUC works inside River's evaluation helpers."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from river import base
+
+from .._validation import describe, param_error
+from ._base import MAX_PENDING, SCALAR_FLUSH
+from ._binary_engine import BinaryPairEngine
+from .roc_auc import _BinaryAUCMetric, _weights_or_none
+
+__all__ = ["GroupAUC", "GroupedProba", "WithGroup"]
+
+_WEIGHTINGS = ("impressions", "pairs", "uniform")
+
+
+class GroupedProba(dict):
+    """A classifier's ``{class: probability}`` dict that also carries the event's group.
+
+    It *is* the plain dict of probabilities for every other metric (``Accuracy``,
+    ``LogLoss``, River's ``ROCAUC``, ...), so a `GroupAUC` can sit in a
+    ``river.metrics.Metrics`` next to them; `GroupAUC` reads its ``group`` attribute.
+    `WithGroup` makes these.
+
+    Examples
+    --------
+    >>> p = GroupedProba({False: 0.2, True: 0.8}, group="u1")
+    >>> p[True], p.group, p == {False: 0.2, True: 0.8}
+    (0.8, 'u1', True)
+    """
+
+    def __init__(self, proba=(), group=None):
+        super().__init__(proba)
+        self.group = group
+
+    def __repr__(self):
+        return f"GroupedProba({dict.__repr__(self)}, group={self.group!r})"
+
+
+class WithGroup(base.Wrapper, base.Classifier):
+    """Wrap a classifier so that its predictions carry the group of ``x[key]``.
+
+    ``predict_proba_one(x)`` returns a `GroupedProba`: the wrapped classifier's
+    probabilities, tagged with ``x[key]`` (or ``key(x)`` when ``key`` is callable). That is
+    how `GroupAUC` gets the group inside ``evaluate.progressive_val_score``, which only
+    passes ``(y_true, y_pred)`` to the metric. Learning and ``predict_one`` go to the
+    wrapped classifier unchanged; with ``drop=True`` (the default) the group feature is
+    removed from ``x`` first, so that an id (a string, say) never reaches the model.
+
+    Parameters
+    ----------
+    classifier : base.Classifier
+        The model to evaluate.
+    key
+        The feature of ``x`` holding the group id, or a function ``x -> group`` (a named,
+        module-level function keeps the wrapper picklable).
+    drop : bool
+        Remove ``x[key]`` before ``x`` reaches the classifier (only for a feature name).
+
+    Examples
+    --------
+    >>> from river import linear_model
+    >>> from streamrank.metrics import WithGroup
+    >>> model = WithGroup(linear_model.LogisticRegression(), key="user")
+    >>> model.learn_one({"user": "u1", "x": 1.0}, True)
+    >>> p = model.predict_proba_one({"user": "u1", "x": 1.0})
+    >>> p.group, round(p[True], 3)
+    ('u1', 0.502)
+    """
+
+    def __init__(self, classifier, key, drop=True):
+        self.classifier = classifier
+        self.key = key
+        self.drop = drop
+
+    @property
+    def _wrapped_model(self):
+        return self.classifier
+
+    @classmethod
+    def _unit_test_params(cls):
+        from river import linear_model
+
+        yield {"classifier": linear_model.LogisticRegression(), "key": "group"}
+
+    def _group(self, x):
+        if callable(self.key):
+            return self.key(x)
+        try:
+            return x[self.key]
+        except KeyError:
+            raise param_error("key", "WithGroup", "a feature of every x that is predicted",
+                              f"{self.key!r}, which is missing from x = {describe(x)}",
+                              KeyError) from None
+
+    def _strip(self, x):
+        if self.drop and not callable(self.key) and self.key in x:
+            return {k: v for k, v in x.items() if k != self.key}
+        return x
+
+    def learn_one(self, x, y, **kwargs):
+        self.classifier.learn_one(self._strip(x), y, **kwargs)
+
+    def predict_proba_one(self, x, **kwargs):
+        proba = self.classifier.predict_proba_one(self._strip(x), **kwargs)
+        return GroupedProba(proba, self._group(x))
+
+    def predict_one(self, x, **kwargs):
+        return self.classifier.predict_one(self._strip(x), **kwargs)
+
+
+class GroupAUC(_BinaryAUCMetric):
+    """Group AUC (GAUC): the exact AUC within each group, averaged over the groups that
+    hold both classes.
+
+    ``GAUC = sum_g v_g AUC_g / sum_g v_g``; within a group, ties in score count 1/2. The
+    group weight ``v_g`` is, by ``weighting`` (as `streamrank.group_auc_score`, which this
+    metric equals on every prefix):
+
+    * ``"impressions"``: the weight of the group's events (their number by default);
+    * ``"pairs"``: its (positive, negative) pair weight, which makes GAUC the share of
+      within-group pairs ordered correctly;
+    * ``"uniform"``: 1 per group.
+
+    **Where the group comes from.** The group travels with the prediction: ``y_pred`` is
+    either
+
+    * a ``(prediction, group)`` tuple, ``prediction`` being what `ROCAUC` takes (a dict
+      of probabilities or a score), for loops you write yourself; or
+    * a `GroupedProba`, the dict of probabilities that `WithGroup` returns, for River's
+      evaluation helpers: ``evaluate.progressive_val_score(dataset, WithGroup(model,
+      key="user"), GroupAUC())`` (also inside ``utils.Rolling`` and ``metrics.Metrics``,
+      where the other metrics see the plain probabilities).
+
+    A ``y_pred`` without a group raises `TypeError`. Any hashable value is a group id.
+
+    ``get()`` returns ``0.0`` while no group holds both classes (River's convention);
+    `n_groups` and `n_skipped` count the groups in the mean and those left out.
+
+    Runtime complexity: `update` O(1) (buffered); applying ``k`` buffered events costs
+    ``O(log n_g)`` per event in its group's `BinaryPairEngine` (or a batch merge), and
+    O(1) per group touched to move the weighted mean; `get` O(1) after that. `revert`
+    ``O(log n_g)``.
+
+    Parameters
+    ----------
+    weighting : {"impressions", "pairs", "uniform"}
+        The group weights of the mean.
+    pos_val
+        Value of ``y_true`` (and key of the probabilities) to treat as positive.
+
+    Examples
+    --------
+    >>> from streamrank.metrics import GroupAUC
+    >>> events = [(1, 0.9, "u1"), (0, 0.1, "u1"), (1, 0.2, "u2"), (0, 0.4, "u2"),
+    ...           (0, 0.3, "u2"), (1, 0.5, "u3"), (1, 0.6, "u3")]
+    >>> metric = GroupAUC()
+    >>> for y_true, score, user in events:
+    ...     metric.update(y_true, (score, user))
+    >>> metric.get()        # u1: 1.0 (2 impressions), u2: 0.0 (3), u3 has no negative
+    0.4
+    >>> metric.n_groups, metric.n_skipped
+    (2, 1)
+    """
+
+    def __init__(self, weighting="impressions", pos_val=True):
+        if weighting not in _WEIGHTINGS:
+            raise param_error("weighting", "GroupAUC", f"one of {_WEIGHTINGS}",
+                              describe(weighting))
+        self.weighting = weighting
+        self.pos_val = pos_val
+        self._engines = {}     # group -> BinaryPairEngine
+        self._parts = {}       # group -> (v_g, v_g * AUC_g) of the groups with both classes
+        self._sums = [0.0, 0.0, 0.0, 0.0]  # sum v, sum v * AUC, and their compensations
+        self._changes = 0      # changes of the sums since they were last recomputed
+        self._pending = []
+
+    @classmethod
+    def _unit_test_params(cls):
+        yield {}
+        yield {"weighting": "pairs"}
+
+    @property
+    def works_with_weights(self) -> bool:
+        return True
+
+    def works_with(self, model) -> bool:
+        return isinstance(model, base.Classifier)
+
+    def _grouped(self, y_true, y_pred, w, func):
+        if type(y_pred) is tuple and len(y_pred) == 2:
+            pred, group = y_pred
+        elif isinstance(y_pred, GroupedProba):
+            pred, group = y_pred, y_pred.group
+        else:
+            raise param_error("y_pred", func, "a (prediction, group) tuple or a "
+                              "GroupedProba (see WithGroup)", describe(y_pred), TypeError)
+        try:
+            hash(group)
+        except TypeError:
+            raise param_error("y_pred", func, "tagged with a hashable group id",
+                              f"group {describe(group)}", TypeError) from None
+        return group, self._event(y_true, pred, w, func)
+
+    def update(self, y_true, y_pred, w=1.0) -> None:
+        """Add an event to its group. Runtime complexity: O(1) amortized (buffered)."""
+        pending = self._pending
+        pending.append(self._grouped(y_true, y_pred, w, "GroupAUC.update"))
+        if len(pending) >= MAX_PENDING:
+            self._flush()
+
+    def revert(self, y_true, y_pred, w=1.0) -> None:
+        """Remove one earlier update with these values (and group), in any order;
+        `ValueError` (nothing changes) if none is held."""
+        func = "GroupAUC.revert"
+        item = self._grouped(y_true, y_pred, w, func)
+        try:
+            self._pending.remove(item)
+            return
+        except ValueError:
+            pass
+        group, event = item
+        engine = self._engines.get(group)
+        try:
+            if engine is None:
+                raise ValueError
+            old = self._part(engine)
+            engine.remove(*event)
+        except ValueError:
+            raise param_error("y_true, y_pred, w", func, "the values of an update that is "
+                              "held (updated and not reverted yet)",
+                              f"y_true={y_true!r}, y_pred={y_pred!r}, w={w!r}") from None
+        self._move(group, engine, old)
+
+    def _flush(self) -> None:
+        pending = self._pending
+        if not pending:
+            return
+        by_group = {}
+        for group, event in pending:
+            by_group.setdefault(group, []).append(event)
+        engines = self._engines
+        for group, events in by_group.items():
+            engine = engines.get(group)
+            if engine is None:
+                engine = engines[group] = BinaryPairEngine()
+            old = self._part(engine)
+            if len(events) < SCALAR_FLUSH:
+                for event in events:
+                    engine.add(*event)
+            else:
+                y, s, w = zip(*events)
+                engine.add_many(np.array(y, np.int64), np.array(s, np.float64),
+                                _weights_or_none(w))
+            self._move(group, engine, old)
+        self._pending = []
+
+    def _part(self, engine):
+        """``(v_g, v_g * AUC_g)`` of a group, or None while it lacks a class."""
+        c, t, w0, w1 = engine.counts
+        if not (w0 > 0 and w1 > 0):
+            return None
+        if engine.weighted:
+            auc = min(1.0, max(0.0, (c + 0.5 * t) / (w0 * w1)))
+        else:
+            auc = (2 * c + t) / (2 * w0 * w1)
+        if self.weighting == "impressions":
+            v = float(w0 + w1)
+        elif self.weighting == "pairs":
+            v = float(w0 * w1)
+        else:
+            v = 1.0
+        return v, v * auc
+
+    def _move(self, group, engine, old) -> None:
+        """Replace a group's part of the weighted mean after its engine changed."""
+        new = self._part(engine)
+        if old is not None:
+            self._add(-old[0], -old[1])
+            del self._parts[group]
+        if new is not None:
+            self._add(*new)
+            self._parts[group] = new
+        if not len(engine):
+            del self._engines[group]
+        self._changes += 1
+        if self._changes > len(self._parts) + 1024:
+            self._refresh()
+
+    def _add(self, dv, dx) -> None:
+        s = self._sums
+        for j, x in ((0, dv), (1, dx)):  # Neumaier: keep each addition's rounding
+            a = s[j]
+            t = a + x
+            s[j + 2] += (a - t) + x if abs(a) >= abs(x) else (x - t) + a
+            s[j] = t
+
+    def _refresh(self) -> None:
+        """Recompute both sums with `math.fsum`: O(groups), once per groups + 1024
+        changes, so rounding never piles up over a long stream."""
+        parts = self._parts.values()
+        self._sums = [math.fsum(v for v, _ in parts), math.fsum(x for _, x in parts), 0.0, 0.0]
+        self._changes = 0
+
+    def get(self) -> float:
+        """The group AUC of the events held; ``0.0`` while no group has both classes."""
+        self._flush()
+        if not self._parts:
+            return 0.0
+        v, x, cv, cx = self._sums
+        v += cv
+        x += cx
+        if not v > 0:
+            return 0.0
+        return min(1.0, max(0.0, x / v))
+
+    @property
+    def n_groups(self) -> int:
+        """Groups in the mean (holding both classes)."""
+        self._flush()
+        return len(self._parts)
+
+    @property
+    def n_skipped(self) -> int:
+        """Groups held but left out of the mean (one class only)."""
+        self._flush()
+        return len(self._engines) - len(self._parts)

@@ -1,0 +1,53 @@
+"""Pairwise ranking accuracy as River metrics: ``C / P`` and seed 000's Right / Wrong."""
+
+from __future__ import annotations
+
+from .correlation import _PairCountMetric
+
+__all__ = ["PairwiseAccuracy", "RightWrongRatio"]
+
+
+class PairwiseAccuracy(_PairCountMetric):
+    """The share of comparable pairs that ``y_pred`` orders as ``y_true`` does: ``C / P``.
+
+    ``P`` counts the pairs whose ``y_true`` differ; a pair tied in ``y_pred`` counts as
+    not ordered correctly (``C / P = AUC - T / (2 P)``). ``1 - get()`` is the RankNet-style
+    error rate ``(D + T) / P``. ``get()`` returns ``0.0`` while ``P = 0`` (River's
+    convention).
+
+    Runtime complexity: as `KendallTau`.
+
+    Examples
+    --------
+    >>> from streamrank.metrics import PairwiseAccuracy
+    >>> metric = PairwiseAccuracy()
+    >>> for y_true, y_pred in [(1, 0.2), (2, 0.5), (3, 0.5), (4, 0.9)]:
+    ...     metric.update(y_true, y_pred)
+    >>> metric.get()                   # 5 of the 6 pairs ordered, one tied
+    0.833333...
+    """
+
+    _prop = "pairwise_accuracy"
+
+
+class RightWrongRatio(_PairCountMetric):
+    """Seed 000's headline figure: ``Right / Wrong = (C + T) / (D + T)``.
+
+    ``Right`` counts the comparable pairs that ``y_pred`` does not order against
+    ``y_true`` (concordant or tied), ``Wrong`` those it does not order with it
+    (discordant or tied). ``get()`` is ``inf`` when every comparable pair is concordant,
+    and ``0.0`` while there is no comparable pair (River's convention).
+
+    Runtime complexity: as `KendallTau`.
+
+    Examples
+    --------
+    >>> from streamrank.metrics import RightWrongRatio
+    >>> metric = RightWrongRatio()
+    >>> for y_true, y_pred in [(1, 0.2), (2, 0.6), (3, 0.5), (4, 0.9)]:
+    ...     metric.update(y_true, y_pred)
+    >>> metric.get()                   # C = 5, D = 1, T = 0
+    5.0
+    """
+
+    _prop = "right_wrong_ratio"
