@@ -458,7 +458,7 @@ def count_inversions(seq: np.ndarray, nbits: int, left=None, right=None):
         np.add(head, 1, out=rev[1 << m:2 << m])
     hdtype = np.int32 if counting and cur.size < 2**31 else None
 
-    def pyramid(weights):
+    def pyramid(weights, rev):
         h = np.bincount(cur, weights=weights, minlength=1 << nbits)
         if weights is not None and exact:
             h = np.rint(h).astype(np.int64)  # bincount sums in float64: exact below 2**53
@@ -469,10 +469,10 @@ def count_inversions(seq: np.ndarray, nbits: int, left=None, right=None):
         return levels
 
     if counting:
-        h_left = h_right = pyramid(None)
+        h_left = h_right = pyramid(None, rev)
     else:
-        h_left, h_right = pyramid(left), pyramid(right)
-    del rev
+        h_left, h_right = pyramid(left, rev), pyramid(right, rev)
+    del rev  # 2**nbits entries: free them before the passes
     total = 0 if counting or exact else 0.0
     for k in range(nbits - 1, -1, -1):
         bit = (cur & (1 << k)) != 0

@@ -6,7 +6,7 @@ import io
 
 import numpy as np
 
-from ._validation import as_1d_numeric, check_consistent_length, check_weights, describe, param_error
+from ._validation import as_1d_numeric, check_consistent_length, check_weights, param_error
 from .counts import PairCounts
 from .engine import PairEngine, check_scalar, check_weight
 

@@ -3,7 +3,7 @@ flipped pairs, after random sequences of step / step_additive / step_partial."""
 
 import numpy as np
 import pytest
-from hypothesis import given, strategies as st
+from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, rule
 
 from oracle import pair_counts_brute
