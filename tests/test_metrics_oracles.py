@@ -149,17 +149,25 @@ def test_group_auc_counts_groups_as_the_batch_function():
 # --------------------------------------------------------------------------- every window
 @pytest.mark.parametrize("window_size", [1, 2, 7, 40])
 @pytest.mark.parametrize("weights", ["unit", "int", "float"])
-def test_rolling_rocauc_every_window(window_size, weights):
+@pytest.mark.parametrize("list_max", [16, 2**15])
+def test_rolling_rocauc_every_window(monkeypatch, window_size, weights, list_max):
+    """Every window against sklearn. With ``_LIST_MAX = 16`` a window of 40 unit-weight
+    events outgrows the engine's lists and moves to its tree."""
+    monkeypatch.setattr(_binary_engine, "_LIST_MAX", list_max)
     rng = random.Random(window_size)
     events = _stream(rng, 150, weights=weights)
     metric = sm.RollingROCAUC(window_size=window_size)
+    modes = set()
     for i, e in enumerate(events):
         metric.update(*e)
         if rng.random() < 0.5:  # read now and then: batches of every size reach get()
             tail = events[max(0, i + 1 - window_size):i + 1]
             y, s, w = zip(*tail)
             assert _close(metric.get(), auc_ref(y, s, w)), (i, window_size)
-            assert len(metric) == len(tail)
+            assert metric.n_events == len(tail)
+            modes.add(metric._engine.mode)
+    if window_size == 40:
+        assert ("tree" in modes) == (weights != "unit" or list_max == 16)
 
 
 def test_rolling_rocauc_reverts_in_random_order():
@@ -183,7 +191,7 @@ def test_rolling_rocauc_reverts_in_random_order():
         if rng.random() < 0.6:
             y, s, w = zip(*held) if held else ((), (), ())
             assert _close(metric.get(), auc_ref(y, s, w))
-            assert len(metric) == len(held)
+            assert metric.n_events == len(held)
     metric._engine._check(None)
 
 
@@ -269,13 +277,14 @@ def test_auto_flush_when_the_buffer_fills(monkeypatch):
         assert m.get() == _read_pattern(ref, events, 1)[-1]
 
 
-@pytest.mark.parametrize("load", [4, 64])
+@pytest.mark.parametrize("load, list_max", [(4, 60), (64, 60), (64, 2**15)])
 @pytest.mark.parametrize("weights", ["unit", "int", "float"])
-def test_binary_engine_stress(monkeypatch, load, weights):
-    """Random single and batch changes, both representations and the moves between them,
+def test_binary_engine_stress(monkeypatch, load, list_max, weights):
+    """Random single and batch changes, every representation and the moves between them,
     ``_check`` (every invariant, counts against an O(n^2) recount) after each step.
     Iterations: 250 steps x up to 120 samples per batch; seed 41."""
     monkeypatch.setattr(_binary_engine, "_LOAD", load)
+    monkeypatch.setattr(_binary_engine, "_LIST_MAX", list_max)
     rng = random.Random(41)
     engine, held = BinaryPairEngine(), []
     modes = set()
@@ -315,10 +324,13 @@ def test_binary_engine_stress(monkeypatch, load, weights):
             held += items
             engine.swap_many(*arrays(out), *arrays(items))
         modes.add(engine.mode)
+        if step % 10 == 0:  # every representation survives a pickle round trip
+            engine = pickle.loads(pickle.dumps(engine))
         engine._check(held if len(held) <= 150 else None)
         if step % 25 == 0:
             engine._check(held)
-    assert modes == {"tree", "flat"}
+    assert "flat" in modes and ("list" in modes) == (weights == "unit")  # unit weights only
+    assert ("tree" in modes) or weights == "unit"  # (unit weights: see the window tests)
 
 
 def test_binary_engine_failed_removal_changes_nothing():
@@ -332,8 +344,10 @@ def test_binary_engine_failed_removal_changes_nothing():
         with pytest.raises(ValueError, match="is not held"):
             engine.remove(*bad)
         assert engine.counts == before
-    with pytest.raises(ValueError, match="is not held"):
-        engine.remove_many(np.array([0] * 40), np.array([0.1] * 40), np.full(40, 2))
+    for k in (3, 40, 80):  # single removals put back, or the flat batch checked first
+        with pytest.raises(ValueError, match="is not held"):
+            engine.remove_many(np.array([0] * k), np.array([0.1] * k), np.full(k, 2))
+        assert engine.counts == before
     engine._check([(0, 0.1, 2), (1, 0.5, 2), (1, 0.5, 2), (0, 0.9, 2)])
 
 

@@ -286,3 +286,33 @@ def test_with_group_passes_river_estimator_checks():
         check(copy.deepcopy(model))
         ran.append(check.__name__)
     assert "check_learn_one" in ran and "check_pickling" in ran
+
+
+# --------------------------------------------------------------------------- the fetch
+def test_river_tests_skip_cleanly_without_network(monkeypatch, tmp_path):
+    """No index reachable and nothing cached: a skip naming the reason, not an error."""
+    import sys
+
+    import _river_sdist
+
+    monkeypatch.setattr(_river_sdist, "INDEX", "http://127.0.0.1:9/simple/river/")
+    monkeypatch.setattr(_river_sdist, "TIMEOUT_S", 5)
+    monkeypatch.setenv("STREAMRANK_TEST_CACHE", str(tmp_path))
+    for name in [k for k in sys.modules if k.startswith("_river_") and "test_metrics" in k]:
+        monkeypatch.delitem(sys.modules, name)
+    with pytest.raises(pytest.skip.Exception, match="could not be fetched"):
+        _river_sdist.river_test_metrics()
+
+
+def test_river_tests_come_from_the_cache_once_fetched(river_tests, monkeypatch):
+    """After the first fetch the index is not needed: the cached module imports."""
+    import sys
+
+    import _river_sdist
+
+    monkeypatch.setattr(_river_sdist, "INDEX", "http://127.0.0.1:9/simple/river/")
+    for name in [k for k in sys.modules if k.startswith("_river_") and "test_metrics" in k]:
+        monkeypatch.delitem(sys.modules, name)
+    module = _river_sdist.river_test_metrics()
+    assert callable(module.test_metric) and callable(module.test_rolling_metric)
+    assert "roc_auc_score" in module.__dict__  # River's own reference wrapper, not ours

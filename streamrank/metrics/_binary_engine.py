@@ -13,15 +13,22 @@ the weight of the *other* class below and at the score of a sample that joins or
 where ``W0`` and ``W1`` are the weights of the negatives and the positives held. A removal
 subtracts the same terms (the other class is untouched by it).
 
-Two representations hold the same multiset, and the engine moves between them by the
-size of the batches it is given (``O(n)`` per move):
+Three representations hold the same multiset; the engine moves between them (``O(n)``
+per move) by the weights it is given and the size of its batches:
 
-* **tree** (single changes): one B+ tree over the distinct scores whose entries carry the
-  weight and the copies of *both* classes, and whose inner nodes carry both classes'
-  subtree weights. An insert walks down once, reading the other class's weight below and
-  at ``s`` on the way and adding its own weight on the path: the query and the update
-  share one walk, half the walks of one sorted multiset per class. ``O(log n)`` per
-  change (``O(B)`` C-level work per node, ``B = 2 * _LOAD``), counts ``O(1)``::
+* **lists** (single changes, unit weights, fewer than `_LIST_MAX` samples): one sorted
+  Python list of scores per class. With unit weights a score's rank in the other list
+  *is* the count: two ``bisect`` calls give the other class below and at ``s``, and
+  ``insort`` / ``del`` (one C memmove of at most `_LIST_MAX` pointers, so a bounded cost)
+  update. The cheapest per change up to about 5e4 samples.
+
+* **tree** (single changes, any weights or sizes): one B+ tree over the distinct scores
+  whose entries carry the weight and the copies of *both* classes, and whose inner nodes
+  carry both classes' subtree weights. An insert walks down once, reading the other
+  class's weight below and at ``s`` on the way and adding its own weight on the path: the
+  query and the update share one walk, half the walks of one sorted multiset per class.
+  ``O(log n)`` per change (``O(B)`` C-level work per node, ``B = 2 * _LOAD``), counts
+  ``O(1)``::
 
         inner   keys  [ 0.3        |  0.9       ]   largest score under each child
                 w[0]  [ 2          |  1         ]   negative weight under each child
@@ -35,11 +42,12 @@ size of the batches it is given (``O(n)`` per move):
                           W0 at 0.7 = 1   ->   C += 2, T += 1
 
 * **flat** (batches, as buffered by the River metrics): sorted numpy arrays of the
-  distinct scores and each class's weight and copies at each. A batch of ``k`` changes is
-  merged in ``O(n + k log k)`` C-level work (``np.unique``, ``np.searchsorted``,
-  ``np.insert``) and the counts are recounted from the arrays at the next read (one
-  ``cumsum`` and two dot products, ``O(n)``). Much less Python per sample than ``k``
-  tree walks once ``k`` is more than a few dozen; see `_FLAT_BATCH`.
+  distinct scores, the copies of both classes at each (packed in one int64) and, unless
+  every weight is 1, each class's weight. A batch of ``k`` changes is merged in ``O(n + k
+  log k)`` C-level work (a sort of the batch, ``np.searchsorted``, one shared-mask
+  insert) and the counts are recounted from the arrays at the next read (one ``cumsum``
+  and two dot products, ``O(n)``). Much less Python per sample than ``k`` single changes
+  once ``k`` is more than a few dozen; see `_FLAT_BATCH`.
 
 Exactness: while every weight is an integer (the default) the counts are exact Python
 ints (the flat recount uses int64 only where no sum can reach 2**63, Python ints
@@ -52,7 +60,7 @@ recount has the error of a cumsum and a dot product.
 from __future__ import annotations
 
 import math
-from bisect import bisect_left
+from bisect import bisect_left, bisect_right, insort
 
 import numpy as np
 
@@ -63,16 +71,26 @@ __all__ = ["BinaryPairEngine"]
 _LOAD = 64
 
 #: A batch of ``k`` changes goes through the flat arrays when ``k >= _FLAT_BATCH[0] +
-#: n / _FLAT_BATCH[1]`` (``n`` distinct scores held): there the numpy merge and recount
-#: cost about what ``k`` tree walks cost (benchmarks/bench_river.py --calibrate timed
-#: about 3 us per tree change, and 40 us + 10 ns per held score per flat batch).
-_FLAT_BATCH = (24, 256)
+#: n / _FLAT_BATCH[1]`` (``n`` samples or distinct scores held): about where a flat merge
+#: and recount cost as much per change as single changes do. `python
+#: benchmarks/bench_river.py --calibrate` timed single changes at 1.2 / 2.2 / 5.1 us (lists
+#: at 1e3 and 1e4 samples, tree at 1e5) and flat batches of 32 changes at 1.8 / 3.8 / 14
+#: us per change, of 128 changes at 0.6 / 1.1 / 4.3 us: crossovers near 50, 55 and 110.
+_FLAT_BATCH = (48, 1600)
 
-#: In flat mode, this many consecutive small operations (single changes, or batches
-#: under a quarter of the flat threshold) move the engine back to the tree.
-_BACK_TO_TREE = 8
+#: In flat mode, this many consecutive small operations (single changes, or batches under
+#: the flat threshold) move the engine back to single-change mode.
+_BACK_TO_SINGLE = 8
 
 _REFRESH_MIN = 1024
+
+#: While every weight is 1 and fewer than this many samples are held, the engine keeps two
+#: plain sorted lists of scores (one per class): a sample's pairs are two bisections of
+#: the other list (its rank *is* the count), an insert or a removal one C-level memmove of
+#: at most _LIST_MAX pointers. `python benchmarks/bench_river.py --calibrate`: a change
+#: costs 2.2 us in the lists and 4.2 us in the tree at 1e4 samples, 4.1 and 6.4 us at 3e4,
+#: 10.9 and 5.1 us at 1e5; past 2**15, the tree (the memmove is bounded: O(log n) holds).
+_LIST_MAX = 2**15
 
 #: Flat mode packs the copies of both classes at a score in one int64; a class holding
 #: 2**31 copies or more (no stream a Python loop feeds gets there) keeps to the tree.
@@ -113,9 +131,10 @@ class BinaryPairEngine:
     an int or float weight), already validated by the caller; removing a sample that is
     not held raises `ValueError` and changes nothing.
 
-    Runtime complexity: `add` / `remove` ``O(log n)`` in tree mode; `add_many` /
-    `remove_many` of ``k`` samples ``O(k log n)`` (tree) or ``O(n + k log k)`` (flat);
-    `counts` ``O(1)`` after a tree change, ``O(n)`` after a flat batch.
+    Runtime complexity: `add` / `remove` ``O(log n)`` (two bisections and a memmove of at
+    most `_LIST_MAX` pointers in list mode, one B+ tree walk in tree mode); `add_many` /
+    `remove_many` of ``k`` samples ``O(k log n)`` one at a time, or ``O(n + k log k)``
+    (flat); `counts` ``O(1)``, or ``O(n)`` for the first read after a flat batch.
 
     Examples
     --------
@@ -137,7 +156,8 @@ class BinaryPairEngine:
     def clear(self) -> None:
         """Drop every sample. Runtime complexity: O(1)."""
         self._dtype = int
-        self._mode = "tree"
+        self._mode = "list"
+        self._lists = ([], [])    # list mode: the sorted scores of each class
         self._root = _new_leaf()
         self._height = 0
         self._distinct = 0
@@ -159,7 +179,7 @@ class BinaryPairEngine:
 
     @property
     def mode(self) -> str:
-        """``"tree"`` or ``"flat"``: the representation in use."""
+        """``"list"``, ``"tree"`` or ``"flat"``: the representation in use."""
         return self._mode
 
     @property
@@ -200,7 +220,22 @@ class BinaryPairEngine:
 
     # ------------------------------------------------------------------ single changes
     def add(self, y: int, s: float, w) -> None:
-        """Add one sample (``y`` 0 or 1). Runtime complexity: O(log n) (tree mode)."""
+        """Add one sample (``y`` 0 or 1). Runtime complexity: O(log n) (tree mode), two
+        bisections and a bounded memmove (list mode)."""
+        if self._mode == "list":
+            if w.__class__ is int and w == 1 and self._n[0] + self._n[1] < _LIST_MAX:
+                lists = self._lists
+                other = lists[1 - y]
+                lo = bisect_left(other, s)
+                hi = bisect_right(other, s, lo)
+                insort(lists[y], s)
+                acc = self._acc
+                acc[0] += lo if y else len(other) - hi
+                acc[1] += hi - lo
+                acc[2 + y] += 1
+                self._n[y] += 1
+                return
+            self._leave_list()
         if self._mode == "tree" and self._dtype is int and w.__class__ is int:
             below, equal = self._tree_add(y, s, w)
             # The hot path of a window read after every event: `_count` inlined.
@@ -219,6 +254,8 @@ class BinaryPairEngine:
                                   None if w == 1 else np.array([w], self._np_dtype())),
                                  None, False)
                 return
+            if self._mode == "list":  # back to the lists: their path
+                return self.add(y, s, w)
         below, equal = self._tree_add(y, s, w)
         self._count(y, w, below, equal, 1)
         if self._dtype is float:
@@ -227,6 +264,24 @@ class BinaryPairEngine:
     def remove(self, y: int, s: float, w) -> None:
         """Remove one sample added with these values; `ValueError` (nothing changes) if
         none is held. Runtime complexity: O(log n) (tree mode)."""
+        if self._mode == "list":
+            own = self._lists[y]
+            i = bisect_left(own, s)
+            if i == len(own) or own[i] != s or w != 1:
+                raise ValueError(self._not_held(y, s, w))
+            del own[i]
+            other = self._lists[1 - y]
+            lo = bisect_left(other, s)
+            hi = bisect_right(other, s, lo)
+            acc = self._acc
+            acc[0] -= lo if y else len(other) - hi
+            acc[1] -= hi - lo
+            acc[2 + y] -= 1
+            n = self._n
+            n[y] -= 1
+            if not (n[0] or n[1]):
+                self.clear()
+            return
         if self._mode == "tree" and self._dtype is int and w.__class__ is int:
             below, equal = self._tree_remove(y, s, w)
             acc = self._acc
@@ -247,6 +302,8 @@ class BinaryPairEngine:
                                         None if w == 1 else np.array([w], self._np_dtype())),
                                  True)
                 return
+            if self._mode == "list":
+                return self.remove(y, s, w)
         below, equal = self._tree_remove(y, s, w)
         self._count(y, w, below, equal, -1)
         if self._n[0] + self._n[1] == 0:
@@ -270,6 +327,10 @@ class BinaryPairEngine:
             return
         yl, sl = y.tolist(), s.tolist()
         wl = [1] * k if w is None else self._weights(w, k).tolist()
+        if self._mode == "list":
+            for yi, si, wi in zip(yl, sl, wl):
+                self.add(yi, si, wi)
+            return
         for yi, si, wi in zip(yl, sl, wl):
             below, equal = self._tree_add(yi, si, wi)
             self._count(yi, wi, below, equal, 1)
@@ -277,9 +338,9 @@ class BinaryPairEngine:
                 self._float_update()
 
     def remove_many(self, y: np.ndarray, s: np.ndarray, w: np.ndarray | None) -> None:
-        """Remove arrays of samples that are held (as `add_many`). The flat path checks
-        the whole batch first and raises `ValueError` changing nothing; the tree path
-        checks each sample as it goes."""
+        """Remove arrays of samples that are held (as `add_many`); `ValueError`, and
+        nothing changes, if one is not (the flat path checks the whole batch first, the
+        others put back what they removed)."""
         k = y.shape[0]
         if not k:
             return
@@ -291,8 +352,15 @@ class BinaryPairEngine:
             return
         yl, sl = y.tolist(), s.tolist()
         wl = [1] * k if w is None else self._weights(w, k).tolist()
-        for yi, si, wi in zip(yl, sl, wl):
-            self.remove(yi, si, wi)
+        done = []
+        try:
+            for sample in zip(yl, sl, wl):
+                self.remove(*sample)
+                done.append(sample)
+        except ValueError:
+            for sample in reversed(done):  # put back what left: an add undoes a removal
+                self.add(*sample)
+            raise
 
     def swap_many(self, y_out, s_out, w_out, y_in, s_in, w_in) -> None:
         """Remove held samples and add new ones in one batch: a window's evictions and
@@ -572,6 +640,8 @@ class BinaryPairEngine:
 
     def _to_float(self) -> None:
         """Switch to float weights for good (one O(n) pass)."""
+        if self._mode == "list":
+            self._leave_list()
         self._dtype = float
         if self._mode == "tree":
             def visit(node, depth):
@@ -611,24 +681,29 @@ class BinaryPairEngine:
             if self._mode == "flat":
                 self._to_tree()
             return False
-        n = self._distinct if self._mode == "tree" else self._flat.s.shape[0]
+        if self._mode == "list":
+            n = self._n[0] + self._n[1]
+        else:
+            n = self._distinct if self._mode == "tree" else self._flat.s.shape[0]
         threshold = _FLAT_BATCH[0] + n // _FLAT_BATCH[1]
-        if self._mode == "tree":
+        if self._mode != "flat":
             if k >= threshold:
                 self._to_flat()
                 return True
             return False
-        if 4 * k < threshold:
-            self._flat_small()
-            return self._mode == "flat"
-        self._small_ops = 0
-        return True
+        if k >= threshold:
+            self._small_ops = 0
+            return True
+        # Smaller than a flat batch pays for: once that happens _BACK_TO_SINGLE times in
+        # a row (a stream read more often, or one whose n grew), leave flat mode.
+        self._flat_small()
+        return self._mode == "flat"
 
     def _flat_small(self) -> None:
         """Count a small operation in flat mode; go back to the tree after a run of them."""
         self._small_ops += 1
-        if self._small_ops >= _BACK_TO_TREE:
-            self._to_tree()
+        if self._small_ops >= _BACK_TO_SINGLE:
+            self._to_small()
 
     def _tree_arrays(self):
         """The tree's contents as a `_Flat` (weights left out when every weight is 1)."""
@@ -640,7 +715,42 @@ class BinaryPairEngine:
         unit = self._dtype is int and all(np.array_equal(w[j], c[j]) for j in (0, 1))
         return _Flat(s, c[0] | (c[1] << _SHIFT), None if unit else w)
 
+    def _list_arrays(self):
+        """The lists' contents as a `_Flat` (unit weights)."""
+        neg, pos = self._lists
+        s = np.array(neg + pos, np.float64)
+        u, inv = np.unique(s, return_inverse=True)
+        code = inv.reshape(-1) + u.shape[0] * (np.arange(s.shape[0]) >= len(neg))
+        c = np.bincount(code, minlength=2 * u.shape[0]).reshape(2, -1).astype(np.int64)
+        return _Flat(u, c[0] | (c[1] << _SHIFT), None)
+
+    def _leave_list(self) -> None:
+        """List mode to tree mode (a non-unit weight, or too many samples): O(n log n)."""
+        self._flat = self._list_arrays()
+        self._lists = ([], [])
+        self._mode = "flat"
+        self._to_tree()
+
+    def _to_small(self) -> None:
+        """Flat mode to the mode for single changes: the lists while they can serve."""
+        f = self._flat
+        if f.w is None and self._dtype is int and self._n[0] + self._n[1] < _LIST_MAX:
+            if self._stale:
+                self._recount_flat()
+            c0, c1 = f.copies()
+            self._lists = (np.repeat(f.s, c0).tolist(), np.repeat(f.s, c1).tolist())
+            self._flat = None
+            self._mode = "list"
+        else:
+            self._to_tree()
+
     def _to_flat(self) -> None:
+        if self._mode == "list":
+            self._flat = self._list_arrays()
+            self._lists = ([], [])
+            self._mode = "flat"
+            self._small_ops = 0
+            return
         self._flat = self._tree_arrays()
         self._root = _new_leaf()
         self._height = 0
@@ -841,8 +951,14 @@ class BinaryPairEngine:
     def _check(self, held=None) -> None:
         """Assert every invariant; with ``held`` (a list of (y, s, w) samples) also that
         the counts equal an O(n^2) recount of them."""
-        if self._mode == "tree":
-            assert self._flat is None
+        if self._mode == "list":
+            assert self._flat is None and self._root.keys == [] and self._dtype is int
+            for j in (0, 1):
+                lst = self._lists[j]
+                assert all(a <= b for a, b in zip(lst, lst[1:])), "list unsorted"
+                assert len(lst) == self._n[j] == self._acc[2 + j]
+        elif self._mode == "tree":
+            assert self._flat is None and self._lists == ([], [])
             leaves_seen = []
 
             def visit(node, depth):
@@ -879,7 +995,7 @@ class BinaryPairEngine:
             _close(got[2], sums[0], self._dtype, "W0")
             _close(got[3], sums[1], self._dtype, "W1")
         else:
-            assert self._root.keys == [] and self._height == 0
+            assert self._root.keys == [] and self._height == 0 and self._lists == ([], [])
             f = self._flat
             m = f.s.shape[0]
             assert f.s.ndim == 1 and (np.diff(f.s) > 0).all(), "flat scores unsorted"
