@@ -1,0 +1,63 @@
+"""The ``streamrank`` command line, built on click.
+
+One module per command: ``demo`` (`streamrank.cli.demo`), ``eval`` (`.eval`), ``monitor``
+(`.monitor`), ``epochs`` (`.epochs`) and ``compare`` (`streamrank.compare.cli`). Shared
+options, errors and output formats are in `._common`.
+
+Exit codes, the same for every command: 0 ok, 1 an alert was raised where the user asked
+for that (``--fail-on-alert``), 2 a usage or input error (the message names the file, the
+row and the value).
+"""
+
+from __future__ import annotations
+
+import importlib
+
+import click
+
+__all__ = ["main"]
+
+# command name -> "module:attribute"; imported only when the command runs (or --help lists
+# it), so `streamrank demo` does not pay for dask or the compare LP solver.
+_COMMANDS = {
+    "compare": "streamrank.compare.cli:compare",
+    "demo": "streamrank.cli.demo:demo",
+    "epochs": "streamrank.cli.epochs:epochs",
+    "eval": "streamrank.cli.eval:eval_command",
+    "monitor": "streamrank.cli.monitor:monitor",
+}
+
+
+class _LazyGroup(click.Group):
+    """A click group whose subcommands are imported on first use."""
+
+    def list_commands(self, ctx):
+        return sorted(name for name in _COMMANDS if self._load(name) is not None)
+
+    def get_command(self, ctx, name):
+        return self._load(name)
+
+    @staticmethod
+    def _load(name):
+        target = _COMMANDS.get(name)
+        if target is None:
+            return None
+        module, _, attr = target.partition(":")
+        try:
+            mod = importlib.import_module(module)
+        except ModuleNotFoundError as exc:
+            if exc.name == module:  # a command not written yet
+                return None
+            raise
+        return getattr(mod, attr)
+
+
+@click.group(cls=_LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(package_name="streamrank")
+def main():
+    """Exact rank metrics (AUC with ties, Kendall's tau, C-index, GAUC, NDCG, ...) that stay
+    exact while the data moves.
+
+    Exit codes: 0 ok, 1 an alert was raised and --fail-on-alert was given, 2 a usage or
+    input error.
+    """

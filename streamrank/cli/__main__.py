@@ -1,0 +1,5 @@
+"""``python -m streamrank.cli``."""
+
+from streamrank.cli import main
+
+main()

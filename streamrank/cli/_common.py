@@ -1,0 +1,142 @@
+"""What every command shares: exit codes, the input-error type, output formats, options.
+
+Output formats (``--format``):
+
+* ``table``: aligned columns for a terminal;
+* ``json``: one JSON document (a list of records, or one record) — exact integers stay
+  integers, ``nan`` becomes ``null``;
+* ``csv``: a header and one line per record.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import math
+from typing import Iterable, Sequence
+
+import click
+
+__all__ = [
+    "EXIT_ALERT",
+    "EXIT_INPUT",
+    "EXIT_OK",
+    "InputError",
+    "format_option",
+    "format_records",
+    "location",
+    "on_error_option",
+    "progress_option",
+]
+
+EXIT_OK = 0
+EXIT_ALERT = 1
+EXIT_INPUT = 2
+
+
+class InputError(click.ClickException):
+    """Bad input (a file, a column, a row, a value): the message says where, exit code 2."""
+
+    exit_code = EXIT_INPUT
+
+
+def location(file, row=None, column=None, value=None) -> str:
+    """``"data.csv, row 17, column 'score': 'abc'"``: where a bad value is, for messages.
+
+    Rows are numbered from 1 (the first data row, after any header), as a user counts them.
+
+    >>> location("data.csv", 17, "score", "abc")
+    "data.csv, row 17, column 'score': 'abc'"
+    """
+    parts = [str(file)]
+    if row is not None:
+        parts.append(f"row {row}")
+    if column is not None:
+        parts.append(f"column {column!r}")
+    text = ", ".join(parts)
+    return text if value is None else f"{text}: {value!r}"
+
+
+format_option = click.option(
+    "--format", "fmt", type=click.Choice(["table", "json", "csv"]), default="table",
+    show_default=True, help="Output format.")
+
+on_error_option = click.option(
+    "--on-error", type=click.Choice(["fail", "skip"]), default="fail", show_default=True,
+    help="A bad row (malformed, NaN score, non-numeric label): stop with exit code 2, or "
+         "skip it and count it in the summary.")
+
+progress_option = click.option(
+    "--progress/--no-progress", default=None,
+    help="Show a progress bar on stderr (default: when stderr is a terminal).")
+
+
+def _plain(value):
+    """A JSON/CSV-friendly value: numpy scalars to Python, non-finite floats to None."""
+    if hasattr(value, "item") and not isinstance(value, (str, bytes)):
+        value = value.item()
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    return value
+
+
+def _cell(value) -> str:
+    value = _plain(value)
+    if value is None:
+        return "nan"
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, float):
+        return f"{value:.6g}" if abs(value) < 1e6 else f"{value:.6e}"
+    return str(value)
+
+
+def format_records(records: Sequence[dict], fmt: str, *, columns: Iterable[str] | None = None,
+                   single: bool = False) -> str:
+    """Render records (dicts with the same keys) as ``table``, ``json`` or ``csv`` text.
+
+    ``single=True`` renders one record: as a two-column ``metric value`` table, or a JSON
+    object rather than a list.
+
+    >>> print(format_records([{"metric": "auc", "value": 0.75}], "table"))
+    metric  value
+    auc      0.75
+    >>> print(format_records([{"auc": 0.75, "n": 4}], "json", single=True))
+    {"auc": 0.75, "n": 4}
+    """
+    records = list(records)
+    cols = list(columns) if columns is not None else (list(records[0]) if records else [])
+    if fmt == "json":
+        rows = [{c: _plain(r.get(c)) for c in cols} for r in records]
+        return json.dumps(rows[0] if single and rows else rows)
+    if single and records:
+        records = [{"metric": c, "value": records[0].get(c)} for c in cols]
+        cols = ["metric", "value"]
+    if fmt == "csv":
+        buf = io.StringIO()
+        writer = csv.writer(buf, lineterminator="\n")
+        writer.writerow(cols)
+        for r in records:
+            writer.writerow(["" if _plain(r.get(c)) is None else _plain(r.get(c))
+                             for c in cols])
+        return buf.getvalue().rstrip("\n")
+    cells = [[_cell(r.get(c)) for c in cols] for r in records]
+    widths = [max([len(c)] + [len(row[i]) for row in cells]) for i, c in enumerate(cols)]
+
+    def line(values, header=False):
+        out = []
+        for i, v in enumerate(values):
+            numeric = not header and _is_number(records_col(i))
+            out.append(v.rjust(widths[i]) if numeric else v.ljust(widths[i]))
+        return "  ".join(out).rstrip()
+
+    def records_col(i):
+        return next((r.get(cols[i]) for r in records if r.get(cols[i]) is not None), None)
+
+    return "\n".join([line(cols, header=True)] + [line(row) for row in cells])
+
+
+def _is_number(value) -> bool:
+    value = _plain(value)
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
