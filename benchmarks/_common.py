@@ -21,7 +21,9 @@ put side by side:
   versions, BLAS (threadpoolctl), numpy's SIMD extensions, the thread and OpenBLAS
   environment variables, the load average, and the git commit benchmarked.
 
-Nothing here imports streamrank, so the helpers time any library.
+Nothing here imports streamrank, so the helpers time any library; importing this module
+puts the repository on ``sys.path`` when streamrank is not installed (`REPO`), so a script
+runs from a source tree as well.
 """
 
 from __future__ import annotations
@@ -41,8 +43,14 @@ from dataclasses import dataclass, field
 from importlib import metadata
 from typing import Any, Callable
 
+REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+try:
+    import streamrank  # noqa: F401
+except ImportError:  # run from a source tree without installing
+    sys.path.insert(0, REPO)
+
 __all__ = [
-    "MemoryPeak", "Timing", "fmt_bytes_per_sample", "fmt_n", "fmt_ratio", "fmt_seconds", "log",
+    "REPO", "MemoryPeak", "Timing", "fmt_bytes_per_sample", "fmt_n", "fmt_ratio", "fmt_seconds", "log",
     "machine_info", "machine_markdown", "make_rss_accounting_exact", "markdown_table",
     "measure_memory", "median", "parse_size", "rss_accounting_available", "side_by_side",
     "time_call",

@@ -38,10 +38,7 @@ import warnings
 
 import numpy as np
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-REPO = os.path.dirname(HERE)
-if HERE not in sys.path:
-    sys.path.insert(0, HERE)
+from _common import REPO  # puts a source tree on sys.path if needed
 try:
     import streamrank
 except ImportError:  # run from a source tree without installing

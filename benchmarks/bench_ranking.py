@@ -37,20 +37,12 @@ Then the goals of issue 5 are printed PASS/FAIL.
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 import warnings
 
 import numpy as np
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-REPO = os.path.dirname(HERE)
-if HERE not in sys.path:
-    sys.path.insert(0, HERE)
-try:
-    import streamrank  # noqa: F401
-except ImportError:  # run from a source tree without installing
-    sys.path.insert(0, REPO)
+from _common import REPO  # puts a source tree on sys.path if needed
 
 from _common import (  # noqa: E402
     fmt_ratio, fmt_seconds, log, machine_info, machine_markdown, markdown_table, side_by_side,

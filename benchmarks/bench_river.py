@@ -42,14 +42,7 @@ import time
 
 import numpy as np
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-REPO = os.path.dirname(HERE)
-if HERE not in sys.path:
-    sys.path.insert(0, HERE)
-try:
-    import streamrank  # noqa: F401
-except ImportError:  # run from a source tree without installing
-    sys.path.insert(0, REPO)
+from _common import REPO  # puts a source tree on sys.path if needed
 
 from river import metrics as river_metrics  # noqa: E402
 from sklearn.metrics import roc_auc_score  # noqa: E402

@@ -35,7 +35,6 @@ from __future__ import annotations
 import argparse
 import gc
 import json
-import os
 import statistics
 import sys
 import time
@@ -44,10 +43,7 @@ from array import array
 
 import numpy as np
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-REPO = os.path.dirname(HERE)
-if HERE not in sys.path:
-    sys.path.insert(0, HERE)
+from _common import REPO  # puts a source tree on sys.path if needed
 try:
     import streamrank
 except ImportError:  # run from a source tree without installing

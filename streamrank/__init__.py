@@ -16,9 +16,10 @@ from .windows import SlidingPairCounter, TimeSlidingPairCounter
 
 __version__ = "0.1.0"
 
-# Subpackages with heavier imports (River, scipy.optimize, dask) load on first use:
+# Modules with heavier imports (River, scipy.optimize, dask, pyarrow) load on first use:
 # ``streamrank.metrics.ROCAUC()`` works after a plain ``import streamrank``.
-_LAZY = ("compare", "metrics", "ranking", "structures", "dask")
+_LAZY = ("compare", "dask", "drift", "events", "metrics", "monitor", "ranking", "structures",
+         "tables")
 
 
 def __getattr__(name):

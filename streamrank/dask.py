@@ -95,9 +95,9 @@ except ImportError as exc:  # pragma: no cover - exercised only without the extr
 from ._kernels import count_inversions, count_pairs, dense_ranks, encode_labels
 from ._validation import as_1d_numeric, describe, param_error
 from .auc import GroupAUCResult, group_auc_score as _np_group_auc_score
-from .counts import PairCounts, _clamp, _ratio
+from .counts import PairCounts
 from .exceptions import UndefinedMetricWarning
-from .survival import _pairs_before, censored_counts
+from .survival import _pairs_before, censored_c_index, censored_counts
 
 __all__ = [
     "MAX_HIST_LEVELS",
@@ -951,22 +951,23 @@ def concordance_index(data=None, predicted_scores=None, event_observed=None, *, 
             "w": None if sample_weight is None else "sample_weight"}, False)
         parts = _parts(None, {"t": data, "s": predicted_scores, "e": event_observed,
                               "w": sample_weight}, spec)
-    tot, _, plan = _run(parts, spec, npartitions, rows_per_partition, scheduler)
-    exact = spec.names.get("w") is None
+    P, D, T, _ = _censored_totals(parts, spec, npartitions, rows_per_partition, scheduler)
+    return censored_c_index(P, D, T)[1]
+
+
+def _censored_totals(parts, spec, npartitions, rows_per_partition, scheduler):
+    """``(P, D, T, n_rows)`` of the censored pairs: exact ints without weights, floats
+    with them (as `streamrank.survival.censored_counts`)."""
+    tot, n_rows, _ = _run(parts, spec, npartitions, rows_per_partition, scheduler)
     if tot is None:
-        P = D = T = 0
-    else:
-        P, D, T = tot["within"]
-        P += tot["total_x"] - tot["run_x"]    # equal exit keys are not comparable
-        D += tot["inv"]
-        T += tot["eq"] - tot["run_xz"]
-    C = P - D - T
-    if not exact:
-        C = max(0.0, float(C))
-        num, den = C + 0.5 * float(T), float(P)
-    else:
-        num, den = 2 * C + T, 2 * P
-    return _clamp(_ratio(num, den, "concordance index"), 0.0, 1.0)
+        return 0, 0, 0, n_rows
+    P, D, T = tot["within"]
+    P += tot["total_x"] - tot["run_x"]    # equal exit keys are not comparable
+    D += tot["inv"]
+    T += tot["eq"] - tot["run_xz"]
+    if spec.names.get("w") is not None:
+        P, D, T = float(P), float(D), float(T)
+    return P, D, T, n_rows
 
 
 # ---------------------------------------------------------------------------- GAUC
@@ -1193,54 +1194,114 @@ def average_precision_score(data=None, y_true=None, y_score=None, *, query=None,
 
 
 # ============================================================================ files
+_FILE_FORMATS = ("parquet", "csv", "tsv", "jsonl")
+
+
 def _read(path, fmt, columns, blocksize):
     if fmt is None:
         p = str(path).lower().rstrip("/")
-        fmt = "csv" if p.endswith((".csv", ".csv.gz", ".tsv")) else "parquet"
+        p = p[:-3] if p.endswith(".gz") else p
+        fmt = ("csv" if p.endswith(".csv") else "tsv" if p.endswith((".tsv", ".tab"))
+               else "jsonl" if p.endswith((".jsonl", ".ndjson", ".json")) else "parquet")
+    fmt = {"json": "jsonl", "ndjson": "jsonl", "pq": "parquet"}.get(fmt, fmt)
+    gz = str(path).lower().endswith(".gz")
     if fmt == "parquet":
         # One partition per row group: the scan and the split stream through the file.
         return dd.read_parquet(path, columns=columns, split_row_groups=True)
-    if fmt == "csv":
-        kw = {} if blocksize is None else {"blocksize": blocksize}
-        return dd.read_csv(path, usecols=columns, **kw)
-    raise param_error("format", "evaluate_file", "'parquet' or 'csv'", describe(fmt))
+    if fmt in ("csv", "tsv"):
+        # A gzip stream cannot be split: one partition (blocksize=None) then.
+        kw = {"blocksize": None} if gz else {} if blocksize is None else {"blocksize": blocksize}
+        return dd.read_csv(path, usecols=columns, sep="\t" if fmt == "tsv" else ",", **kw)
+    if fmt == "jsonl":
+        kw = {} if gz else {"blocksize": blocksize or 2**26}
+        return dd.read_json(path, lines=True, **kw)[columns]
+    raise param_error("format", "evaluate_file", f"one of {_FILE_FORMATS}", describe(fmt))
 
 
-def evaluate_file(path, *, label, score, weight=None, group=None, format=None,
-                  scheduler=None, n_workers=None, npartitions=None,
+def _censored_file_counts(ddf, time, score, event, weight, npartitions, rows_per_partition,
+                          scheduler) -> dict:
+    """``P, D, T`` and the C-index of the censored pairs of a frame (as `concordance_index`,
+    which returns only the index)."""
+    spec = _Spec("concordance_index", "censored",
+                 {"t": time, "s": score, "e": event, "w": weight}, True)
+    parts = _parts(ddf, {}, spec)
+    P, D, T, n_rows = _censored_totals(parts, spec, npartitions, rows_per_partition,
+                                       scheduler)
+    C, c_index = censored_c_index(P, D, T)
+    return {"n": n_rows, "comparable": P, "concordant": C, "discordant": D, "tied_score": T,
+            "c_index": c_index}
+
+
+def evaluate_file(path, *, label=None, score, weight=None, group=None, query=None, time=None,
+                  event=None, pos_label=None, k=None, gain="exponential", ties="average",
+                  format=None, scheduler=None, n_workers=None, npartitions=None,
                   rows_per_partition=ROWS_PER_PARTITION, blocksize=None,
                   weighting="impressions") -> dict:
-    """Exact metrics of a Parquet or CSV file (or directory / glob), read partition by
-    partition by Dask: the hook of ``streamrank eval --dask SCHEDULER_ADDRESS|local``.
+    """Exact metrics of a Parquet, CSV or JSON-lines file (or directory / glob), read
+    partition by partition by Dask: the hook of ``streamrank eval --dask
+    SCHEDULER_ADDRESS|local``.
+
+    One of three evaluations, by the columns given:
+
+    * ``label`` and ``score`` (default): every count and metric of `PairCounts.as_dict`
+      (``auc`` is meaningful for binary labels only) and the numbers of distinct labels
+      and scores (``"label_levels"``, ``"score_levels"``), plus the group AUC with
+      ``group``;
+    * ``query``, ``label`` (graded relevance) and ``score``: NDCG@k and MAP@k averaged over
+      queries, as `ndcg_score` / `average_precision_score`;
+    * ``time``, ``score`` and optionally ``event``: the censored pair counts and C-index
+      of `concordance_index` (no ``label``).
 
     Parameters
     ----------
     path : str
-        A Parquet file, directory or glob, or a CSV file or glob (by extension, or
-        ``format``).
+        A Parquet file, directory or glob, or a CSV / TSV / JSON-lines file or glob (by
+        extension, or ``format``).
     label, score : str
         Column names of the labels and the scores.
     weight : str, optional
-        Column of nonnegative sample weights.
+        Column of nonnegative sample weights (not with ``query``).
     group : str, optional
         Column of group ids: adds ``"group_auc"`` and ``"group_auc_groups"`` /
         ``"group_auc_skipped"`` (binary labels only).
-    format : {"parquet", "csv"}, optional
+    query : str, optional
+        Column of query ids: ranking metrics instead of pair counts; adds ``"queries"``
+        and ``"queries_skipped"`` (queries with no relevant document, left out).
+    time, event : str, optional
+        Columns of survival times and event indicators (1 = observed, 0 = censored;
+        default all observed): the censored C-index instead of pair counts.
+    pos_label : optional
+        The positive label: labels become ``label == pos_label`` (one against the rest).
+    k, gain, ties : ranking options of `ndcg_score` (``k`` also for MAP@k).
+    format : {"parquet", "csv", "tsv", "jsonl"}, optional
     scheduler : str or distributed.Client, optional
         ``None``: the active client, else Dask's default (threads). ``"local"``: start a
         ``distributed.LocalCluster`` for this call (``n_workers`` processes) and close it.
         ``"tcp://host:8786"`` (any address): connect to that scheduler. ``"threads"``,
         ``"processes"``, ``"sync"``: Dask's single-machine schedulers.
     npartitions, rows_per_partition : see `pair_counts`.
-    blocksize : CSV block size (``dask.dataframe.read_csv``).
+    blocksize : CSV / JSON block size (``dask.dataframe.read_csv``).
 
     Returns
     -------
     dict
-        Every count and metric of `PairCounts.as_dict` (``auc`` is meaningful for binary
-        labels only), plus the group metrics when ``group`` is given.
     """
-    columns = [c for c in dict.fromkeys((label, score, weight, group)) if c is not None]
+    func = "evaluate_file"
+    if time is None and label is None:
+        raise param_error("label", func, "a column name (or time= for the C-index)", "None",
+                          TypeError)
+    if time is not None and (label is not None or group is not None or query is not None):
+        raise param_error("time", func, "used without label, group and query",
+                          describe(time))
+    if event is not None and time is None:
+        raise param_error("event", func, "used with time", describe(event))
+    if query is not None and (group is not None or weight is not None):
+        raise param_error("query", func, "used without group and weight", describe(query))
+    if pos_label is not None and (group is not None or query is not None):
+        raise param_error("pos_label", func, "used without group and query",
+                          describe(pos_label))
+    columns = [c for c in dict.fromkeys((label, score, weight, group, query, time, event))
+               if c is not None]
     client = cluster = None
     sched = scheduler
     if isinstance(scheduler, str) and scheduler not in ("threads", "processes", "sync",
@@ -1256,9 +1317,25 @@ def evaluate_file(path, *, label, score, weight=None, group=None, format=None,
         sched = client
     try:
         ddf = _read(path, format, columns, blocksize)
-        pc = pair_counts(ddf, label=label, score=score, weight=weight, npartitions=npartitions,
-                         rows_per_partition=rows_per_partition, scheduler=sched)
+        if time is not None:
+            return _censored_file_counts(ddf, time, score, event, weight, npartitions,
+                                         rows_per_partition, sched)
+        if query is not None:
+            out = {"n": None}
+            for key, fn, kw in (("ndcg", ndcg_score, dict(gain=gain)),
+                                ("map", average_precision_score, {})):
+                r = fn(ddf, query=query, label=label, score=score, k=k, ties=ties,
+                       return_per_query=True, npartitions=npartitions, scheduler=sched, **kw)
+                out[key] = r.mean
+                out["queries"] = int(r.values.size)
+                out["queries_skipped"] = int(np.isnan(r.values).sum())
+            out["n"] = int(ddf.shape[0].compute(scheduler=sched))
+            return out
+        spec, parts = _pairs_spec(func, ddf, ddf, None, label, score, weight, None,
+                                  pos_label=pos_label)
+        pc = _pair_counts(spec, parts, npartitions, rows_per_partition, sched)
         out = pc.as_dict()
+        out.update(label_levels=pc.n_label_levels, score_levels=pc.n_score_levels)
         if group is not None:
             r = group_auc_score(ddf, label=label, score=score, group=group, weight=weight,
                                 weighting=weighting, return_details=True, scheduler=sched)

@@ -8,7 +8,7 @@ from ._kernels import count_inversions, count_pairs, dense_ranks, exclusive_cums
 from ._validation import as_1d_numeric, check_consistent_length, check_weights, describe, param_error
 from .counts import _clamp, _ratio
 
-__all__ = ["censored_counts", "concordance_index"]
+__all__ = ["censored_c_index", "censored_counts", "concordance_index"]
 
 
 def _pairs_before(outer_inner: np.ndarray, inner_bits: int, left, right):
@@ -114,11 +114,21 @@ def concordance_index(event_times, predicted_scores, event_observed=None, *, sam
         # Without censoring every pair of distinct times is comparable: Harrell's C is the
         # uncensored (C + T/2) / P of the pair counts, on their fastest path.
         return count_pairs(t, s, w).c_index
-    P, D, T = censored_counts(t, s, e, w)
+    return censored_c_index(*censored_counts(t, s, e, w))[1]
+
+
+def censored_c_index(P, D, T):
+    """``(C, c_index)`` from `censored_counts`' ``(P, D, T)``: ``C = P - D - T`` and
+    ``(C + T / 2) / P`` (exact int arithmetic for int counts; ``nan`` with an
+    `UndefinedMetricWarning` when ``P = 0``).
+
+    >>> censored_c_index(6, 1, 0)
+    (5, 0.833333...)
+    """
     C = P - D - T
     if isinstance(C, float):
         C = max(0.0, C)
         num, den = C + 0.5 * T, P
     else:
         num, den = 2 * C + T, 2 * P
-    return _clamp(_ratio(num, den, "concordance index"), 0.0, 1.0)
+    return C, _clamp(_ratio(num, den, "concordance index"), 0.0, 1.0)

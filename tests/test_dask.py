@@ -194,6 +194,44 @@ def test_evaluate_file_parquet_and_csv(client, tmp_path):
         assert out["group_auc"] == gref
 
 
+def test_evaluate_file_query_time_pos_label_and_text_formats(client, tmp_path):
+    """The evaluations `streamrank eval --dask` routes here: ranking metrics per query, the
+    censored C-index with its counts, one label against the rest; TSV and JSON lines."""
+    from streamrank import ranking as rk
+    from streamrank.survival import censored_counts
+
+    rng = np.random.default_rng(5)
+    n = 2000
+    df = pd.DataFrame({"q": rng.integers(0, 40, n), "rel": rng.integers(0, 4, n),
+                       "s": rng.integers(0, 25, n) / 25, "t": rng.integers(1, 50, n),
+                       "e": rng.integers(0, 2, n)})
+    df.to_csv(tmp_path / "d.tsv", index=False, sep="\t")
+    (tmp_path / "d.jsonl").write_text(df.to_json(orient="records", lines=True))
+    df.to_parquet(tmp_path / "d.parquet", row_group_size=300)
+    q, y, s = df["q"].to_numpy(), df["rel"].to_numpy(), df["s"].to_numpy()
+    t, e = df["t"].to_numpy(), df["e"].to_numpy().astype(bool)
+    P, D, T = censored_counts(t.astype(float), s, e, None)
+    for name in ("d.tsv", "d.jsonl", "d.parquet"):
+        path = str(tmp_path / name)
+        out = sd.evaluate_file(path, query="q", label="rel", score="s", k=5, scheduler=client)
+        nd = rk.ndcg_score(q, y, s, k=5, return_per_query=True)
+        assert out["n"] == n and out["queries"] == nd.values.size
+        assert out["queries_skipped"] == int(np.isnan(nd.values).sum())
+        assert out["ndcg"] == pytest.approx(nd.mean, rel=1e-12)
+        assert out["map"] == pytest.approx(rk.average_precision_score(q, y, s, k=5), rel=1e-12)
+        out = sd.evaluate_file(path, time="t", event="e", score="s", scheduler=client)
+        assert (out["comparable"], out["discordant"], out["tied_score"]) == (P, D, T)
+        assert out["c_index"] == sr.concordance_index(t, s, e)
+        out = sd.evaluate_file(path, label="rel", score="s", pos_label=3, scheduler=client)
+        ref = sr.pair_counts(y == 3, s)
+        assert out["concordant"] == ref.concordant and out["auc"] == ref.auc
+        assert out["label_levels"] == 2
+    with pytest.raises(ValueError, match="'time' parameter of evaluate_file"):
+        sd.evaluate_file(path, time="t", label="rel", score="s")
+    with pytest.raises(TypeError, match="'label' parameter of evaluate_file"):
+        sd.evaluate_file(path, score="s")
+
+
 def test_degenerate_inputs(client):
     one = da.from_array(np.zeros(10, dtype=int), chunks=3)
     s = da.from_array(np.arange(10.0), chunks=3)

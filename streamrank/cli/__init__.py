@@ -32,7 +32,7 @@ class _LazyGroup(click.Group):
     """A click group whose subcommands are imported on first use."""
 
     def list_commands(self, ctx):
-        return sorted(name for name in _COMMANDS if self._load(name) is not None)
+        return sorted(_COMMANDS)
 
     def get_command(self, ctx, name):
         return self._load(name)
@@ -43,13 +43,7 @@ class _LazyGroup(click.Group):
         if target is None:
             return None
         module, _, attr = target.partition(":")
-        try:
-            mod = importlib.import_module(module)
-        except ModuleNotFoundError as exc:
-            if exc.name == module:  # a command not written yet
-                return None
-            raise
-        return getattr(mod, attr)
+        return getattr(importlib.import_module(module), attr)
 
 
 @click.group(cls=_LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})

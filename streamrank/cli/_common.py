@@ -2,7 +2,7 @@
 
 Output formats (``--format``):
 
-* ``table``: aligned columns for a terminal;
+* ``table``: aligned columns for a terminal (a missing value shows as ``-``);
 * ``json``: one JSON document (a list of records, or one record) — exact integers stay
   integers, ``nan`` becomes ``null``;
 * ``csv``: a header and one line per record.
@@ -14,6 +14,7 @@ import csv
 import io
 import json
 import math
+import os
 from typing import Iterable, Sequence
 
 import click
@@ -23,6 +24,8 @@ __all__ = [
     "EXIT_INPUT",
     "EXIT_OK",
     "InputError",
+    "check_distinct_columns",
+    "check_output_folder",
     "format_option",
     "format_records",
     "location",
@@ -58,6 +61,32 @@ def location(file, row=None, column=None, value=None) -> str:
     return text if value is None else f"{text}: {value!r}"
 
 
+def check_distinct_columns(options: dict) -> None:
+    """Raise a usage error (exit 2) when two options name the same column.
+
+    ``options`` maps option names to column names (``None``: not given).
+
+    >>> check_distinct_columns({"--label": "y", "--score": "p", "--weight": None})
+    >>> check_distinct_columns({"--label": "y", "--score": "y"})
+    Traceback (most recent call last):
+    ...
+    click.exceptions.UsageError: --label and --score name the same column 'y': each needs a column of its own.
+    """
+    seen: dict = {}     # column -> the first option naming it
+    for opt, col in options.items():
+        if col is not None and seen.setdefault(col, opt) != opt:
+            raise click.UsageError(f"{seen[col]} and {opt} name the same column {col!r}: "
+                                   "each needs a column of its own.")
+
+
+def check_output_folder(path, option: str) -> None:
+    """Fail before the work, not after it, when an output file's folder does not exist."""
+    folder = os.path.dirname(os.path.abspath(path))
+    if not os.path.isdir(folder):
+        raise click.BadParameter(f"the folder {folder!r} does not exist.",
+                                 param_hint=f"'{option}'")
+
+
 format_option = click.option(
     "--format", "fmt", type=click.Choice(["table", "json", "csv"]), default="table",
     show_default=True, help="Output format.")
@@ -82,9 +111,12 @@ def _plain(value):
 
 
 def _cell(value) -> str:
-    value = _plain(value)
     if value is None:
-        return "nan"
+        return "-"
+    if hasattr(value, "item") and not isinstance(value, (str, bytes)):
+        value = value.item()
+    if isinstance(value, float) and not math.isfinite(value):
+        return str(value)  # "nan", "inf", "-inf"
     if isinstance(value, bool):
         return "yes" if value else "no"
     if isinstance(value, float):

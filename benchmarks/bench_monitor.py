@@ -1,0 +1,337 @@
+"""Benchmark: `streamrank.monitor.Monitor` (and ``streamrank monitor``) throughput.
+
+What is timed, per window size ``W`` (default 1e4 and 1e5) with a report every ``R``
+events (default 100), on the same stream (binary labels, 30% positives, continuous
+scores, AUC about 0.8):
+
+* **Monitor** -- ``observe(id, score=, label=)`` per event (a keyed prediction with its
+  label), ``report()`` every R events: exact counts, AUC, the Hanley-McNeil test against
+  the frozen reference window.
+* **Monitor, late labels** -- every prediction arrives without its label, the label 50
+  predictions later (two events per prediction); R counts predictions.
+* **Monitor, DeLong** -- as the first, with DeLong's variance computed from the window's
+  contents at each report (``O(W log W)`` per report).
+* **River RollingROCAUC** -- ``update(y, s)`` per event, ``get()`` every R events: River's
+  exact rolling AUC (Rust), no ids, no late labels, no test.
+* **sklearn recount** -- the naive peer: ``roc_auc_score`` of the window's numpy slice
+  every R events (``O(W log W)`` per report).
+* **streamrank RollingROCAUC** -- streamrank's River-style metric (no ids), for context.
+* **CLI** -- ``streamrank monitor FILE.csv --window W --every R --format json`` as a
+  subprocess on a CSV of the same stream: start-up, CSV parsing, events, output.
+
+Method: the window is filled first (not timed); then ``--events`` events are timed
+(wall time, gc disabled, as `_common.time_call`), every method once per round,
+``--repeats`` rounds (round-robin, so a slow period of a shared machine hits all
+methods alike), median reported. A method whose pilot (2,000 events) says a run would
+take more than ``--budget`` seconds is timed on fewer events (*subsampled*, said in the
+table). Every cell checks its answer: the final AUC of each method equals scikit-learn's
+on the final window (``|diff| <= 1e-12``; River's RollingROCAUC is exact on untied
+scores).
+
+Run: ``python benchmarks/bench_monitor.py [--events 2e5] [--windows 1e4 1e5] [--every
+100] [--repeats 3] [--json] [-o FILE]``. Progress goes to stderr, the report to stdout.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+
+import numpy as np
+
+from _common import REPO  # puts a source tree on sys.path if needed
+
+from river import metrics as river_metrics  # noqa: E402
+from sklearn.metrics import roc_auc_score  # noqa: E402
+
+from _common import (  # noqa: E402
+    fmt_n, fmt_ratio, log, machine_info, machine_markdown, markdown_table, median, parse_size,
+    time_call,
+)
+from streamrank import metrics as sm  # noqa: E402
+from streamrank.monitor import Monitor  # noqa: E402
+
+ANSWER_TOL = 1e-12
+LATE = 50           # the label of prediction i arrives with prediction i + LATE
+
+
+# --------------------------------------------------------------------------- data
+def make_stream(n: int, seed: int):
+    """Labels (bool) and scores (float) as Python lists and numpy arrays."""
+    rng = np.random.default_rng(seed)
+    y = rng.random(n) < 0.3
+    s = 1.0 / (1.0 + np.exp(-(1.2 * y + rng.normal(0.0, 1.0, n))))
+    return y.tolist(), s.tolist(), y, s
+
+
+# --------------------------------------------------------------------------- methods
+# Each method: make(W) -> state; feed(state, lo, hi, every) -> last metric value.
+def _monitor(test):
+    def make(w):
+        return Monitor(window=w, test=test, min_window=30)
+
+    def feed(m, d, lo, hi, every):
+        y, s = d["y"], d["s"]
+        observe, report = m.observe, m.report
+        k = 0
+        for i in range(lo, hi):
+            observe(i, score=s[i], label=y[i])
+            k += 1
+            if k == every:
+                report()
+                k = 0
+        return report().auc
+    return make, feed
+
+
+def _monitor_late():
+    def make(w):
+        return Monitor(window=w, min_window=30)
+
+    def feed(m, d, lo, hi, every):
+        y, s = d["y"], d["s"]
+        observe, report = m.observe, m.report
+        k = 0
+        for i in range(lo, hi):
+            observe(i, score=s[i])
+            j = i - LATE
+            if j >= 0:
+                observe(j, label=y[j])
+            k += 1
+            if k == every:
+                report()
+                k = 0
+        return report().auc
+    return make, feed
+
+
+def _rolling(cls):
+    def make(w):
+        return cls(window_size=w)
+
+    def feed(metric, d, lo, hi, every):
+        y, s = d["y"], d["s"]
+        update, get = metric.update, metric.get
+        k = 0
+        for i in range(lo, hi):
+            update(y[i], s[i])
+            k += 1
+            if k == every:
+                get()
+                k = 0
+        return get()
+    return make, feed
+
+
+def _recount():
+    def make(w):
+        return {"w": w}
+
+    def feed(state, d, lo, hi, every):
+        w, ya, sa = state["w"], d["ya"], d["sa"]
+        value = None
+        for end in range(lo + every, hi + 1, every):  # the events lo..end-1 arrived
+            value = roc_auc_score(ya[end - w:end], sa[end - w:end])
+        return roc_auc_score(ya[hi - w:hi], sa[hi - w:hi]) if (hi - lo) % every else value
+    return make, feed
+
+
+METHODS = {
+    "streamrank Monitor": _monitor("hanley-mcneil"),
+    "streamrank Monitor, late labels": _monitor_late(),
+    "streamrank Monitor, DeLong": _monitor("delong"),
+    "river RollingROCAUC": _rolling(river_metrics.RollingROCAUC),
+    "sklearn recount": _recount(),
+    "streamrank RollingROCAUC": _rolling(sm.RollingROCAUC),
+}
+
+
+def _warm(name, make, feed, d, w):
+    state = make(w)
+    if name != "sklearn recount":
+        feed(state, d, 0, w, w)  # fill the window (one report)
+    return state
+
+
+def _time_one(name, d, w, n_timed, every):
+    make, feed = METHODS[name]
+    state = _warm(name, make, feed, d, w)
+    elapsed, value = time_call(lambda: feed(state, d, w, w + n_timed, every))
+    return elapsed, value
+
+
+def run_window(d, w, args) -> dict:
+    n_total = min(args.events, len(d["y"]) - w - LATE)
+    every = args.every
+    pilot_n = min(n_total, max(2000, 2 * every))
+    per_event = {}
+    for name in METHODS:
+        t, _ = _time_one(name, d, w, pilot_n, every)
+        per_event[name] = t / pilot_n
+    n_timed = {}
+    for name, pe in per_event.items():
+        n = n_total if pe * n_total <= args.budget else max(
+            pilot_n, int(args.budget / pe) // every * every)
+        n_timed[name] = min(n, n_total)
+    times = {name: [] for name in METHODS}
+    values = {}
+    for r in range(args.repeats):
+        for name in METHODS:
+            elapsed, values[name] = _time_one(name, d, w, n_timed[name], every)
+            times[name].append(elapsed)
+            if args.verbose:
+                log(f"    {name}: {elapsed:.3f} s on {n_timed[name]:,} events (run {r + 1})")
+    out = {"window": w, "every": every, "methods": {}}
+    for name in METHODS:
+        end = w + n_timed[name]
+        # the late-label monitor's window still waits for the last LATE labels
+        lo = end - w
+        exact = roc_auc_score(d["ya"][lo:end - LATE], d["sa"][lo:end - LATE]) \
+            if "late" in name else roc_auc_score(d["ya"][lo:end], d["sa"][lo:end])
+        err = abs(values[name] - exact)
+        if err > ANSWER_TOL:
+            raise AssertionError(f"{name} at W = {w}: AUC {values[name]!r}, sklearn {exact!r}")
+        t = median(times[name])
+        out["methods"][name] = {
+            "n_timed": n_timed[name], "subsampled": n_timed[name] < n_total,
+            "times_s": times[name], "median_s": t, "events_per_s": n_timed[name] / t,
+            "us_per_event": t / n_timed[name] * 1e6, "auc": values[name], "error": err}
+        log(f"  W = {fmt_n(w)} {name}: {n_timed[name] / t:,.0f} ev/s "
+            f"({t / n_timed[name] * 1e6:.1f} us/event)")
+    return out
+
+
+def run_cli(d, w, args) -> dict:
+    """``streamrank monitor`` on a CSV of the stream, as a subprocess (median of runs)."""
+    n = min(args.cli_events, len(d["y"]))
+    with tempfile.TemporaryDirectory() as tmp:
+        path = os.path.join(tmp, "events.csv")
+        with open(path, "w") as f:
+            f.write("id,score,label\n")
+            f.writelines(f"{i},{s!r},{int(y)}\n" for i, (y, s) in
+                         enumerate(zip(d["y"][:n], d["s"][:n])))
+        cmd = [sys.executable, "-m", "streamrank.cli", "monitor", path, "--window", str(w),
+               "--every", str(args.every), "--format", "json", "--no-progress"]
+        start = [sys.executable, "-c", "import streamrank.cli.monitor, streamrank.monitor"]
+        times, startup = [], []
+        last = None
+        for _ in range(args.repeats):
+            t0 = time.perf_counter()
+            subprocess.run(start, check=True)
+            startup.append(time.perf_counter() - t0)
+            t0 = time.perf_counter()
+            res = subprocess.run(cmd, check=True, capture_output=True, text=True)
+            times.append(time.perf_counter() - t0)
+            last = json.loads(res.stdout.splitlines()[-1])
+    exact = roc_auc_score(d["ya"][n - w:n], d["sa"][n - w:n])
+    assert abs(last["auc"] - exact) <= ANSWER_TOL, (last["auc"], exact)
+    t, t0 = median(times), median(startup)
+    log(f"  W = {fmt_n(w)} CLI: {n / t:,.0f} ev/s end to end; {n / (t - t0):,.0f} ev/s "
+        f"without the {t0:.2f} s start-up")
+    return {"window": w, "events": n, "times_s": times, "startup_s": startup,
+            "median_s": t, "startup_median_s": t0, "events_per_s": n / t,
+            "events_per_s_after_startup": n / (t - t0),
+            "us_per_event_after_startup": (t - t0) / n * 1e6}
+
+
+# --------------------------------------------------------------------------- report
+def markdown_report(result) -> str:
+    args = result["params"]
+    lines = ["## streamrank monitor benchmark (issue 6)", "",
+             f"`{result['command']}`", "", machine_markdown(result["machine"]),
+             f"- Load average at end: {result['load_average_end']}", "",
+             "Method: see the docstring of `benchmarks/bench_monitor.py`. Steady state "
+             f"(window already full), a report every {args['every']} events, median of "
+             f"{args['repeats']} round-robin runs; *subsampled* methods are timed on fewer "
+             f"events so that a run fits {args['budget']:g} s. Every method's final AUC "
+             "equals scikit-learn's on the final window (|diff| <= 1e-12). Ratios: "
+             "throughput of the method over River's RollingROCAUC and over the sklearn "
+             "recount (> 1: faster).", ""]
+    rows = []
+    for cell in result["windows"]:
+        ms = cell["methods"]
+        river = ms["river RollingROCAUC"]["events_per_s"]
+        naive = ms["sklearn recount"]["events_per_s"]
+        for name, m in ms.items():
+            rows.append([fmt_n(cell["window"]), name,
+                         f"{m['n_timed']:,}" + (" (subsampled)" if m["subsampled"] else ""),
+                         f"{m['events_per_s']:,.0f}", f"{m['us_per_event']:.1f}",
+                         fmt_ratio(m["events_per_s"] / river),
+                         fmt_ratio(m["events_per_s"] / naive)])
+    lines.append(markdown_table(
+        ["W", "method", "events timed", "events/s", "us/event", "vs River RollingROCAUC",
+         "vs sklearn recount"], rows, "rlrrrrr"))
+    if result.get("cli"):
+        lines += ["", f"### `streamrank monitor` end to end (CSV file, a JSON line every "
+                  f"{args['every']} events)", ""]
+        rows = []
+        for c in result["cli"]:
+            rows.append([fmt_n(c["window"]), f"{c['events']:,}", f"{c['median_s']:.2f}",
+                         f"{c['startup_median_s']:.2f}", f"{c['events_per_s']:,.0f}",
+                         f"{c['events_per_s_after_startup']:,.0f}",
+                         f"{c['us_per_event_after_startup']:.1f}"])
+        lines.append(markdown_table(
+            ["W", "events", "wall s", "start-up s", "events/s", "events/s after start-up",
+             "us/event after start-up"], rows, "rrrrrrr"))
+    return "\n".join(lines) + "\n"
+
+
+def parse_args(argv=None):
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
+                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--events", default="2e5", help="timed events per run (default 2e5)")
+    p.add_argument("--windows", nargs="+", default=["1e4", "1e5"])
+    p.add_argument("--every", default="100", help="report every R events (default 100)")
+    p.add_argument("--repeats", type=int, default=3, help="runs per method (default 3)")
+    p.add_argument("--budget", type=float, default=20.0,
+                   help="seconds one timed run may take before it is subsampled")
+    p.add_argument("--cli-events", default="2e5", help="rows of the CLI's CSV (default 2e5)")
+    p.add_argument("--no-cli", action="store_true", help="skip the CLI runs")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--json", action="store_true", help="print JSON instead of Markdown")
+    p.add_argument("--output", "-o", help="also write the report to this file")
+    p.add_argument("--verbose", "-v", action="store_true")
+    args = p.parse_args(argv)
+    args.events = parse_size(args.events)
+    args.windows = [parse_size(x) for x in args.windows]
+    args.every = parse_size(args.every)
+    args.cli_events = parse_size(args.cli_events)
+    return args
+
+
+def main(argv=None) -> int:
+    args = parse_args(argv)
+    info = machine_info(packages=("numpy", "scikit-learn", "river", "click", "streamrank"),
+                        repo=REPO)
+    log(f"machine: {info['cpu']['model']}, load {info['load_average_1_5_15min']}")
+    n = max(args.windows) + args.events + LATE
+    y, s, ya, sa = make_stream(max(n, args.cli_events), args.seed)
+    d = {"y": y, "s": s, "ya": ya, "sa": sa}
+    result = {
+        "command": "python benchmarks/bench_monitor.py " + " ".join(
+            sys.argv[1:] if argv is None else argv),
+        "machine": info,
+        "params": {k: v for k, v in vars(args).items()},
+        "windows": [run_window(d, w, args) for w in args.windows],
+        "cli": [] if args.no_cli else [run_cli(d, w, args) for w in args.windows],
+    }
+    try:
+        result["load_average_end"] = [round(x, 2) for x in os.getloadavg()]
+    except OSError:
+        result["load_average_end"] = None
+    text = (json.dumps(result, indent=1, default=float) if args.json
+            else markdown_report(result))
+    sys.stdout.write(text)
+    if args.output:
+        with open(args.output, "w") as f:
+            f.write(text)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,503 @@
+"""``streamrank monitor FILE|-``: exact rolling AUC of an event stream, with drift alerts.
+
+Reads prediction events (CSV with a header, JSON lines, or Parquet replayed) from a file
+or standard input, one row at a time (`streamrank.events`), feeds them to a
+`streamrank.monitor.Monitor`, and prints a report line every ``--every`` events. The
+semantics of windows, late labels, re-scores, the reference window and the test are the
+`Monitor`'s (see `streamrank.monitor`).
+
+Checkpoints: ``--checkpoint PATH`` writes, every ``--checkpoint-every`` rows and at the
+end, the monitor's whole state and the input position (rows consumed and, for files,
+the byte offset just past them) in one file, atomically (a temporary file in the same
+directory, flushed and fsynced, then ``os.replace``; the directory is fsynced too). A
+crash leaves either the previous checkpoint or the new one, never half of one; the rows
+read after the last checkpoint are read again on ``--resume``, which restores the state
+as of that checkpoint: nothing lost, nothing counted twice. The last checkpoint is
+written before the final (off-schedule) report, so a resumed run's reports, statistics
+and detector equal those of one uninterrupted run. On standard input, resuming
+skips the rows already consumed (the producer must replay the same stream). The
+checkpoint's monitor settings win over the command line's (a differing option is
+reported on stderr and ignored). ``--resume`` without a checkpoint file starts from the
+beginning (with a note), so a supervisor can always pass it.
+
+Exit codes: 0 ok; 1 with ``--fail-on-alert`` when any report raised an alert (or the
+detector fired); 2 a usage or input error (the message names the file, row, column and
+value). Ctrl-C or SIGTERM (or ``--max-idle`` with ``--follow``) ends the stream cleanly,
+between two rows (`streamrank.events.StopGate`: a signal never interrupts an update): the
+final report, checkpoint, plot and summary are written, and the exit code is as at the
+end of the input.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import re
+import sys
+import tempfile
+
+import click
+import numpy as np
+
+from ._common import EXIT_ALERT, InputError, format_option, on_error_option, progress_option
+
+__all__ = ["monitor", "read_checkpoint", "write_checkpoint"]
+
+_CKPT_FORMAT = "streamrank.monitor.checkpoint"
+_CKPT_VERSION = 1
+
+#: Report columns, in output order (``Report.as_dict`` keys).
+COLUMNS = ("events", "time", "n", "pending", "metric", "auc", "reference_auc", "se", "z",
+           "p_value", "alert", "drift", "concordant", "discordant", "tied_score",
+           "comparable", "tied_label", "tied_both")
+_TABLE = (("events", 10), ("time", 20), ("n", 8), ("pending", 8), ("auc", 9),
+          ("reference_auc", 13), ("z", 8), ("p_value", 10), ("alert", 5), ("drift", 5))
+_MONITOR_OPTIONS = ("window", "period", "reference", "test", "alpha", "detector",
+                    "min_window", "labels", "max_history")
+
+
+# --------------------------------------------------------------------------- checkpoints
+def write_checkpoint(path, monitor_bytes: bytes, meta: dict) -> None:
+    """Write a checkpoint atomically: temp file in the same directory, fsync, replace.
+
+    The file is an ``np.savez`` archive (no pickle): ``meta`` (JSON: format, version,
+    input position, options) and ``monitor`` (`Monitor.to_bytes`).
+    """
+    path = os.path.abspath(os.fspath(path))
+    directory = os.path.dirname(path)
+    meta = dict(meta, format=_CKPT_FORMAT, version=_CKPT_VERSION)
+    fd, tmp = tempfile.mkstemp(prefix=".ckpt-", suffix=".tmp", dir=directory)
+    try:
+        umask = os.umask(0)
+        os.umask(umask)
+        os.chmod(tmp, 0o666 & ~umask)  # mkstemp's 0600 -> what open() would have made
+        with os.fdopen(fd, "wb") as f:
+            np.savez(f, meta=np.array(json.dumps(meta)),
+                     monitor=np.frombuffer(monitor_bytes, dtype=np.uint8))
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
+    try:  # make the rename itself durable
+        dfd = os.open(directory, os.O_RDONLY)
+        try:
+            os.fsync(dfd)
+        finally:
+            os.close(dfd)
+    except OSError:
+        pass
+
+
+def read_checkpoint(path) -> tuple[dict, bytes]:
+    """``(meta, monitor_bytes)`` of a checkpoint written by `write_checkpoint`."""
+    try:
+        with np.load(os.fspath(path), allow_pickle=False) as z:
+            meta = json.loads(str(z["meta"]))
+            data = z["monitor"].tobytes()
+    except (OSError, ValueError, KeyError) as exc:
+        raise InputError(f"{path}: not a streamrank monitor checkpoint ({exc})") from None
+    if meta.get("format") != _CKPT_FORMAT:
+        raise InputError(f"{path}: not a streamrank monitor checkpoint")
+    if meta.get("version", 0) > _CKPT_VERSION:
+        raise InputError(f"{path}: checkpoint version {meta['version']} is newer than this "
+                         f"streamrank (reads up to {_CKPT_VERSION})")
+    return meta, data
+
+
+# --------------------------------------------------------------------------- output
+class _Printer:
+    """Report lines on stdout: a table (header once), JSON lines, or CSV (header once)."""
+
+    def __init__(self, fmt, iso_time, show_time=True):
+        self.fmt = fmt
+        self.iso_time = iso_time
+        self.table = [(c, w) for c, w in _TABLE if show_time or c != "time"]
+        self.started = False
+        self.last_events = None
+
+    def __call__(self, report) -> None:
+        from ..events import format_time
+
+        rec = report.as_dict()
+        self.last_events = report.events
+        if self.fmt == "json":
+            click.echo(json.dumps({k: _plain(rec[k]) for k in COLUMNS}))
+            return
+        if self.fmt == "csv":
+            if not self.started:
+                click.echo(",".join(COLUMNS))
+            click.echo(",".join(_csv_cell(rec[k]) for k in COLUMNS))
+            self.started = True
+            return
+        if not self.started:
+            click.echo("  ".join(name.rjust(w) if name != "time" else name.ljust(w)
+                                 for name, w in self.table).rstrip())
+            self.started = True
+        cells = []
+        for name, w in self.table:
+            v = rec[name]
+            if name == "time":
+                text = "" if v is None else (format_time(v) if self.iso_time() else f"{v:g}")
+                cells.append(text.ljust(w))
+                continue
+            if isinstance(v, bool):
+                text = "ALERT" if (v and name == "alert") else ("DRIFT" if v else "")
+            elif isinstance(v, float):
+                text = "nan" if v != v else (f"{v:.3g}" if name == "p_value" else
+                                             f"{v:.4f}" if name != "z" else f"{v:.2f}")
+            else:
+                text = str(v)
+            cells.append(text.rjust(w))
+        click.echo("  ".join(cells).rstrip())
+
+
+def _plain(v):
+    if isinstance(v, float) and not math.isfinite(v):
+        return None
+    return v
+
+
+def _csv_cell(v) -> str:
+    v = _plain(v)
+    if v is None:
+        return ""
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    return repr(v) if isinstance(v, float) else str(v)
+
+
+# --------------------------------------------------------------------------- command
+def _period(ctx, param, value):
+    if value is None:
+        return None
+    from ..events import parse_period
+
+    try:
+        return parse_period(value)
+    except ValueError as exc:
+        raise click.BadParameter(str(exc)) from None
+
+
+@click.command()
+@click.argument("source", metavar="FILE|-")
+@click.option("--id", "id_col", default=None, metavar="COLUMN",
+              help="Id column (joins late labels and re-scores to their prediction). "
+                   "[default: 'id' if the file has it, else the row number]")
+@click.option("--score", "score_col", default="score", show_default=True, metavar="COLUMN",
+              help="Score column.")
+@click.option("--label", "label_col", default="label", show_default=True, metavar="COLUMN",
+              help="Label column (empty: not known yet).")
+@click.option("--weight", "weight_col", default=None, metavar="COLUMN",
+              help="Weight column (frequency weights, default 1).")
+@click.option("--time", "time_col", default=None, metavar="COLUMN",
+              help="Time column: numbers, or ISO 8601 timestamps (as POSIX seconds).")
+@click.option("--window", type=click.IntRange(min=2), default=None,
+              help="Hold the last N predictions.  [default: 1000, unless --period]")
+@click.option("--period", callback=_period, default=None, metavar="DURATION",
+              help="Hold the predictions of the last DURATION instead: seconds, or with a "
+                   "unit s/m/h/d/w (15m, 1h); needs --time.")
+@click.option("--reference", type=click.IntRange(min=2), default=None, metavar="N",
+              help="Reference window: the first N labeled predictions.  [default: the "
+                   "first full window]")
+@click.option("--every", type=click.IntRange(min=1), default=1000, show_default=True,
+              metavar="N", help="Print a report (and test, feed the detector) every N events.")
+@click.option("--test", type=click.Choice(["hanley-mcneil", "delong"]),
+              default="hanley-mcneil", show_default=True,
+              help="Variance of the one-sided AUC test.")
+@click.option("--alpha", type=click.FloatRange(0, 1, min_open=True, max_open=True),
+              default=0.01, show_default=True, help="Alert when p < alpha.")
+@click.option("--detector", type=click.Choice(["adwin", "page-hinkley"]), default=None,
+              help="Also feed the metric series to this River drift detector.")
+@click.option("--min-window", type=click.IntRange(min=2), default=30, show_default=True,
+              metavar="N", help="Labeled predictions needed before a test runs.")
+@click.option("--labels", type=click.Choice(["auto", "binary", "ordinal", "continuous"]),
+              default="auto", show_default=True,
+              help="Label kind; non-binary labels get the concordance and no AUC test.")
+@click.option("--max-history", type=click.IntRange(min=1), default=10000, show_default=True,
+              metavar="N", help="Reports kept for the plot and the checkpoint (the last N).")
+@click.option("--fail-on-alert", is_flag=True, help="Exit with code 1 if any alert fired.")
+@click.option("--checkpoint", type=click.Path(dir_okay=False), default=None,
+              help="Write the state and input position here (atomically).")
+@click.option("--checkpoint-every", type=click.IntRange(min=1), default=10000,
+              show_default=True, metavar="N", help="Rows between checkpoints.")
+@click.option("--resume", is_flag=True,
+              help="Continue from --checkpoint (state and input position).")
+@click.option("--plot", type=click.Path(dir_okay=False), default=None,
+              help="Write a PNG of the metric over events (or time) with alerts, at the end.")
+@click.option("--follow", "-f", is_flag=True,
+              help="Keep reading as the file grows (tail -f); stop with Ctrl-C or --max-idle.")
+@click.option("--max-idle", type=click.FloatRange(min=0), default=None, metavar="SECONDS",
+              help="With --follow: stop after SECONDS without a new line.")
+@click.option("--poll", type=click.FloatRange(min=0.001), default=0.2, show_default=True,
+              metavar="SECONDS", help="With --follow: seconds between polls at the end.")
+@click.option("--input-format", type=click.Choice(["auto", "csv", "jsonl", "parquet"]),
+              default="auto", show_default=True,
+              help="Input format (auto: by extension, else by the first line).")
+@format_option
+@on_error_option
+@progress_option
+@click.pass_context
+def monitor(ctx, source, id_col, score_col, label_col, weight_col, time_col, window, period,
+            reference, every, test, alpha, detector, min_window, labels, max_history,
+            fail_on_alert, checkpoint, checkpoint_every, resume, plot, follow, max_idle,
+            poll, input_format, fmt, on_error, progress):
+    """Monitor a stream of prediction events: exact rolling AUC, alerts on a drop.
+
+    FILE holds one event per row (CSV with a header, JSON lines, or Parquet); '-' reads
+    standard input. A row with a new id and a score is a prediction; a later row with the
+    same id and a label is its (late) label; a new score re-scores it. Every --every
+    events a report line is printed (--format table|json|csv); an alert fires when the
+    window's AUC is significantly below the reference window's (one-sided test, --test,
+    --alpha). A summary goes to stderr at the end.
+
+    \b
+    Example:
+      streamrank monitor events.csv --time ts --period 1h --every 500 \\
+          --checkpoint mon.ckpt --plot auc.png --fail-on-alert
+    """
+    from ..events import Columns, EventError, EventParser, EventSource, Position, StopGate
+    from ..monitor import Monitor
+
+    if window is not None and period is not None:
+        raise click.UsageError("--window and --period are exclusive (a window of events or "
+                               "of time).")
+    if period is not None and time_col is None:
+        raise click.UsageError("--period needs --time (the time column).")
+    if resume and checkpoint is None:
+        raise click.UsageError("--resume needs --checkpoint PATH.")
+    if follow and source == "-":
+        raise click.UsageError("--follow is for files; standard input is read until it "
+                               "closes.")
+    if source != "-" and not os.path.isfile(source):
+        raise InputError(f"{source}: no such file")
+    if follow and input_format == "parquet" or (
+            follow and source.lower().endswith((".parquet", ".pq"))):
+        raise click.UsageError("--follow cannot follow a Parquet file (it is replayed).")
+
+    # ---- state: fresh, or from the checkpoint
+    meta = None
+    if resume:
+        if os.path.exists(checkpoint):
+            meta, data = read_checkpoint(checkpoint)
+            try:
+                mon = Monitor.from_bytes(data)
+            except (ValueError, TypeError, KeyError) as exc:
+                raise InputError(f"{checkpoint}: a damaged checkpoint ({exc})") from None
+            _warn_ignored(ctx, mon, period)
+        else:
+            click.echo(f"streamrank monitor: no checkpoint at {checkpoint} yet; starting "
+                       "from the beginning.", err=True)
+    if meta is None:
+        try:
+            mon = Monitor(window=window, period=period, reference=reference, test=test,
+                          alpha=alpha, detector=detector, labels=labels,
+                          min_window=min_window, max_history=max_history)
+        except (ValueError, TypeError) as exc:
+            raise click.UsageError(str(exc)) from None
+    if mon.period is not None and time_col is None:
+        raise click.UsageError("the checkpoint's monitor has a period window: it needs "
+                               "--time.")
+    skipped = 0 if meta is None else int(meta.get("skipped", 0))
+    start = None if meta is None else Position(meta["rows"], meta["offset"])
+
+    # ---- input
+    columns = Columns(id=id_col or "id", id_required=id_col is not None, score=score_col,
+                      label=label_col, weight=weight_col, time=time_col)
+    gate = StopGate()
+    try:
+        src = EventSource(source, fmt=input_format, follow=follow, poll=poll,
+                          max_idle=max_idle, start=start, gate=gate)
+        parser = EventParser(src, columns)
+    except EventError as exc:
+        raise InputError(f"{_name(source)}: {exc}") from None
+    except (OSError, ValueError) as exc:
+        raise InputError(f"{_name(source)}: {exc}") from None
+    name = src.name
+    if meta is not None:
+        if meta.get("input_format") and meta["input_format"] != src.format:
+            raise InputError(f"{name}: the checkpoint was taken on {meta['input_format']} "
+                             f"input, this is {src.format}")
+        if meta.get("header") is not None and meta["header"] != src.header:
+            raise InputError(f"{name}: its header {src.header} differs from the "
+                             f"checkpoint's {meta['header']}")
+        if meta.get("iso_time"):
+            parser.iso_time = True
+
+    printer = _Printer(fmt, lambda: parser.iso_time, show_time=time_col is not None)
+    event_columns = {"score": score_col, "label": label_col, "weight": weight_col,
+                     "time": time_col}
+    observe, report = mon.observe, mon.report
+    events = mon.stats
+    status = {"error": None}
+
+    def save(position):
+        if checkpoint is None:
+            return
+        write_checkpoint(checkpoint, mon.to_bytes(), {
+            "source": name, "input_format": src.format, "rows": position.rows,
+            "offset": position.offset, "header": src.header, "skipped": skipped,
+            "iso_time": parser.iso_time, "columns": [id_col, score_col, label_col,
+                                                      weight_col, time_col]})
+
+    bar = _progress_bar(progress, src, follow)
+    since_ckpt = 0
+    try:
+        gate.__enter__()
+        for row, rec in src:
+            try:
+                key, score, label, weight, t = parser(row, rec)
+                observe(key, score=score, label=label, weight=weight, time=t)
+            except (ValueError, TypeError) as exc:   # EventError, or the Monitor's
+                message = (_located(name, exc) if isinstance(exc, EventError) else
+                           _rejected(name, row, exc, event_columns))
+                if on_error == "fail":
+                    status["error"] = message
+                    break
+                skipped += 1
+                _note_skip(skipped, message)
+            else:
+                if events["events"] % every == 0:
+                    printer(report())
+            since_ckpt += 1
+            if since_ckpt >= checkpoint_every:
+                save(src.position)
+                since_ckpt = 0
+            if bar is not None and row % 4096 == 0:
+                bar.update(src.position.offset - bar.n)
+            if gate.requested:
+                break
+    except KeyboardInterrupt:
+        pass
+    except EventError as exc:  # a file truncated under a resume, ...
+        status["error"] = _located(name, exc)
+    finally:
+        gate.__exit__()
+        interrupted = gate.requested
+        if bar is not None:
+            bar.close()
+        src.close()
+
+    # ---- the end: checkpoint, final report, plot, summary. The checkpoint comes first:
+    # the final report is off the --every schedule, and a resumed run must not find it
+    # (nor the value it fed the detector) in the state it continues from.
+    save(src.before if status["error"] else src.position)
+    if mon.stats["events"] and printer.last_events != mon.stats["events"]:
+        printer(report())
+    if plot is not None:
+        from ..monitor import plot_history
+
+        plot_history(mon.history, plot, title=f"streamrank monitor: {name}",
+                     dates=parser.iso_time)
+    _summary(mon, skipped, plot, interrupted, parser.iso_time)
+    if status["error"]:
+        raise InputError(status["error"] + (" (use --on-error skip to skip bad rows)"))
+    if fail_on_alert and mon.stats["alerts"]:
+        ctx.exit(EXIT_ALERT)
+
+
+_SHOWN_SKIPS = 10
+
+
+def _note_skip(count, message) -> None:
+    """The first skipped rows, on stderr (then one line saying the rest are counted)."""
+    if count <= _SHOWN_SKIPS:
+        click.echo(f"streamrank monitor: skipped {message}", err=True)
+    elif count == _SHOWN_SKIPS + 1:
+        click.echo("streamrank monitor: more rows skipped (counted in the summary)",
+                   err=True)
+
+
+def _name(source):
+    return "<stdin>" if source == "-" else source
+
+
+def _located(name, exc) -> str:
+    where = exc.where(name)
+    return f"{where}: {exc.reason}"
+
+
+_OBSERVE_PARAM = re.compile(r"The '(\w+)' parameter of Monitor\.observe must be ")
+
+
+def _rejected(name, row, exc, event_columns) -> str:
+    """A row the `Monitor` refused (a prediction back in time, a third label with
+    ``--labels binary``), located like an `EventError`: file, row, the column."""
+    text = str(exc)
+    m = _OBSERVE_PARAM.match(text)
+    column = event_columns.get(m.group(1)) if m else None
+    if column is None:
+        return f"{name}, row {row}: {text}"
+    return f"{name}, row {row}, column {column!r}: must be {text[m.end():]}"
+
+
+def _warn_ignored(ctx, mon, period):
+    """Monitor options given on the command line that differ from the checkpoint's."""
+    from click.core import ParameterSource
+
+    current = {"window": mon.window, "period": mon.period, "reference": mon.reference,
+               "test": mon.test, "alpha": mon.alpha, "detector": mon._detector_spec,
+               "min_window": mon.min_window, "labels": mon.labels,
+               "max_history": mon.max_history}
+    for name in _MONITOR_OPTIONS:
+        if ctx.get_parameter_source(name) is ParameterSource.COMMANDLINE:
+            value = period if name == "period" else ctx.params[name]
+            if value != current[name]:
+                click.echo(f"streamrank monitor: --{name.replace('_', '-')} {value} ignored: "
+                           f"the checkpoint's monitor has {name}={current[name]!r}.",
+                           err=True)
+
+
+def _progress_bar(progress, src, follow):
+    if progress is None:
+        progress = sys.stderr.isatty() and not follow
+    if not progress or not src.seekable or follow:
+        return None
+    from tqdm import tqdm
+
+    total = os.path.getsize(src.path)
+    bar = tqdm(total=total, unit="B", unit_scale=True, desc="monitor", file=sys.stderr,
+               leave=False)
+    bar.update(src.position.offset or 0)
+    return bar
+
+
+def _summary(mon, skipped, plot, interrupted, iso_time) -> None:
+    import warnings
+
+    from ..exceptions import UndefinedMetricWarning
+
+    st = mon.stats
+    alerts = mon.alerts
+    ref = mon.reference_counts
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UndefinedMetricWarning)
+        ref_text = (f"{'AUC' if len(mon._ref.labels) <= 2 else 'concordance'} "
+                    f"{ref.auc:.4f} (n={ref.n})" if ref is not None and ref.n
+                    else "not frozen yet")
+    first = ""
+    if alerts:
+        from ..events import format_time
+
+        r = alerts[0]
+        when = "" if r.time is None else \
+            f" ({format_time(r.time) if iso_time else f'time {r.time:g}'})"
+        first = f", first at event {r.events}{when}"
+    lines = [
+        ("streamrank monitor: stopped by a signal (Ctrl-C); " if interrupted else
+         "streamrank monitor: ")
+        + f"{st['events']} events, {st['predictions']} predictions, {st['labeled']} "
+        f"labeled ({st['late']} late), {st['rescored']} re-scored, {st['dropped']} late "
+        f"dropped, {skipped} rows skipped",
+        f"  window: {mon.n} labeled + {mon.pending} pending; {st['evicted']} evicted "
+        f"({st['evicted_pending']} never labeled); reference {ref_text}",
+        f"  {st['reports']} reports, {st['alerts']} alerts{first}",
+    ]
+    if plot is not None:
+        lines.append(f"  plot: {plot}")
+    click.echo("\n".join(lines), err=True)
