@@ -9,11 +9,20 @@ involve the sample (SPEC.md section 4). For a sample ``(y, s, w)`` against the h
     Ty += w * W(y' == y),  Tyy += w * W(y' == y, s' == s)  tied in label (and both)
 
 ``W(...)`` is the weight held in a region of the (label, score) plane; a removal subtracts
-the same terms, computed after the sample left. The engine keeps the held scores of each
-label level in a `LevelDominanceCounter` (a weighted B+ tree per level), so a change costs
-``O(L log n)`` for ``L`` label levels: two for binary labels. Continuous labels (more
-levels than `MAX_LEVELS`) go to a `DominanceCounter` (a weight-balanced tree over
-(label, score) keys whose nodes hold multisets of scores), ``O(log^2 n)`` amortized.
+the same terms, computed after the sample left. Three structures hold the samples:
+
+* While at most two label levels are held (binary labels; ``"auto"`` and ``"ordinal"``
+  until a third label comes), a `BinaryDominanceCounter`: one B+ tree over the scores
+  whose entries carry both levels' weights. A change is *one* walk that reads the terms
+  and inserts or removes the sample (``add_pairs`` / ``remove_pairs``), ``O(log n)``.
+* With more levels, a `LevelDominanceCounter` (a weighted B+ tree per level): a change
+  costs ``O(L log n)`` for ``L`` levels (a `pairs_with` walk per level, then the update).
+* Continuous labels (more levels than `MAX_LEVELS`) go to a `DominanceCounter` (a
+  weight-balanced tree over (label, score) keys whose nodes hold multisets of scores),
+  ``O(log^2 n)`` amortized.
+
+The moves go one way (an ``O(n log n)`` rebuild each), at the first change that needs
+them: a third level held, then more than `MAX_LEVELS` with ``labels="auto"``.
 
 Batches of ``k`` changes are counted with numpy: the ``k`` new samples against each
 level's held scores (one vectorized ``partition_many`` per level) plus the pairs inside the
@@ -37,7 +46,7 @@ import numpy as np
 from ._kernels import count_pairs
 from ._validation import describe, param_error
 from .counts import PairCounts
-from .structures import DominanceCounter, LevelDominanceCounter
+from .structures import BinaryDominanceCounter, DominanceCounter, LevelDominanceCounter
 
 __all__ = ["LABEL_KINDS", "PairEngine"]
 
@@ -95,9 +104,10 @@ class PairEngine:
     ----------
     labels : {"auto", "binary", "ordinal", "continuous"}
         ``"binary"`` rejects a third label value; ``"ordinal"`` keeps one multiset per
-        level (any number of levels, cost ``O(L log n)`` per change); ``"continuous"``
-        uses the dominance counter from the start; ``"auto"`` starts per level and moves
-        to the dominance counter past ``MAX_LEVELS`` levels.
+        level (any number of levels, cost ``O(L log n)`` per change) once a third level
+        is held; ``"continuous"`` uses the dominance counter from the start; ``"auto"``
+        moves on to the dominance counter past ``MAX_LEVELS`` levels. All but
+        ``"continuous"`` start in the two-level tree (module docstring).
 
     Examples
     --------
@@ -120,7 +130,7 @@ class PairEngine:
     def clear(self) -> None:
         """Drop every sample. Runtime complexity: O(1)."""
         self._dtype = int
-        self._dom = self._new_structure(int, continuous=self.labels == "continuous")
+        self._set_structure(int, "continuous" if self.labels == "continuous" else "binary")
         self._label_copies: dict[float, int] = {}  # copies of weight > 0, per label
         self._score_copies: dict[float, int] = {}  # ... per score (for tau-c)
         self._n = 0
@@ -170,14 +180,17 @@ class PairEngine:
         """`add` of validated values (``w`` an int or a float from `check_weight`)."""
         if y not in self._label_copies:
             self.check_label(y, func)
-            self._make_room(1)
+            self._make_room((y,))
         if self._dtype is int:
             if type(w) is float:
                 self._to_float()
         else:
             w = float(w)
-        terms = self._dom.pairs_with(y, s)
-        self._dom.add(y, s, w)
+        if self._fused:  # one walk: the terms, and the insert
+            terms = self._dom.add_pairs(y, s, w)
+        else:
+            terms = self._dom.pairs_with(y, s)
+            self._dom.add(y, s, w)
         self._bump(y, s, w, 1)
         self._accumulate(terms, w)
 
@@ -192,8 +205,11 @@ class PairEngine:
         """`remove` of validated values."""
         if self._dtype is float:
             w = float(w)
-        self._dom.remove(y, s, w)  # validates that the sample is held, then removes it
-        terms = self._dom.pairs_with(y, s)
+        if self._fused:  # one walk: validates, removes, and the terms after
+            terms = self._dom.remove_pairs(y, s, w)
+        else:
+            self._dom.remove(y, s, w)  # validates that the sample is held, then removes it
+            terms = self._dom.pairs_with(y, s)
         self._bump(y, s, w, -1)
         self._accumulate(terms, -w)
         if self._n == 0:
@@ -238,7 +254,7 @@ class PairEngine:
         new_labels = set(np.unique(y).tolist()) - set(self._label_copies)
         self.check_labels_after((), new_labels, func)
         wv = self._weights_for(w)
-        self._make_room(len(new_labels))
+        self._make_room(new_labels)
         inside = count_pairs(y, s, None if wv is None else wv.astype(np.float64))
         terms = self._batch_terms(y, s, wv)
         terms = [t + _count_value(inside, f, self._dtype) for t, f in zip(terms, _FIELDS)]
@@ -272,15 +288,24 @@ class PairEngine:
             self._reset_counts()
 
     # ------------------------------------------------------------------ internals
-    @staticmethod
-    def _new_structure(dtype, continuous):
-        return DominanceCounter(dtype=dtype) if continuous else LevelDominanceCounter(dtype=dtype)
+    def _set_structure(self, dtype, kind: str) -> None:
+        """An empty structure of ``kind``: "binary", "levels" or "continuous"."""
+        self._kind = kind
+        self._fused = kind == "binary"
+        self._dom = _STRUCTURES[kind](dtype=dtype)
 
-    def _make_room(self, new_labels: int) -> None:
-        """Move to the dominance counter when ``labels="auto"`` passes `MAX_LEVELS`."""
-        if (self.labels == "auto" and not self.continuous
-                and len(self._dom.levels) + new_labels > MAX_LEVELS):
-            self._reload(continuous=True)
+    def _make_room(self, new_labels) -> None:
+        """Before labels ``new_labels`` (those not held with weight) come: leave the
+        two-level tree for a third level, and the per-level multisets for the dominance
+        counter when ``labels="auto"`` passes `MAX_LEVELS`."""
+        if self._kind == "binary":
+            levels = len(set(self._dom.levels).union(new_labels))
+            if levels > 2:
+                self._reload("continuous" if self.labels == "auto" and levels > MAX_LEVELS
+                             else "levels")
+        elif (self._kind == "levels" and self.labels == "auto"
+              and len(self._dom.levels) + len(new_labels) > MAX_LEVELS):
+            self._reload("continuous")
 
     def _weights_for(self, w):
         """Batch weights in the engine's arithmetic: None (unit), int64 or float64."""
@@ -348,13 +373,12 @@ class PairEngine:
                 np.array(c, dtype=np.int64),
                 np.array(w, dtype=np.int64 if self._dtype is int else np.float64))
 
-    def _reload(self, continuous=None, dtype=None) -> None:
+    def _reload(self, kind=None, dtype=None) -> None:
         """Rebuild the structure (not the counts) from its own aggregated contents, into
-        the dominance counter and/or float weights: one O(n log n) rebuild."""
+        another kind of structure and/or float weights: one O(n log n) rebuild."""
         y, s, c, w = self._items()
         self._dtype = dtype or self._dtype
-        cont = self.continuous if continuous is None else continuous
-        self._dom = self._new_structure(self._dtype, cont)
+        self._set_structure(self._dtype, kind or self._kind)
         self._dom.load(y, s, c, w.astype(np.float64) if self._dtype is float else w)
 
     def _load(self, y, s, wv) -> None:
@@ -362,7 +386,7 @@ class PairEngine:
         hy, hs, hc, hw = self._items()
         one = np.ones(y.size, dtype=np.int64)
         ww = one if wv is None else wv
-        self._dom = self._new_structure(self._dtype, self.continuous)
+        self._set_structure(self._dtype, self._kind)
         self._dom.load(np.concatenate((hy, y)), np.concatenate((hs, s)),
                        np.concatenate((hc, one)),
                        np.concatenate((hw, ww)).astype(np.int64 if self._dtype is int
@@ -399,6 +423,9 @@ class PairEngine:
 
 
 _FIELDS = ("concordant", "discordant", "tied_score", "tied_label", "tied_both")
+
+_STRUCTURES = {"binary": BinaryDominanceCounter, "levels": LevelDominanceCounter,
+               "continuous": DominanceCounter}
 
 
 def _count_value(pc: PairCounts, field: str, dtype):

@@ -373,3 +373,132 @@ def test_engine_remove_of_unheld_sample_changes_nothing():
     with pytest.raises(ValueError):
         e.remove(1, 0.5)
     assert e.counts == before and len(e) == 1
+
+
+# ---------------------------------------------------------------------- two-level tree
+class EngineMachine(RuleBasedStateMachine):
+    """A `PairEngine` in its two-level tree (`BinaryDominanceCounter`, small nodes): two
+    labels with heavy ties, integer then fractional weights, and now and then a third
+    label, which moves it to the per-level multisets (or is refused with "binary"), mid-
+    stream. Removing a sample that is not held raises and changes nothing."""
+
+    @initialize(labels=st.sampled_from(["auto", "binary", "ordinal"]),
+                pair=st.sampled_from([(0.0, 1.0), (-1.0, 2.5), (3.0, -0.0)]))
+    def setup(self, labels, pair):
+        from streamrank.structures import binary as binary_module
+        self._saved = binary_module._LOAD
+        binary_module._LOAD = 4  # nodes of 2 .. 8 entries: deep trees from a few dozen
+        self._module = binary_module
+        self.engine = PairEngine(labels)
+        self.labels, self.pair = labels, pair
+        self.model: list = []
+
+    def teardown(self):
+        if hasattr(self, "_module"):
+            self._module._LOAD = self._saved
+
+    @rule(data=st.data(), third=st.integers(0, 24),
+          w=st.sampled_from([1, 1, 0, 2, 3, 0.5, 2.25]))
+    def add(self, data, third, w):
+        y = 7.0 if third == 0 else data.draw(st.sampled_from(self.pair))
+        s = data.draw(st.sampled_from((-1.0, 0.0, 0.5, 1.0)))
+        held = {yi for yi, _, wi in self.model if wi > 0}
+        if self.labels == "binary" and len(held | {y}) > 2:
+            before = (self.engine.counts, list(self.engine._dom.items()))
+            with pytest.raises(ValueError, match="at most two labels"):
+                self.engine.add(y, s, w)
+            assert (self.engine.counts, list(self.engine._dom.items())) == before
+            return
+        self.engine.add(y, s, w)
+        self.model.append((y, s, w))
+
+    @precondition(lambda self: self.model)
+    @rule(data=st.data())
+    def remove(self, data):
+        i = data.draw(st.integers(0, len(self.model) - 1))
+        self.engine.remove(*self.model.pop(i))
+
+    @rule(data=st.data(), w=st.sampled_from([1, 4, 0.75]))
+    def remove_absent(self, data, w):
+        """A label, score or integer weight not held: ValueError, nothing changes."""
+        y = data.draw(st.sampled_from(self.pair + (7.0, 9.0)))
+        s = data.draw(st.sampled_from((-1.0, 0.0, 0.5, 1.0, 0.25)))
+        at = sum(wi for yi, si, wi in self.model if yi == y and si == s)
+        if any(yi == y and si == s for yi, si, _ in self.model):
+            if self.engine.weighted or w <= at:
+                return  # held: float removals trust the weight
+        before = (self.engine.counts, list(self.engine._dom.items()), len(self.engine))
+        with pytest.raises(ValueError):
+            self.engine.remove(y, s, w)
+        assert (self.engine.counts, list(self.engine._dom.items()), len(self.engine)) == before
+
+    @rule(k=st.integers(1, 6), data=st.data())
+    def add_many(self, k, data):
+        y = np.array([data.draw(st.sampled_from(self.pair)) for _ in range(k)])
+        s = np.array([data.draw(st.sampled_from((-1.0, 0.5, 1.0))) for _ in range(k)])
+        self.engine.add_many(y, s, None)
+        self.model += [(yi, si, 1) for yi, si in zip(y.tolist(), s.tolist())]
+
+    @invariant()
+    def matches_oracle(self):
+        y = [r[0] for r in self.model]
+        s = [r[1] for r in self.model]
+        w = [r[2] for r in self.model]
+        assert_matches(self.engine.counts, y, s, w, self.engine.weighted)
+        self.engine._check(y, s, w)
+        if len(set(y)) > 2:  # a third label held: the engine left the two-level tree
+            assert not self.engine._fused
+
+
+TestEngineMachine = EngineMachine.TestCase
+
+
+def test_engine_moves_from_two_levels_to_levels_then_dominance():
+    """auto: the two-level tree, then a third label (per-level multisets), then past
+    MAX_LEVELS (the dominance counter); ordinal stays per level; every step exact."""
+    from streamrank.structures import (BinaryDominanceCounter, DominanceCounter,
+                                       LevelDominanceCounter)
+    for labels, last in (("auto", DominanceCounter), ("ordinal", LevelDominanceCounter)):
+        e, held = PairEngine(labels), []
+        for i in range(60):
+            e.add(i % 2, (i % 5) / 4, 1 + i % 3)
+            held.append((i % 2, (i % 5) / 4, 1 + i % 3))
+        assert isinstance(e._dom, BinaryDominanceCounter)
+        e.add(0.5, 0.25, 2)
+        held.append((0.5, 0.25, 2))
+        assert isinstance(e._dom, LevelDominanceCounter)
+        for k in range(MAX_LEVELS + 2):
+            e.add(10.0 + k, 0.5)
+            held.append((10.0 + k, 0.5, 1))
+        assert isinstance(e._dom, last)
+        y, s, w = zip(*held)
+        e._check(y, s, w)
+
+
+def test_engine_binary_zero_weight_third_level_moves_out_of_the_tree():
+    """labels="binary" counts labels held with weight: a zero-weight sample of a label
+    still takes a level of the tree, so a third weighted label moves the engine on."""
+    e = PairEngine("binary")
+    e.add(0, 0.5, 0)
+    e.add(1, 0.25)
+    e.add(2, 0.75)       # {1, 2} held with weight; 0 only with weight 0
+    assert not e._fused
+    e._check([0, 1, 2], [0.5, 0.25, 0.75], [0, 1, 1])
+    assert e.counts == pair_counts([0, 1, 2], [0.5, 0.25, 0.75], sample_weight=[0, 1, 1])
+
+
+def test_engine_two_level_tree_fractional_weight_switch():
+    """The first fractional weight turns the tree to floats mid-stream."""
+    e, held = PairEngine("binary"), []
+    for i in range(200):
+        p = (i % 2, (i % 7) / 6, 1 + i % 2)
+        e.add(*p)
+        held.append(p)
+    assert not e.weighted and e._fused
+    e.add(1, 0.5, 0.3)
+    held.append((1, 0.5, 0.3))
+    assert e.weighted and e._fused and e._dom.dtype is float
+    for p in held[:150]:
+        e.remove(*p)
+    y, s, w = zip(*held[150:])
+    e._check(y, s, w)

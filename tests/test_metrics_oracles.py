@@ -24,6 +24,7 @@ from streamrank import metrics as sm
 from streamrank.metrics import _base, _binary_engine
 from streamrank.metrics._binary_engine import BinaryPairEngine
 from streamrank.metrics._censored_engine import CensoredPairEngine
+from streamrank.structures import binary as binary_tree
 
 PAIR_METRICS = [
     (sm.KendallTau, {}, "tau_b"),
@@ -283,7 +284,7 @@ def test_binary_engine_stress(monkeypatch, load, list_max, weights):
     """Random single and batch changes, every representation and the moves between them,
     ``_check`` (every invariant, counts against an O(n^2) recount) after each step.
     Iterations: 250 steps x up to 120 samples per batch; seed 41."""
-    monkeypatch.setattr(_binary_engine, "_LOAD", load)
+    monkeypatch.setattr(binary_tree, "_LOAD", load)  # the tree shared with PairEngine
     monkeypatch.setattr(_binary_engine, "_LIST_MAX", list_max)
     rng = random.Random(41)
     engine, held = BinaryPairEngine(), []

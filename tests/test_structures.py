@@ -20,10 +20,11 @@ import numpy as np
 import pytest
 from hypothesis import strategies as st
 from hypothesis.stateful import (Bundle, RuleBasedStateMachine, consumes, invariant,
-                                 precondition, rule)
+                                 multiple, precondition, rule)
 
-from streamrank.structures import (DominanceCounter, FenwickTree, LevelDominanceCounter,
-                                   WeightedSortedMultiset)
+from streamrank.structures import (BinaryDominanceCounter, DominanceCounter, FenwickTree,
+                                   LevelDominanceCounter, WeightedSortedMultiset)
+from streamrank.structures import binary as binary_module
 from streamrank.structures import dominance as dominance_module
 from streamrank.structures import multiset as multiset_module
 
@@ -36,14 +37,15 @@ float_weights = st.one_of(st.sampled_from((0.0, 1e-3, 0.5, 1.0, 2.5)),
 
 @contextlib.contextmanager
 def small_nodes(load=4, leaf=2):
-    """Multiset nodes of 2 .. 8 entries, dominance leaves of 1 .. 4 keys: deep trees from
-    a few dozen items. The structures read these module constants on every call."""
-    saved = multiset_module._LOAD, dominance_module._LEAF
-    multiset_module._LOAD, dominance_module._LEAF = load, leaf
+    """Multiset (and two-level tree) nodes of 2 .. 8 entries, dominance leaves of 1 .. 4
+    keys: deep trees from a few dozen items. The structures read these module constants
+    on every call."""
+    saved = multiset_module._LOAD, dominance_module._LEAF, binary_module._LOAD
+    multiset_module._LOAD, dominance_module._LEAF, binary_module._LOAD = load, leaf, load
     try:
         yield
     finally:
-        multiset_module._LOAD, dominance_module._LEAF = saved
+        multiset_module._LOAD, dominance_module._LEAF, binary_module._LOAD = saved
 
 
 def close(got, exact, scale):
@@ -709,10 +711,105 @@ class FloatLevelMachine(LevelMachine):
     weights = float_weights
 
 
+class BinaryMachine(DominanceMachine):
+    """`BinaryDominanceCounter`: at most two labels (a third is refused and changes
+    nothing), heavy ties, and the fused `add_pairs` / `remove_pairs` against the oracle."""
+
+    cls = BinaryDominanceCounter
+    labels = labels_few
+
+    def held_labels(self):
+        return {y for y, _, _ in self.model}
+
+    def draw_label(self, data):
+        """Mostly a held label (ties, and room), now and then any small label."""
+        held = sorted(self.held_labels())
+        return data.draw(st.sampled_from(held) if held and data.draw(st.booleans())
+                         else labels_few)
+
+    def refused(self, label, call):
+        """A third label: `ValueError`, nothing changes; True if so."""
+        if len(self.held_labels() | {label}) <= 2:
+            return False
+        before = snapshot(self.dc)
+        with pytest.raises(ValueError, match="must be one of the two labels held"):
+            call()
+        assert snapshot(self.dc) == before
+        return True
+
+    @rule(target=DominanceMachine.held, score=scores, data=st.data())
+    def add(self, score, data):
+        label, w = self.draw_label(data), data.draw(self.weights)
+        if self.refused(label, lambda: self.dc.add(label, score, w)):
+            return multiple()
+        self.dc.add(label, score, w)
+        self.model.append((label, score, w))
+        return label, score, w
+
+    @rule(target=DominanceMachine.held, start=st.integers(-50, 50),
+          length=st.integers(5, 30))
+    def add_monotone(self, start, length):
+        """Scores in a run on one held label (or label 0): leaf splits at one end."""
+        label = min(self.held_labels() or {0})
+        point = None
+        for k in range(length):
+            point = (label, float(start + k) / 7, self.dtype(1))
+            self.dc.add(*point)
+            self.model.append(point)
+        return point
+
+    @rule(target=DominanceMachine.held, score=st.sampled_from((-1.0, 0.0, 0.5, 1.0)),
+          data=st.data())
+    def add_pairs(self, score, data):
+        label, w = float(self.draw_label(data)), data.draw(self.weights)
+        if self.refused(label, lambda: self.dc.add_pairs(label, score, w)):
+            return multiple()
+        want = pairs_oracle(self.model, label, score, self.dtype(0))
+        got = self.dc.add_pairs(label, score, w)
+        scale = self.scale()
+        assert all(close(a, b, scale) for a, b in zip(got, want)), (got, want)
+        self.model.append((label, score, w))
+        return label, score, w
+
+    @rule(point=consumes(DominanceMachine.held))
+    def remove_pairs(self, point):
+        if point not in self.model:
+            return
+        scale = self.scale()
+        self.model.remove(point)
+        y, s, w = point
+        got = self.dc.remove_pairs(float(y), s, w)
+        want = pairs_oracle(self.model, y, s, self.dtype(0))
+        assert all(close(a, b, scale) for a, b in zip(got, want)), (got, want)
+
+    @precondition(lambda self: self.model and self.dtype is int)
+    @rule(data=st.data())
+    def remove_wrong_weight(self, data):
+        """A held (label, score) with more weight than it holds: refused, nothing
+        changes (int weights; float removals trust the weight, as the multiset's)."""
+        y, s, _ = data.draw(st.sampled_from(self.model))
+        held = sum(wi for yi, si, wi in self.model if yi == y and si == s)
+        before = snapshot(self.dc)
+        with pytest.raises(ValueError, match="'weight' parameter of BinaryDominanceCounter"):
+            self.dc.remove_pairs(float(y), s, held + 1)
+        assert snapshot(self.dc) == before
+
+    @invariant()
+    def levels_held(self):
+        assert self.dc.levels == tuple(sorted(float(y) for y in self.held_labels()))
+
+
+class FloatBinaryMachine(BinaryMachine):
+    dtype = float
+    weights = float_weights
+
+
 TestDominanceInt = DominanceMachine.TestCase
 TestDominanceFloat = FloatDominanceMachine.TestCase
 TestLevelInt = LevelMachine.TestCase
 TestLevelFloat = FloatLevelMachine.TestCase
+TestBinaryInt = BinaryMachine.TestCase
+TestBinaryFloat = FloatBinaryMachine.TestCase
 
 
 @pytest.mark.parametrize("pattern", ["increasing", "decreasing", "zigzag", "random"])

@@ -28,7 +28,8 @@ per move) by the weights it is given and the size of its batches:
   class's weight below and at ``s`` on the way and adding its own weight on the path: the
   query and the update share one walk, half the walks of one sorted multiset per class.
   ``O(log n)`` per change (``O(B)`` C-level work per node, ``B = 2 * _LOAD``), counts
-  ``O(1)``::
+  ``O(1)``. The tree is `streamrank.structures.binary.BinaryTree`, shared with the
+  two-level `BinaryDominanceCounter` behind `PairEngine`::
 
         inner   keys  [ 0.3        |  0.9       ]   largest score under each child
                 w[0]  [ 2          |  1         ]   negative weight under each child
@@ -64,11 +65,10 @@ from bisect import bisect_left, bisect_right, insort
 
 import numpy as np
 
-__all__ = ["BinaryPairEngine"]
+from ..structures import binary as _binary_tree
+from ..structures.binary import BinaryTree, _close
 
-#: B+ tree nodes hold ``_LOAD // 2 .. 2 * _LOAD`` entries, the fanout that
-#: `WeightedSortedMultiset` measured fastest (benchmarks/bench_structures.py --load).
-_LOAD = 64
+__all__ = ["BinaryPairEngine"]
 
 #: A batch of ``k`` changes goes through the flat arrays when ``k >= _FLAT_BATCH[0] +
 #: n / _FLAT_BATCH[1]`` (``n`` samples or distinct scores held): about where a flat merge
@@ -82,7 +82,7 @@ _FLAT_BATCH = (48, 1600)
 #: the flat threshold) move the engine back to single-change mode.
 _BACK_TO_SINGLE = 8
 
-_REFRESH_MIN = 1024
+_REFRESH_MIN = _binary_tree._REFRESH_MIN
 
 #: While every weight is 1 and fewer than this many samples are held, the engine keeps two
 #: plain sorted lists of scores (one per class): a sample's pairs are two bisections of
@@ -99,29 +99,6 @@ _LOW = (1 << _SHIFT) - 1
 _ONE1 = 1 << _SHIFT  # one copy of class 1, packed
 _MAX_FLAT_COPIES = 2**31
 _INT64_MAX = 2**63 - 1
-
-
-class _Node:
-    """A B+ tree node. ``keys`` sorted; ``w[c]`` the weight of class ``c`` per entry (a
-    leaf) or per child subtree (inner); ``c[c]`` the copies of class ``c`` per entry
-    (leaves only); ``kids`` the children (inner nodes only)."""
-
-    __slots__ = ("keys", "w", "c", "kids")
-
-    def __init__(self, keys, w, c=None, kids=None):
-        self.keys = keys
-        self.w = w
-        self.c = c
-        self.kids = kids
-
-
-def _new_leaf():
-    return _Node([], [[], []], [[], []])
-
-
-def _chunk_bounds(n, size):
-    chunks = max(1, -(-n // size))
-    return [n * c // chunks for c in range(chunks + 1)]
 
 
 class BinaryPairEngine:
@@ -158,9 +135,7 @@ class BinaryPairEngine:
         self._dtype = int
         self._mode = "list"
         self._lists = ([], [])    # list mode: the sorted scores of each class
-        self._root = _new_leaf()
-        self._height = 0
-        self._distinct = 0
+        self._tree = BinaryTree(int)  # tree mode: the shared two-class B+ tree
         self._updates = 0         # float tree updates since the last refresh
         self._flat = None         # a `_Flat` in flat mode
         self._small_ops = 0       # consecutive small operations in flat mode
@@ -237,7 +212,7 @@ class BinaryPairEngine:
                 return
             self._leave_list()
         if self._mode == "tree" and self._dtype is int and w.__class__ is int:
-            below, equal = self._tree_add(y, s, w)
+            below, equal, _ = self._tree.add(y, s, w, self._acc[3 - y])
             # The hot path of a window read after every event: `_count` inlined.
             acc = self._acc
             acc[0] += w * (below if y else acc[3] - below - equal)
@@ -256,7 +231,7 @@ class BinaryPairEngine:
                 return
             if self._mode == "list":  # back to the lists: their path
                 return self.add(y, s, w)
-        below, equal = self._tree_add(y, s, w)
+        below, equal, _ = self._tree.add(y, s, w, self._acc[3 - y])
         self._count(y, w, below, equal, 1)
         if self._dtype is float:
             self._float_update()  # after the counts: a refresh recounts them
@@ -283,7 +258,10 @@ class BinaryPairEngine:
                 self.clear()
             return
         if self._mode == "tree" and self._dtype is int and w.__class__ is int:
-            below, equal = self._tree_remove(y, s, w)
+            got = self._tree.remove(y, s, w, self._acc[3 - y])
+            if got is None:
+                raise ValueError(self._not_held(y, s, w))
+            below, equal = got[0], got[1]
             acc = self._acc
             acc[0] -= w * (below if y else acc[3] - below - equal)
             acc[1] -= w * equal
@@ -304,8 +282,10 @@ class BinaryPairEngine:
                 return
             if self._mode == "list":
                 return self.remove(y, s, w)
-        below, equal = self._tree_remove(y, s, w)
-        self._count(y, w, below, equal, -1)
+        got = self._tree.remove(y, s, w, self._acc[3 - y])
+        if got is None:
+            raise ValueError(self._not_held(y, s, w))
+        self._count(y, w, got[0], got[1], -1)
         if self._n[0] + self._n[1] == 0:
             self.clear()  # an emptied engine holds exact zeros, not float residue
         elif self._dtype is float:
@@ -332,7 +312,7 @@ class BinaryPairEngine:
                 self.add(yi, si, wi)
             return
         for yi, si, wi in zip(yl, sl, wl):
-            below, equal = self._tree_add(yi, si, wi)
+            below, equal, _ = self._tree.add(yi, si, wi, self._acc[3 - yi])
             self._count(yi, wi, below, equal, 1)
             if self._dtype is float:
                 self._float_update()
@@ -417,115 +397,6 @@ class BinaryPairEngine:
         self._acc = [c, t, w0, w1]
         self._comp = [0.0, 0.0, 0.0, 0.0]
 
-    # ------------------------------------------------------------------ tree walks
-    def _tree_add(self, y, s, w):
-        """Insert into the tree; return the other class's weight below and at ``s``."""
-        other = 1 - y
-        node = self._root
-        path = []
-        below = 0
-        tot = self._acc[2 + other]
-        for _ in range(self._height):
-            keys = node.keys
-            n = len(keys)
-            i = bisect_left(keys, s)
-            if i == n:  # a new maximum goes to the last child
-                i = n - 1
-                keys[i] = s
-            ow = node.w[other]
-            # The other class's weight before child i, summing the shorter side.
-            if i + i <= n:
-                below += sum(ow[:i])
-            else:
-                below += tot - sum(ow[i:])
-            tot = ow[i]
-            path.append((node, i))
-            node = node.kids[i]
-        keys = node.keys
-        n = len(keys)
-        j = bisect_left(keys, s)
-        ow = node.w[other]
-        if j + j <= n:
-            below += sum(ow[:j])
-        else:
-            below += tot - sum(ow[j:])
-        if j < n and keys[j] == s:
-            equal = ow[j]
-            node.w[y][j] += w
-            node.c[y][j] += 1
-        else:
-            equal = 0
-            zero = self._dtype(0)
-            keys.insert(j, s)
-            node.w[y].insert(j, w)
-            node.w[other].insert(j, zero)
-            node.c[y].insert(j, 1)
-            node.c[other].insert(j, 0)
-            self._distinct += 1
-        for parent, i in path:
-            parent.w[y][i] += w
-        if len(keys) > 2 * _LOAD:
-            self._split_up(path, node)
-        return (below if below > 0 else below - below), equal
-
-    def _tree_remove(self, y, s, w):
-        """Remove from the tree (checked before anything changes); return the other
-        class's weight below and at ``s``."""
-        other = 1 - y
-        node = self._root
-        path = []
-        below = 0
-        tot = self._acc[2 + other]
-        for _ in range(self._height):
-            keys = node.keys
-            n = len(keys)
-            i = bisect_left(keys, s)
-            if i == n:
-                raise ValueError(self._not_held(y, s, w))
-            ow = node.w[other]
-            if i + i <= n:
-                below += sum(ow[:i])
-            else:
-                below += tot - sum(ow[i:])
-            tot = ow[i]
-            path.append((node, i))
-            node = node.kids[i]
-        keys = node.keys
-        n = len(keys)
-        j = bisect_left(keys, s)
-        if j == n or keys[j] != s or node.c[y][j] == 0:
-            raise ValueError(self._not_held(y, s, w))
-        own_w, own_c = node.w[y], node.c[y]
-        held, copies = own_w[j], own_c[j]
-        if self._dtype is int and (w > held or (copies == 1 and w != held)):
-            raise ValueError(self._not_held(y, s, w))
-        ow = node.w[other]
-        if j + j <= n:
-            below += sum(ow[:j])
-        else:
-            below += tot - sum(ow[j:])
-        equal = ow[j]
-        if copies == 1:
-            delta = -held  # the last copy takes the weight left (float residue included)
-            own_w[j] = held - held
-        else:
-            new = held - w
-            if new < 0:
-                new = 0.0
-            delta = new - held
-            own_w[j] = new
-        own_c[j] = copies - 1
-        for parent, i in path:
-            parent.w[y][i] += delta
-        if copies == 1 and node.c[other][j] == 0:
-            del keys[j], own_w[j], ow[j], own_c[j], node.c[other][j]
-            self._distinct -= 1
-            if self._height and len(keys) < _LOAD // 2:
-                self._merge_up(path, node)
-            elif keys and j == len(keys):
-                self._fix_maxima(path, keys[-1])
-        return (below if below > 0 else below - below), equal
-
     def _not_held_batch(self, y, s, w) -> str:
         """The message for the first sample of a batch that is not held."""
         for yi, si, wi in zip(y.tolist(), s.tolist(), w.tolist()):
@@ -550,79 +421,6 @@ class BinaryPairEngine:
         return (f"The sample (label {y!r}, score {s!r}, weight {w!r}) is not held (or was "
                 "added with another weight), so it cannot be removed.")
 
-    def _split_up(self, path, node) -> None:
-        """Split the overfull ``node`` in halves, and every ancestor that overflows."""
-        while len(node.keys) > 2 * _LOAD:
-            half = len(node.keys) >> 1
-            upper = _Node(node.keys[half:], [node.w[0][half:], node.w[1][half:]],
-                          None if node.c is None else [node.c[0][half:], node.c[1][half:]],
-                          None if node.kids is None else node.kids[half:])
-            del node.keys[half:], node.w[0][half:], node.w[1][half:]
-            if node.c is not None:
-                del node.c[0][half:], node.c[1][half:]
-            else:
-                del node.kids[half:]
-            lo = [self._sum(node.w[0]), self._sum(node.w[1])]
-            hi = [self._sum(upper.w[0]), self._sum(upper.w[1])]
-            if not path:  # the root splits: the tree grows one level
-                self._root = _Node([node.keys[-1], upper.keys[-1]],
-                                   [[lo[0], hi[0]], [lo[1], hi[1]]], None, [node, upper])
-                self._height += 1
-                return
-            parent, i = path.pop()
-            parent.keys.insert(i + 1, parent.keys[i])  # upper keeps node's old maximum
-            parent.keys[i] = node.keys[-1]
-            parent.kids.insert(i + 1, upper)
-            for c in (0, 1):
-                parent.w[c].insert(i + 1, hi[c])
-                parent.w[c][i] = lo[c]
-            node = parent
-
-    def _merge_up(self, path, node) -> None:
-        """Merge the underfull ``node`` with a sibling, then every ancestor that
-        underflows; fix the maxima above; drop a root left with one child."""
-        while path and len(node.keys) < _LOAD // 2:
-            parent, i = path.pop()
-            left = i - 1 if i else i
-            a, b = parent.kids[left], parent.kids[left + 1]
-            a.keys += b.keys
-            a.w[0] += b.w[0]
-            a.w[1] += b.w[1]
-            if a.c is not None:
-                a.c[0] += b.c[0]
-                a.c[1] += b.c[1]
-            else:
-                a.kids += b.kids
-            del parent.keys[left + 1], parent.kids[left + 1]
-            del parent.w[0][left + 1], parent.w[1][left + 1]
-            parent.keys[left] = a.keys[-1]
-            parent.w[0][left] = self._sum(a.w[0])
-            parent.w[1][left] = self._sum(a.w[1])
-            if len(a.keys) > 2 * _LOAD:
-                self._split_up([(parent, left)], a)
-            node = parent
-        if path and node.keys:
-            self._fix_maxima(path, node.keys[-1])
-        while self._height and len(self._root.kids) == 1:
-            self._root = self._root.kids[0]
-            self._height -= 1
-
-    @staticmethod
-    def _fix_maxima(path, new_max) -> None:
-        for parent, i in reversed(path):
-            parent.keys[i] = new_max
-            if i != len(parent.keys) - 1:
-                break
-
-    def _sum(self, values):
-        return sum(values) if self._dtype is int else math.fsum(values)
-
-    def _leaves(self):
-        level = [self._root]
-        for _ in range(self._height):
-            level = [kid for node in level for kid in node.kids]
-        return level
-
     # ------------------------------------------------------------------ floats
     def _np_dtype(self):
         return np.int64 if self._dtype is int else np.float64
@@ -643,14 +441,8 @@ class BinaryPairEngine:
         if self._mode == "list":
             self._leave_list()
         self._dtype = float
-        if self._mode == "tree":
-            def visit(node, depth):
-                node.w = [[float(x) for x in node.w[0]], [float(x) for x in node.w[1]]]
-                if depth < self._height:
-                    for kid in node.kids:
-                        visit(kid, depth + 1)
-            visit(self._root, 0)
-        else:
+        self._tree.to_float()
+        if self._mode == "flat":
             f = self._flat
             f.w = [x.astype(np.float64) for x in f.weights()]
         self._acc = [float(a) for a in self._acc]
@@ -658,19 +450,13 @@ class BinaryPairEngine:
 
     def _float_update(self) -> None:
         self._updates += 1
-        if self._updates > self._distinct + _REFRESH_MIN:
+        if self._updates > self._tree.distinct + _REFRESH_MIN:
             self._refresh()
 
     def _refresh(self) -> None:
         """Recompute every subtree sum with `math.fsum`, and the running counts from the
         leaves: O(n), once every ``distinct + 1024`` float updates."""
-        def visit(node, depth):
-            if depth == self._height:
-                return math.fsum(node.w[0]), math.fsum(node.w[1])
-            sums = [visit(kid, depth + 1) for kid in node.kids]
-            node.w = [[a for a, _ in sums], [b for _, b in sums]]
-            return math.fsum(node.w[0]), math.fsum(node.w[1])
-        visit(self._root, 0)
+        self._tree.refresh()
         self._set_counts(*self._recount(self._tree_arrays()))
         self._updates = 0
 
@@ -684,7 +470,7 @@ class BinaryPairEngine:
         if self._mode == "list":
             n = self._n[0] + self._n[1]
         else:
-            n = self._distinct if self._mode == "tree" else self._flat.s.shape[0]
+            n = self._tree.distinct if self._mode == "tree" else self._flat.s.shape[0]
         threshold = _FLAT_BATCH[0] + n // _FLAT_BATCH[1]
         if self._mode != "flat":
             if k >= threshold:
@@ -707,11 +493,10 @@ class BinaryPairEngine:
 
     def _tree_arrays(self):
         """The tree's contents as a `_Flat` (weights left out when every weight is 1)."""
-        leaves = self._leaves()
-        s = np.array([k for leaf in leaves for k in leaf.keys], np.float64)
-        c = [np.array([x for leaf in leaves for x in leaf.c[j]], np.int64) for j in (0, 1)]
-        w = [np.array([x for leaf in leaves for x in leaf.w[j]], self._np_dtype())
-             for j in (0, 1)]
+        sl, c0, c1, w0, w1 = self._tree.columns()
+        s = np.array(sl, np.float64)
+        c = [np.array(x, np.int64) for x in (c0, c1)]
+        w = [np.array(x, self._np_dtype()) for x in (w0, w1)]
         unit = self._dtype is int and all(np.array_equal(w[j], c[j]) for j in (0, 1))
         return _Flat(s, c[0] | (c[1] << _SHIFT), None if unit else w)
 
@@ -752,8 +537,7 @@ class BinaryPairEngine:
             self._small_ops = 0
             return
         self._flat = self._tree_arrays()
-        self._root = _new_leaf()
-        self._height = 0
+        self._tree = BinaryTree(self._dtype)
         self._mode = "flat"
         self._small_ops = 0
 
@@ -768,22 +552,7 @@ class BinaryPairEngine:
         sl = f.s[keep].tolist()
         c0, c1 = c0[keep].tolist(), c1[keep].tolist()
         w0, w1 = w0[keep].tolist(), w1[keep].tolist()
-        n = len(sl)
-        bounds = _chunk_bounds(n, _LOAD)
-        level = [_Node(sl[lo:hi], [w0[lo:hi], w1[lo:hi]], [c0[lo:hi], c1[lo:hi]])
-                 for lo, hi in zip(bounds[:-1], bounds[1:])]
-        height = 0
-        while len(level) > 1:
-            bounds = _chunk_bounds(len(level), 2 * _LOAD)
-            level = [_Node([kid.keys[-1] for kid in level[lo:hi]],
-                           [[self._sum(kid.w[0]) for kid in level[lo:hi]],
-                            [self._sum(kid.w[1]) for kid in level[lo:hi]]],
-                           None, level[lo:hi])
-                     for lo, hi in zip(bounds[:-1], bounds[1:])]
-            height += 1
-        self._root = level[0]
-        self._height = height
-        self._distinct = n
+        self._tree.build(sl, c0, c1, w0, w1)
         self._flat = None
         self._mode = "tree"
         self._updates = 0
@@ -952,50 +721,22 @@ class BinaryPairEngine:
         """Assert every invariant; with ``held`` (a list of (y, s, w) samples) also that
         the counts equal an O(n^2) recount of them."""
         if self._mode == "list":
-            assert self._flat is None and self._root.keys == [] and self._dtype is int
+            assert self._flat is None and self._tree.root.keys == [] and self._dtype is int
             for j in (0, 1):
                 lst = self._lists[j]
                 assert all(a <= b for a, b in zip(lst, lst[1:])), "list unsorted"
                 assert len(lst) == self._n[j] == self._acc[2 + j]
         elif self._mode == "tree":
             assert self._flat is None and self._lists == ([], [])
-            leaves_seen = []
-
-            def visit(node, depth):
-                n = len(node.keys)
-                assert len(node.w[0]) == n and len(node.w[1]) == n, "ragged node"
-                assert n <= 2 * _LOAD, "overfull node"
-                if node is not self._root:
-                    assert n >= _LOAD // 2, "underfull node"
-                assert all(a < b for a, b in zip(node.keys, node.keys[1:])), "keys unsorted"
-                if depth == self._height:
-                    assert node.kids is None and len(node.c[0]) == n == len(node.c[1])
-                    for c0, c1, w0, w1 in zip(node.c[0], node.c[1], node.w[0], node.w[1]):
-                        assert c0 + c1 >= 1, "an entry with no copy"
-                        assert (c0 > 0 or w0 == 0) and (c1 > 0 or w1 == 0), "orphan weight"
-                        assert w0 >= 0 and w1 >= 0, "negative weight"
-                    leaves_seen.append(node)
-                    return (node.keys[-1] if n else None,
-                            (self._sum(node.w[0]), self._sum(node.w[1])),
-                            (sum(node.c[0]), sum(node.c[1])))
-                assert n >= 1 and (node is not self._root or n >= 2), "inner node too small"
-                copies = [0, 0]
-                for i, kid in enumerate(node.kids):
-                    kmax, ksum, kc = visit(kid, depth + 1)
-                    assert node.keys[i] == kmax, "key is not the child's maximum"
-                    for c in (0, 1):
-                        _close(node.w[c][i], ksum[c], self._dtype, "subtree weight")
-                        copies[c] += kc[c]
-                return (node.keys[-1], (self._sum(node.w[0]), self._sum(node.w[1])),
-                        tuple(copies))
-            _, sums, copies = visit(self._root, 0)
+            assert self._tree.dtype is self._dtype
+            sums, copies = self._tree.check()
             assert list(copies) == self._n, (copies, self._n)
-            assert sum(len(leaf.keys) for leaf in leaves_seen) == self._distinct
             got = self.counts
             _close(got[2], sums[0], self._dtype, "W0")
             _close(got[3], sums[1], self._dtype, "W1")
         else:
-            assert self._root.keys == [] and self._height == 0 and self._lists == ([], [])
+            assert self._tree.root.keys == [] and self._tree.height == 0
+            assert self._lists == ([], [])
             f = self._flat
             m = f.s.shape[0]
             assert f.s.ndim == 1 and (np.diff(f.s) > 0).all(), "flat scores unsorted"
@@ -1086,13 +827,6 @@ def _weighted_bincount(code, w, size, dtype):
     out = np.zeros(size, np.int64)
     np.add.at(out, code, w)
     return out
-
-
-def _close(a, b, dtype, what) -> None:
-    if dtype is int:
-        assert a == b, f"{what}: {a!r} != {b!r}"
-    else:
-        assert abs(a - b) <= 1e-9 * max(1.0, abs(b)), f"{what}: {a!r} vs {b!r}"
 
 
 def _int_total(w: np.ndarray) -> int:
