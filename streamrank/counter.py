@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-import io
 
 import numpy as np
 
+from . import _snapshot
 from ._validation import as_1d_numeric, check_consistent_length, check_weights, param_error
 from .counts import PairCounts
 from .engine import PairEngine, check_scalar, check_weight
@@ -210,32 +210,18 @@ class PairCounter:
         (``np.savez``; no pickled Python objects). Keys must be all ints or all strings.
         `from_bytes` restores it in ``O(n log n)``."""
         keys = list(self._slot)
-        key_arr = np.array(keys)
-        if keys and (key_arr.ndim != 1 or key_arr.dtype.kind not in "iuU"):
-            raise TypeError("PairCounter.to_bytes needs keys that are all ints or all "
-                            f"strings; got keys of type {type(keys[0]).__name__}. "
-                            "Use pickle for other keys.")
+        key_arr = _snapshot.key_array(keys, "PairCounter.to_bytes")
         rows = np.fromiter(self._slot.values(), dtype=np.intp, count=len(keys))
-        buf = io.BytesIO()
-        np.savez(buf, format=np.array(_FORMAT), version=np.array(_VERSION),
-                 labels=np.array(self.labels), keys=key_arr, y=self._y[rows],
-                 s=self._s[rows], w=self._w[rows])
-        return buf.getvalue()
+        return _snapshot.dump(_FORMAT, _VERSION, labels=np.array(self.labels), keys=key_arr,
+                              y=self._y[rows], s=self._s[rows], w=self._w[rows])
 
     @classmethod
     def from_bytes(cls, data: bytes) -> "PairCounter":
         """Restore a counter written by `to_bytes`."""
-        with np.load(io.BytesIO(data), allow_pickle=False) as z:
-            if "format" not in z or str(z["format"]) != _FORMAT:
-                raise ValueError("PairCounter.from_bytes: not a PairCounter snapshot.")
-            version = int(z["version"])
-            if version > _VERSION:
-                raise ValueError(f"PairCounter.from_bytes: snapshot version {version} is "
-                                 f"newer than this streamrank (reads up to {_VERSION}).")
-            counter = cls(labels=str(z["labels"]))
-            keys = z["keys"].tolist()
-            w = z["w"]
-            counter.insert_many(keys, z["y"], z["s"], None if np.all(w == 1) else w)
+        z = _snapshot.load(data, _FORMAT, _VERSION, "PairCounter.from_bytes")
+        counter = cls(labels=str(z["labels"]))
+        w = z["w"]
+        counter.insert_many(z["keys"].tolist(), z["y"], z["s"], None if np.all(w == 1) else w)
         return counter
 
     def __getstate__(self):

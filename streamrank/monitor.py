@@ -103,7 +103,6 @@ Examples
 
 from __future__ import annotations
 
-import io
 import json
 import math
 import warnings
@@ -113,6 +112,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from . import _snapshot
 from ._validation import describe, param_error
 from .counts import PairCounts
 from .drift import _delong, auc_drop_test, delong_variance, hanley_mcneil_variance
@@ -702,7 +702,7 @@ class Monitor:
             ys.append(_NAN if y is None else y)
             ss.append(s)
             ws.append(w)
-        key_arr = _key_array(keys, "Monitor.to_bytes")
+        key_arr = _snapshot.key_array(keys, "Monitor.to_bytes")
         ref = self._ref
         if ref is None and (self._ref_store or self._ref_left):
             # the evicted entries first (no key), then the ones in the window
@@ -722,10 +722,8 @@ class Monitor:
         state = {"clock": self._clock, "stats": self.stats,
                  "history": [r._to_row() for r in self.history],
                  "alerts": [r._to_row() for r in self.alerts]}
-        buf = io.BytesIO()
-        np.savez(
-            buf, format=np.array(_FORMAT), version=np.array(_VERSION),
-            config=np.array(json.dumps(config)), state=np.array(json.dumps(state)),
+        return _snapshot.dump(
+            _FORMAT, _VERSION, config=np.array(json.dumps(config)), state=np.array(json.dumps(state)),
             keys=key_arr, times=np.array(times, dtype=np.float64),
             y=np.array(ys, dtype=np.float64), s=np.array(ss, dtype=np.float64),
             w=np.array(ws, dtype=np.float64),
@@ -733,25 +731,17 @@ class Monitor:
             ref_y=ref.y if ref is not None else np.empty(0),
             ref_s=ref.s if ref is not None else np.empty(0),
             ref_w=ref.w if ref is not None else np.empty(0),
-            store_keys=_key_array(rkeys, "Monitor.to_bytes"),
+            store_keys=_snapshot.key_array(rkeys, "Monitor.to_bytes"),
             store_y=np.array(ry, dtype=np.float64), store_s=np.array(rs, dtype=np.float64),
             store_w=np.array(rw, dtype=np.float64),
             series=np.array(self._series, dtype=np.float64))
-        return buf.getvalue()
 
     @classmethod
     def from_bytes(cls, data: bytes) -> "Monitor":
         """Restore a monitor written by `to_bytes` (``O(W log W + H + F)``)."""
-        with np.load(io.BytesIO(data), allow_pickle=False) as z:
-            if "format" not in z or str(z["format"]) != _FORMAT:
-                raise ValueError("Monitor.from_bytes: not a Monitor snapshot.")
-            version = int(z["version"])
-            if version > _VERSION:
-                raise ValueError(f"Monitor.from_bytes: snapshot version {version} is newer "
-                                 f"than this streamrank (reads up to {_VERSION}).")
-            config = json.loads(str(z["config"]))
-            state = json.loads(str(z["state"]))
-            arrays = {k: z[k] for k in z.files}
+        arrays = _snapshot.load(data, _FORMAT, _VERSION, "Monitor.from_bytes")
+        config = json.loads(str(arrays["config"]))
+        state = json.loads(str(arrays["state"]))
         det = config.pop("detector")
         if isinstance(det, dict):
             import importlib
@@ -857,14 +847,6 @@ class Monitor:
         self._ys = np.concatenate((self._ys, np.full(n, np.nan)))
         self._ss = np.concatenate((self._ss, np.zeros(n)))
         self._ws = np.concatenate((self._ws, np.zeros(n)))
-
-
-def _key_array(keys, func):
-    arr = np.array(keys)
-    if keys and (arr.ndim != 1 or arr.dtype.kind not in "iuU"):
-        raise TypeError(f"{func} needs keys that are all ints or all strings; got keys such "
-                        f"as {describe(keys[:3])}.")
-    return arr
 
 
 def _num(w):

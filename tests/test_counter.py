@@ -502,3 +502,14 @@ def test_engine_two_level_tree_fractional_weight_switch():
         e.remove(*p)
     y, s, w = zip(*held[150:])
     e._check(y, s, w)
+
+
+def test_to_bytes_refuses_mixed_int_and_str_keys():
+    # numpy would store [1, "a"] as two strings, and "1" would come back for the key 1.
+    counter = PairCounter()
+    counter.insert(1, 0, 0.5)
+    counter.insert("a", 1, 0.7)
+    with pytest.raises(TypeError, match="all ints or all strings"):
+        counter.to_bytes()
+    restored = pickle.loads(pickle.dumps(counter))   # pickle keeps any keys
+    assert restored.get(1) == (0.0, 0.5, 1) and "1" not in restored
