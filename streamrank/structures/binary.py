@@ -118,34 +118,10 @@ class BinaryTree:
         class's total weight. Returns ``(below, equal, own)``: the other class's weight
         below and at ``s``, and class ``y``'s weight at ``s`` before the add."""
         other = 1 - y
-        node = self.root
-        path = []
-        below = 0
-        for _ in range(self.height):
-            keys = node.keys
-            n = len(keys)
-            i = bisect_left(keys, s)
-            if i == n:  # a new maximum goes to the last child
-                i = n - 1
-                keys[i] = s
-            ow = node.w[other]
-            # The other class's weight before child i, summing the shorter side.
-            if i + i <= n:
-                below += sum(ow[:i])
-            else:
-                below += tot - sum(ow[i:])
-            tot = ow[i]
-            path.append((node, i))
-            node = node.kids[i]
+        node, path, j, below = self._descend(s, other, tot, True)
         keys = node.keys
-        n = len(keys)
-        j = bisect_left(keys, s)
         ow = node.w[other]
-        if j + j <= n:
-            below += sum(ow[:j])
-        else:
-            below += tot - sum(ow[j:])
-        if j < n and keys[j] == s:
+        if j < len(keys) and keys[j] == s:
             equal = ow[j]
             own_w = node.w[y]
             own = own_w[j]
@@ -173,37 +149,18 @@ class BinaryTree:
         None, having changed nothing, when no such copy is held (with int weights: when
         ``w`` exceeds the weight held there, or differs from that of a last copy)."""
         other = 1 - y
-        node = self.root
-        path = []
-        below = 0
-        for _ in range(self.height):
-            keys = node.keys
-            n = len(keys)
-            i = bisect_left(keys, s)
-            if i == n:
-                return None
-            ow = node.w[other]
-            if i + i <= n:
-                below += sum(ow[:i])
-            else:
-                below += tot - sum(ow[i:])
-            tot = ow[i]
-            path.append((node, i))
-            node = node.kids[i]
+        walk = self._descend(s, other, tot, False)
+        if walk is None:
+            return None
+        node, path, j, below = walk
         keys = node.keys
-        n = len(keys)
-        j = bisect_left(keys, s)
-        if j == n or keys[j] != s or node.c[y][j] == 0:
+        if j == len(keys) or keys[j] != s or node.c[y][j] == 0:
             return None
         own_w, own_c = node.w[y], node.c[y]
         held, copies = own_w[j], own_c[j]
         if self.dtype is int and (w > held or (copies == 1 and w != held)):
             return None
         ow = node.w[other]
-        if j + j <= n:
-            below += sum(ow[:j])
-        else:
-            below += tot - sum(ow[j:])
         equal = ow[j]
         if copies == 1:
             delta = -held  # the last copy takes the weight left (float residue included)
@@ -225,6 +182,38 @@ class BinaryTree:
             elif keys and j == len(keys):
                 self._fix_maxima(path, keys[-1])
         return (below if below > 0 else below - below), equal, own, delta
+
+    def _descend(self, s, other, tot, grow):
+        """The walk `add` and `remove` share: down to the leaf of ``s``, summing class
+        ``other``'s weight below ``s`` (the shorter side of each node: ``tot - sum(w[i:])``
+        past its middle, ``tot`` the weight under the node). Returns ``(leaf, path, j,
+        below)`` with ``j = bisect_left(leaf.keys, s)`` and ``path`` the ``(node, child)``
+        pairs above the leaf. A score above every held one goes to the last child, whose
+        maxima become ``s`` with ``grow=True`` (an insert); with ``grow=False`` the walk
+        returns None (nothing to remove)."""
+        node = self.root
+        path = []
+        below = 0
+        for _ in range(self.height):
+            keys = node.keys
+            n = len(keys)
+            i = bisect_left(keys, s)
+            if i == n:
+                if not grow:
+                    return None
+                i = n - 1
+                keys[i] = s
+            ow = node.w[other]
+            below += sum(ow[:i]) if i + i <= n else tot - sum(ow[i:])
+            tot = ow[i]
+            path.append((node, i))
+            node = node.kids[i]
+        keys = node.keys
+        n = len(keys)
+        j = bisect_left(keys, s)
+        ow = node.w[other]
+        below += sum(ow[:j]) if j + j <= n else tot - sum(ow[j:])
+        return node, path, j, below
 
     def query(self, s, tot0, tot1):
         """``(below0, equal0, below1, equal1)``: each class's weight below and at ``s``
