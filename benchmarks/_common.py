@@ -50,7 +50,7 @@ except ImportError:  # run from a source tree without installing
     sys.path.insert(0, REPO)
 
 __all__ = [
-    "REPO", "MemoryPeak", "Timing", "fmt_bytes_per_sample", "fmt_n", "fmt_ratio", "fmt_seconds", "log",
+    "REPO", "MemoryPeak", "load_average", "write_report", "Timing", "fmt_bytes_per_sample", "fmt_n", "fmt_ratio", "fmt_seconds", "log",
     "machine_info", "machine_markdown", "make_rss_accounting_exact", "markdown_table",
     "measure_memory", "median", "parse_size", "rss_accounting_available", "side_by_side",
     "time_call",
@@ -58,6 +58,22 @@ __all__ = [
 
 
 # --------------------------------------------------------------------------- sizes
+def load_average() -> list[float] | None:
+    """The 1/5/15-minute load averages, rounded (None where the OS has none)."""
+    try:
+        return [round(x, 2) for x in os.getloadavg()]
+    except (OSError, AttributeError):
+        return None
+
+
+def write_report(text: str, output: str | None) -> None:
+    """Print a report, and also write it to ``output`` when one is given."""
+    sys.stdout.write(text if text.endswith("\n") else text + "\n")
+    if output:
+        with open(output, "w") as f:
+            f.write(text)
+
+
 def parse_size(text: str | int | float) -> int:
     """``"1e6"``, ``"1_000_000"``, ``"250000"`` or a number -> an ``int`` sample count."""
     if isinstance(text, str):
@@ -326,10 +342,7 @@ def machine_info(packages=("numpy", "scipy", "scikit-learn", "lifelines", "strea
         usable = len(os.sched_getaffinity(0))
     except AttributeError:
         usable = os.cpu_count()
-    try:
-        load = [round(x, 2) for x in os.getloadavg()]
-    except OSError:
-        load = None
+    load = load_average()
     return {
         "date_utc": _dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
         "cpu": _cpu_description(),

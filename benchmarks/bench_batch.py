@@ -51,7 +51,8 @@ except ImportError:  # run from a source tree without installing
 
 from _common import (  # noqa: E402
     fmt_bytes_per_sample, fmt_n, fmt_ratio, fmt_seconds, log, machine_info, machine_markdown,
-    make_rss_accounting_exact, markdown_table, measure_memory, parse_size, side_by_side,
+    load_average, make_rss_accounting_exact, markdown_table, measure_memory, parse_size,
+    side_by_side, write_report,
 )
 from seed_mergesort import seed_counts  # noqa: E402
 
@@ -797,10 +798,7 @@ def emit(result: dict, args) -> None:
     if args.save_json:
         with open(args.save_json, "w") as f:
             f.write(as_json)
-    sys.stdout.write(text)
-    if args.output:
-        with open(args.output, "w") as f:
-            f.write(text)
+    write_report(text, args.output)
 
 
 def main(argv=None) -> int:
@@ -843,10 +841,7 @@ def main(argv=None) -> int:
     for rec in records:
         evaluate_goals(rec)
 
-    try:
-        load_end = [round(x, 2) for x in os.getloadavg()]
-    except OSError:
-        load_end = None
+    load_end = load_average()
     result = {
         "command": "python benchmarks/bench_batch.py " + " ".join(
             sys.argv[1:] if argv is None else argv),

@@ -71,7 +71,7 @@ except ImportError:  # run from a source tree without installing
 
 from _common import (  # noqa: E402
     fmt_n, fmt_ratio, fmt_seconds, log, machine_info, machine_markdown, markdown_table,
-    median, parse_size, side_by_side,
+    load_average, median, parse_size, side_by_side,
 )
 
 from streamrank import EpochTracker, PairCounter, pair_counts  # noqa: E402
@@ -655,10 +655,7 @@ def main(argv=None) -> int:
     parts["epochs"] = epochs(args, report, N)
     parts["memory"] = memory(args, report, N)
     elapsed = time.perf_counter() - t_start
-    try:
-        load_end = [round(x, 2) for x in os.getloadavg()]
-    except OSError:
-        load_end = None
+    load_end = load_average()
 
     all_ok = all(ok for _, ok, _ in report.checks)
     result = {"machine": info, "load_average_at_end": load_end, "elapsed_s": elapsed,

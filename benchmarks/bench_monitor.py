@@ -51,7 +51,7 @@ from sklearn.metrics import roc_auc_score  # noqa: E402
 
 from _common import (  # noqa: E402
     fmt_n, fmt_ratio, log, machine_info, machine_markdown, markdown_table, median, parse_size,
-    time_call,
+    load_average, time_call, write_report,
 )
 from streamrank import metrics as sm  # noqa: E402
 from streamrank.monitor import Monitor  # noqa: E402
@@ -320,16 +320,10 @@ def main(argv=None) -> int:
         "windows": [run_window(d, w, args) for w in args.windows],
         "cli": [] if args.no_cli else [run_cli(d, w, args) for w in args.windows],
     }
-    try:
-        result["load_average_end"] = [round(x, 2) for x in os.getloadavg()]
-    except OSError:
-        result["load_average_end"] = None
+    result["load_average_end"] = load_average()
     text = (json.dumps(result, indent=1, default=float) if args.json
             else markdown_report(result))
-    sys.stdout.write(text)
-    if args.output:
-        with open(args.output, "w") as f:
-            f.write(text)
+    write_report(text, args.output)
     return 0
 
 

@@ -46,6 +46,7 @@ from _common import REPO  # puts a source tree on sys.path if needed
 
 from _common import (  # noqa: E402
     fmt_ratio, fmt_seconds, log, machine_info, machine_markdown, markdown_table, side_by_side,
+    write_report,
 )
 from streamrank.ranking import RankingState, average_precision_score, ndcg_score  # noqa: E402
 
@@ -276,10 +277,7 @@ def main(argv=None):
     log("incremental ...")
     incremental = [(m, incremental_us(m)) for m in (("ndcg",), ("ndcg", "ap", "mrr", "err"))]
     text = report(cases, args.repeats, incremental)
-    print(text)
-    if args.output:
-        with open(args.output, "w") as f:
-            f.write(text)
+    write_report(text, args.output)
     return 0
 
 
