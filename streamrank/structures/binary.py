@@ -49,7 +49,9 @@ from bisect import bisect_left
 import numpy as np
 
 from .._validation import describe, param_error
-from .dominance import _check_dtype, _checked_point, _copies, _exact_dot, _points
+from .dominance import (
+    _check_dtype, _checked_point, _exact_dot, _from_arrays, _load_args, _points,
+)
 from .multiset import _check_weight, _weights_array
 
 __all__ = ["BinaryDominanceCounter", "BinaryTree"]
@@ -487,12 +489,7 @@ class BinaryDominanceCounter:
         >>> BinaryDominanceCounter.from_arrays([0, 1, 1], [0.5, 0.2, 0.9]).pairs_with(1, 0.5)
         (0, 0, 1, 2, 0)
         """
-        func = "BinaryDominanceCounter.from_arrays"
-        y, s = _points(labels, scores, func)
-        w, dtype = _weights_array(weights, y.shape[0], dtype, func)
-        self = cls(dtype=dtype)
-        self.load(y, s, None, w)
-        return self
+        return _from_arrays(cls, labels, scores, weights, dtype)
 
     @property
     def dtype(self):
@@ -719,9 +716,7 @@ class BinaryDominanceCounter:
         holding ``weights[i]`` between them (as `LevelDominanceCounter.load`; at most
         two distinct labels). Validated whole before anything changes. O(n log n)."""
         func = "BinaryDominanceCounter.load"
-        y, s = _points(labels, scores, func)
-        c = _copies(copies, y.shape[0], func)
-        w, _ = _weights_array(weights, y.shape[0], self._dtype, func)
+        y, s, c, w = _load_args(labels, scores, copies, weights, self._dtype, func)
         levels = np.unique(y)
         if levels.shape[0] > 2:
             raise param_error("labels", func, "at most two distinct labels",

@@ -138,6 +138,26 @@ def _copies(copies, n, func):
     return c.astype(np.int64)
 
 
+def _load_args(labels, scores, copies, weights, dtype, func):
+    """The validated arrays of a ``load``: float64 labels and scores, int64 copies, and
+    weights in ``dtype``."""
+    y, s = _points(labels, scores, func)
+    c = _copies(copies, y.shape[0], func)
+    w, _ = _weights_array(weights, y.shape[0], dtype, func)
+    return y, s, c, w
+
+
+def _from_arrays(cls, labels, scores, weights, dtype):
+    """``cls.from_arrays``: a counter of ``cls`` holding the points, with ``dtype`` from
+    the weights unless given."""
+    func = f"{cls.__name__}.from_arrays"
+    y, s = _points(labels, scores, func)
+    w, dtype = _weights_array(weights, y.shape[0], dtype, func)
+    counter = cls(dtype=dtype)
+    counter.load(y, s, None, w)
+    return counter
+
+
 def _exact_dot(w, x):
     """``sum(w * x)`` (``w`` None for ones) as a Python number: exact for integers, whose
     int64 products and sums are used only where they cannot overflow."""
@@ -219,12 +239,7 @@ class LevelDominanceCounter:
         >>> LevelDominanceCounter.from_arrays([0, 1, 1], [0.5, 0.2, 0.9]).pairs_with(1, 0.5)
         (0, 0, 1, 2, 0)
         """
-        func = "LevelDominanceCounter.from_arrays"
-        y, s = _points(labels, scores, func)
-        w, dtype = _weights_array(weights, y.shape[0], dtype, func)
-        self = cls(dtype=dtype)
-        self.load(y, s, None, w)
-        return self
+        return _from_arrays(cls, labels, scores, weights, dtype)
 
     def load(self, labels, scores, copies=None, weights=None):
         """Replace the contents by ``copies[i]`` points at ``(labels[i], scores[i])``
@@ -239,9 +254,7 @@ class LevelDominanceCounter:
         [(0.0, 0.5, 1, 1.0), (1.0, 0.5, 3, 4.5)]
         """
         func = "LevelDominanceCounter.load"
-        y, s = _points(labels, scores, func)
-        c = _copies(copies, y.shape[0], func)
-        w, _ = _weights_array(weights, y.shape[0], self._dtype, func)
+        y, s, c, w = _load_args(labels, scores, copies, weights, self._dtype, func)
         self.clear()
         if not y.shape[0]:
             return
@@ -585,12 +598,7 @@ class DominanceCounter:
         >>> dc.pairs_with(1, 0.5)
         (0, 1, 1, 2, 0)
         """
-        func = "DominanceCounter.from_arrays"
-        y, s = _points(labels, scores, func)
-        w, dtype = _weights_array(weights, y.shape[0], dtype, func)
-        self = cls(dtype=dtype)
-        self.load(y, s, None, w)
-        return self
+        return _from_arrays(cls, labels, scores, weights, dtype)
 
     def load(self, labels, scores, copies=None, weights=None):
         """Replace the contents by ``copies[i]`` points at ``(labels[i], scores[i])``
@@ -607,9 +615,7 @@ class DominanceCounter:
         [(0.0, 0.5, 1, 1), (1.0, 0.5, 3, 3)]
         """
         func = "DominanceCounter.load"
-        y, s = _points(labels, scores, func)
-        c = _copies(copies, y.shape[0], func)
-        w, _ = _weights_array(weights, y.shape[0], self._dtype, func)
+        y, s, c, w = _load_args(labels, scores, copies, weights, self._dtype, func)
         self.clear()
         if not y.shape[0]:
             return
