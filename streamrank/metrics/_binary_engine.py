@@ -622,14 +622,7 @@ class BinaryPairEngine:
                      None if net_w is None else (net_w[0][new], net_w[1][new]))
         for j in (0, 1):
             self._n[j] += int(net_c[j].sum())
-        if rem is not None:
-            empty = f.c == 0
-            if 4 * int(np.count_nonzero(empty)) > f.s.shape[0]:
-                f.keep(~empty)  # compact once a quarter of the entries are empty
-        self._stale = True
-        if self._n[0] + self._n[1] == 0:
-            self.clear()
-            self._to_flat()
+        self._flat_done(rem is not None)
 
     def _flat_unit(self, add, rem) -> bool:
         """The fast path of `_flat_apply` for unit weights and trusted removals (a
@@ -667,16 +660,25 @@ class BinaryPairEngine:
             n1 = int(np.count_nonzero(ya))
             self._n[1] += n1
             self._n[0] += ya.shape[0] - n1
-        if rem is not None and 4 * self._removed > f.s.shape[0]:
+        compact = rem is not None and 4 * self._removed > f.s.shape[0]
+        if compact:
             self._removed = 0
+        self._flat_done(compact)
+        return True
+
+    def _flat_done(self, compact: bool) -> None:
+        """After a flat batch: drop the emptied entries once they are a quarter of the
+        arrays (``compact``: removals happened), mark the counts for a recount, and
+        reset an emptied engine."""
+        f = self._flat
+        if compact:
             empty = f.c == 0
             if 4 * int(np.count_nonzero(empty)) > f.s.shape[0]:
-                f.keep(~empty)  # compact once a quarter of the entries are empty
+                f.keep(~empty)
         self._stale = True
         if self._n[0] + self._n[1] == 0:
             self.clear()
             self._to_flat()
-        return True
 
     def _check_removal(self, f, rem, idx, hit, rc, rw) -> None:
         ok = bool(hit.all())
