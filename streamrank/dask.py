@@ -1121,6 +1121,7 @@ def _ranking_bucket(pieces, name: str, kwargs: dict):
 def _ranking_metric(name, data, y_true, y_score, query, label, score, return_per_query,
                     npartitions, scheduler, kwargs):
     from .ranking import PerQuery
+    from .ranking._layout import query_mean
 
     func = name
     if _is_frame(data):
@@ -1144,13 +1145,7 @@ def _ranking_metric(name, data, y_true, y_score, query, label, score, return_per
     values = np.concatenate([r[1] for r in res]) if res else np.zeros(0)
     order = np.argsort(ids, kind="stable")
     ids, values = ids[order], values[order]
-    keep = ~np.isnan(values)
-    if keep.any():
-        mean = float(values[keep].mean())
-    else:
-        warnings.warn(f"{func}: no query has a relevant document, the mean is undefined "
-                      "(empty='skip'); returning nan.", UndefinedMetricWarning, stacklevel=3)
-        mean = math.nan
+    mean = query_mean(values, func)
     return PerQuery(mean, ids, values) if return_per_query else mean
 
 

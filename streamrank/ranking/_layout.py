@@ -32,6 +32,7 @@ Ties in score (``ties=``):
 
 from __future__ import annotations
 
+import math
 import warnings
 from dataclasses import dataclass
 from functools import cached_property
@@ -331,6 +332,17 @@ def ideal_dcg_rows(qi: np.ndarray, y: np.ndarray, qlen: np.ndarray, k, gain: str
     return np.bincount(qs, weights=gains(y[srt], gain) * disc, minlength=nq)
 
 
+def query_mean(values: np.ndarray, func: str) -> float:
+    """The mean of the per-query values that are not NaN (skipped queries); NaN with an
+    `UndefinedMetricWarning` when every query was skipped."""
+    keep = ~np.isnan(values)
+    if keep.any():
+        return float(values[keep].mean())
+    warnings.warn(f"{func}: no query has a relevant document, the mean is undefined "
+                  "(empty='skip'); returning nan.", UndefinedMetricWarning, stacklevel=4)
+    return math.nan
+
+
 def finish(func: str, lay: RankLayout, values: np.ndarray, undefined: np.ndarray | None,
            empty, return_per_query: bool):
     """Mean over queries; undefined queries (no relevant document) per ``empty``.
@@ -342,13 +354,7 @@ def finish(func: str, lay: RankLayout, values: np.ndarray, undefined: np.ndarray
     if undefined is not None and undefined.any():
         values = values.copy()
         values[undefined] = np.nan if empty == "skip" else float(empty)
-    keep = ~np.isnan(values)
-    if keep.any():
-        mean = float(values[keep].mean())
-    else:
-        warnings.warn(f"{func}: no query has a relevant document, the mean is undefined "
-                      "(empty='skip'); returning nan.", UndefinedMetricWarning, stacklevel=3)
-        mean = float("nan")
+    mean = query_mean(values, func)
     if not return_per_query:
         return mean
     ids = lay.query_ids
