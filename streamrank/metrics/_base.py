@@ -31,8 +31,8 @@ from .._validation import describe, param_error
 from ..engine import PairEngine, check_scalar, check_weight
 from ..exceptions import UndefinedMetricWarning
 
-__all__ = ["MAX_PENDING", "SCALAR_FLUSH", "PairEngineMetric", "label_of", "or_zero",
-           "score_of", "weight_of"]
+__all__ = ["MAX_PENDING", "SCALAR_FLUSH", "PairEngineMetric", "label_of", "not_held_error",
+           "or_zero", "score_of", "weight_of"]
 
 #: Buffered updates are applied once this many are waiting, even if nobody reads.
 MAX_PENDING = 4096
@@ -68,6 +68,13 @@ def label_of(y_true, func: str, name: str = "y_true") -> float:
 def weight_of(w, func: str):
     """A weight ``>= 0``: an int when integer-valued (exact counts), else a float."""
     return check_weight(w, func)
+
+
+def not_held_error(func: str, y_true, y_pred, w) -> ValueError:
+    """The error of a ``revert`` whose values match no update held."""
+    return param_error("y_true, y_pred, w", func, "the values of an update that is held "
+                       "(updated and not reverted yet)",
+                       f"y_true={y_true!r}, y_pred={y_pred!r}, w={w!r}")
 
 
 def or_zero(value: float) -> float:
@@ -111,9 +118,7 @@ class PairEngineMetric:
         try:
             self._engine.remove(*sample)
         except ValueError:
-            raise param_error("y_true, y_pred, w", func, "the values of an update that is "
-                              "held (updated and not reverted yet)",
-                              f"y_true={y_true!r}, y_pred={y_pred!r}, w={w!r}") from None
+            raise not_held_error(func, y_true, y_pred, w) from None
 
     def _flush(self) -> None:
         pending = self._pending

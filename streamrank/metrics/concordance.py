@@ -6,7 +6,7 @@ from river import metrics
 
 from .._validation import describe, param_error
 from ..engine import PairEngine, check_scalar
-from ._base import PairEngineMetric, label_of, or_zero, quiet, weight_of
+from ._base import PairEngineMetric, label_of, not_held_error, or_zero, quiet, weight_of
 from ._censored_engine import CensoredPairEngine
 
 __all__ = ["ConcordanceIndex"]
@@ -103,9 +103,7 @@ class ConcordanceIndex(PairEngineMetric, metrics.base.RegressionMetric):
         try:
             self._engine.remove(*sample)
         except ValueError:
-            raise param_error("y_true, y_pred, w", func, "the values of an update that is "
-                              "held (updated and not reverted yet)",
-                              f"y_true={y_true!r}, y_pred={y_pred!r}, w={w!r}") from None
+            raise not_held_error(func, y_true, y_pred, w) from None
 
     def update(self, y_true, y_pred, w=1.0) -> None:
         if not self.censoring:

@@ -9,7 +9,7 @@ import numpy as np
 from river import base
 
 from .._validation import describe, param_error
-from ._base import MAX_PENDING, SCALAR_FLUSH
+from ._base import MAX_PENDING, SCALAR_FLUSH, not_held_error
 from ._binary_engine import BinaryPairEngine
 from .roc_auc import _BinaryAUCMetric, _weights_or_none
 
@@ -231,9 +231,7 @@ class GroupAUC(_BinaryAUCMetric):
             old = self._part(engine)
             engine.remove(*event)
         except ValueError:
-            raise param_error("y_true, y_pred, w", func, "the values of an update that is "
-                              "held (updated and not reverted yet)",
-                              f"y_true={y_true!r}, y_pred={y_pred!r}, w={w!r}") from None
+            raise not_held_error(func, y_true, y_pred, w) from None
         self._move(group, engine, old)
 
     def _flush(self) -> None:

@@ -5,8 +5,7 @@ from __future__ import annotations
 import numpy as np
 from river import base, metrics
 
-from .._validation import param_error
-from ._base import MAX_PENDING, SCALAR_FLUSH, score_of, weight_of
+from ._base import MAX_PENDING, SCALAR_FLUSH, not_held_error, score_of, weight_of
 from ._binary_engine import BinaryPairEngine
 
 __all__ = ["ROCAUC"]
@@ -108,9 +107,7 @@ class ROCAUC(_BinaryAUCMetric):
         try:
             self._engine.remove(*event)
         except ValueError:
-            raise param_error("y_true, y_pred, w", "ROCAUC.revert", "the values of an "
-                              "update that is held (updated and not reverted yet)",
-                              f"y_true={y_true!r}, y_pred={y_pred!r}, w={w!r}") from None
+            raise not_held_error("ROCAUC.revert", y_true, y_pred, w) from None
 
     def _flush(self) -> None:
         pending = self._pending
