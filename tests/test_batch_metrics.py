@@ -17,8 +17,10 @@ score, and none of these metrics counts them).
 from __future__ import annotations
 
 import contextlib
+import importlib.util
 import math
 import warnings
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -103,42 +105,16 @@ def test_seed_000_hand_checked_counts():
 
 
 def _seed_000_merge_sort_counts(trues, preds):
-    """Seed 000's InversionCounter, ported to Python 3 (n/2 -> n//2, list(zip)) unchanged
-    otherwise: returns (StrictRight, StrictWrong, Pair)."""
-
-    def merge_sort_count_sub(vals):
-        if len(vals) <= 1:
-            return vals, 0
-        n = len(vals)
-        left_vals, left_cnt = merge_sort_count_sub(vals[:n // 2])
-        right_vals, right_cnt = merge_sort_count_sub(vals[n // 2:])
-        left_i = right_i = mid_cnt = 0
-        new_vals = []
-        while True:
-            if left_vals[left_i][1] <= right_vals[right_i][1]:
-                new_vals.append(left_vals[left_i])
-                left_i += 1
-            elif left_vals[left_i][1] > right_vals[right_i][1]:
-                mid_cnt += len(left_vals) - left_i
-                new_vals.append(right_vals[right_i])
-                right_i += 1
-            if left_i == len(left_vals):
-                new_vals.extend(right_vals[right_i:])
-                break
-            if right_i == len(right_vals):
-                new_vals.extend(left_vals[left_i:])
-                break
-        return new_vals, left_cnt + mid_cnt + right_cnt
-
-    strict_right = merge_sort_count_sub(sorted(zip(trues, (-p for p in preds))))[1]
-    strict_wrong = merge_sort_count_sub(sorted(zip(trues, preds)))[1]
-    acc = pair = 0
-    ordered = sorted(trues)
-    for value in sorted(set(ordered)):
-        k = ordered.count(value)
-        acc += k
-        pair += (len(ordered) - acc) * k
-    return strict_right, strict_wrong, pair
+    """Seed 000's InversionCounter as benchmarks/seed_mergesort.py ports it to Python 3 (the
+    benchmark's peer): returns (StrictRight, StrictWrong, Pair)."""
+    path = Path(__file__).resolve().parents[1] / "benchmarks" / "seed_mergesort.py"
+    spec = importlib.util.spec_from_file_location("seed_mergesort", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    counter = module.InversionCounter
+    return (counter.merge_sort_count_strict_right(trues, preds),
+            counter.merge_sort_count_strict_wrong(trues, preds),
+            counter.merge_sort_count_pair(trues))
 
 
 @pytest.mark.parametrize("label_kind", ["binary", "ordinal", "continuous"])
