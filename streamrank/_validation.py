@@ -6,19 +6,61 @@ was received::
     The 'y_score' parameter of roc_auc_score must be finite numbers. Got nan at index 3 instead.
 
 Validation reads its inputs only; callers validate a whole batch before changing any state.
+
+The weight domain
+-----------------
+Every weight is a finite real number ``>= 0``; a weight of 0 means the sample counts for no
+pair (scikit-learn's rule for ``sample_weight``). Two further bounds keep what is kept exact
+or bounded:
+
+* **Batch functions** (`streamrank.pair_counts`, `streamrank.roc_auc_score`, ...) accept any
+  finite weights ``>= 0``. Metrics are computed from weights divided by a power of two (the
+  one that brings the largest weight into ``[0.5, 1)``), which is exact: multiplying every
+  weight by ``2**k`` gives bit-identical metrics, and by any constant the same metrics to
+  rounding. `pair_counts` scales its float counts back and raises if one would overflow or
+  underflow float64.
+* **Incremental objects** (`PairCounter`, the windows, `EpochTracker`, the River metrics,
+  `Monitor`) hold weights in ``{0} U [MIN_WEIGHT, MAX_WEIGHT]`` = ``{0} U [2**-400,
+  2**400]``: every product of two weights, and every sum of up to ``2**63`` of them, is then
+  a normal float64 (no overflow, no underflow). Integer weights up to ``2**53`` keep the
+  counts exact Python ints while the total weight held stays below ``2**62``
+  (`INT_TOTAL_MAX`); past that the counts become float sums, as after a fractional weight.
+
+A number that float64 cannot hold exactly (an ``int`` beyond ``2**53`` that is not a
+float64 value, such as ``2**53 + 1``) is refused as a weight, label or score of an
+incremental object rather than silently rounded.
 """
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 __all__ = [
+    "INT_TOTAL_MAX",
+    "MAX_EXACT_INT",
+    "MAX_WEIGHT",
+    "MIN_WEIGHT",
     "as_1d_numeric",
     "check_consistent_length",
+    "check_scalar",
+    "check_weight",
     "check_weights",
     "describe",
     "param_error",
+    "scale_weights",
 ]
+
+#: Bounds of a nonzero weight held by an incremental object (module docstring).
+MIN_WEIGHT = 2.0 ** -400
+MAX_WEIGHT = 2.0 ** 400
+#: Integer-valued weights up to this keep the counts exact integers.
+MAX_EXACT_INT = 2 ** 53
+#: The total integer weight an incremental object holds with exact counts.
+INT_TOTAL_MAX = 2 ** 62
+
+_DOMAIN = "0 or within [2**-400, 2**400]"
 
 
 def describe(value) -> str:
@@ -48,17 +90,23 @@ def as_1d_numeric(
     *,
     allow_empty: bool = False,
     dtype=np.float64,
+    as_float: bool = False,
 ) -> np.ndarray:
     """``x`` as a 1-D array of finite numbers, converted to ``dtype`` when it is not bool/int.
 
     Booleans and integers keep an integer dtype (exact comparisons, no float rounding of
-    large integers); everything else becomes float64. Raises `TypeError` for non-numeric
-    input and `ValueError` for wrong shape, empty input, NaN or infinity.
+    large integers); everything else becomes float64. With ``as_float=True`` (incremental
+    objects, which hold float64) integers become float64 too, and one that float64 cannot
+    hold exactly is refused. Raises `TypeError` for non-numeric input and `ValueError` for
+    wrong shape, empty input, NaN or infinity.
     """
     arr = np.asarray(x)
     if arr.dtype == object:
         try:
             arr = arr.astype(np.float64)
+        except OverflowError:
+            raise param_error(name, func, "numbers within float64's range",
+                              f"an integer too large for float64 in {describe(x)}") from None
         except (TypeError, ValueError):
             raise param_error(name, func, "numeric (bool, int or float)",
                               f"values such as {describe(x)}", TypeError) from None
@@ -71,6 +119,15 @@ def as_1d_numeric(
     if arr.size == 0 and not allow_empty:
         raise param_error(name, func, "a non-empty array", "an empty array")
     if arr.dtype.kind in "biu":
+        if as_float and arr.dtype.kind in "iu" and arr.size:
+            f = arr.astype(np.float64)
+            inexact = f.astype(arr.dtype) != arr
+            inexact &= np.abs(f) > MAX_EXACT_INT  # (2**63 wraps in the cast back)
+            if inexact.any():
+                raise param_error(name, func, "numbers that float64 holds exactly (integers "
+                                  "beyond 2**53 must be float64 values)",
+                                  _first_bad(inexact, arr))
+            return f
         return arr  # exact already, and always finite
     if dtype is not None and arr.dtype != dtype:
         arr = arr.astype(dtype)
@@ -91,10 +148,13 @@ def check_consistent_length(func: str, **arrays) -> int:
     return n
 
 
-def check_weights(sample_weight, n: int, func: str, name: str = "sample_weight"):
+def check_weights(sample_weight, n: int, func: str, name: str = "sample_weight", *,
+                  bounded: bool = False):
     """``None`` (unit weights) or a float64 array of ``n`` finite weights ``>= 0``.
 
-    ``None`` stays ``None`` so that the kernels take their exact integer paths.
+    ``None`` stays ``None`` so that the kernels take their exact integer paths. With
+    ``bounded=True`` (incremental objects) every nonzero weight must also lie in
+    ``[MIN_WEIGHT, MAX_WEIGHT]``, and integer weights must be float64 values.
     """
     if sample_weight is None:
         return None
@@ -102,8 +162,88 @@ def check_weights(sample_weight, n: int, func: str, name: str = "sample_weight")
     if w.shape[0] != n:
         raise param_error(name, func, f"of length {n} (one weight per sample)",
                           f"length {w.shape[0]}")
+    if w.dtype.kind in "iu" and w.size and bounded:
+        big = np.abs(w) > MAX_EXACT_INT
+        if big.any():
+            wf = w.astype(np.float64)
+            inexact = big & (wf.astype(w.dtype) != w)
+            if inexact.any():
+                raise param_error(name, func, "exactly representable as float64 (integers "
+                                  "beyond 2**53 must be float64 values)", _first_bad(inexact, w))
     w = w.astype(np.float64, copy=False)
     neg = w < 0
     if neg.any():
         raise param_error(name, func, "non-negative", _first_bad(neg, w))
+    if bounded:
+        out = (w > MAX_WEIGHT) | ((w < MIN_WEIGHT) & (w != 0))
+        if out.any():
+            raise param_error(name, func, _DOMAIN, _first_bad(out, w))
     return w
+
+
+def scale_weights(w):
+    """``(w * 2**-e, e)`` for validated weights ``w`` (``None`` stays ``(None, 0)``): the
+    largest weight lands in ``[0.5, 1)``. Dividing by a power of two is exact (unless a
+    weight falls below ``2**-1022`` of the largest), so metrics, ratios of pair sums, are
+    the same bit for bit, whatever power of two scaled the weights. Runtime: ``O(n)``."""
+    if w is None or w.size == 0:
+        return w, 0
+    top = float(w.max())
+    if top == 0.0:
+        return w, 0
+    e = math.frexp(top)[1]
+    return (w if e == 0 else np.ldexp(w, -e)), e
+
+
+def check_scalar(value, name, func, *, kind="finite number") -> float:
+    """A finite real (bool, int or float) as a Python float; errors name ``name``.
+
+    An ``int`` that float64 cannot hold exactly (beyond ``2**53``) is refused, not rounded:
+    incremental objects hold labels and scores as float64, and two such ints that round to
+    one float would tie where `streamrank.pair_counts` orders them.
+    """
+    if type(value) is float and value - value == 0.0:  # the hot path: finite floats
+        return value
+    if isinstance(value, (bool, np.bool_)):
+        return float(value)
+    if isinstance(value, (int, np.integer)):
+        return _exact_float(value, name, func, kind)
+    if isinstance(value, (float, np.floating)):
+        value = float(value)
+        if math.isfinite(value):
+            return value
+        raise param_error(name, func, f"a {kind}", repr(value))
+    raise param_error(name, func, f"a {kind} (bool, int or float)", describe(value), TypeError)
+
+
+def _exact_float(value, name, func, kind) -> float:
+    """An integer as the float64 that equals it; `ValueError` if there is none."""
+    value = int(value)
+    try:
+        f = float(value)
+    except OverflowError:
+        f = math.inf
+    if abs(value) <= MAX_EXACT_INT or (math.isfinite(f) and int(f) == value):
+        return f
+    raise param_error(name, func, f"a {kind} that float64 holds exactly (integers beyond "
+                      "2**53 must be float64 values)", describe(value))
+
+
+def check_weight(w, func, name="w"):
+    """A weight of an incremental object: ``0`` or within ``[MIN_WEIGHT, MAX_WEIGHT]``,
+    as a Python ``int`` when integer-valued up to ``2**53`` (exact counts), else a float.
+    """
+    if (type(w) is float or type(w) is int) and w == 1:  # the hot path: unit weights
+        return 1
+    if isinstance(w, (bool, np.bool_)) or not isinstance(w, (int, float, np.integer, np.floating)):
+        raise param_error(name, func, "a non-negative finite number", describe(w), TypeError)
+    if isinstance(w, (int, np.integer)):
+        if w < 0:
+            raise param_error(name, func, "non-negative", describe(w))
+        w = _exact_float(w, name, func, "weight")
+    w = float(w)
+    if not (w >= 0 and math.isfinite(w)):
+        raise param_error(name, func, "a non-negative finite number", repr(w))
+    if w != 0 and not MIN_WEIGHT <= w <= MAX_WEIGHT:
+        raise param_error(name, func, _DOMAIN, repr(w))
+    return int(w) if w <= MAX_EXACT_INT and w.is_integer() else w

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ._kernels import count_pairs, exclusive_cumsum_in_groups
-from ._validation import check_consistent_length, describe, param_error
+from ._validation import check_consistent_length, describe, param_error, scale_weights
 from .exceptions import UndefinedMetricWarning
 from .pairs import validate_pairs_input
 
@@ -188,7 +188,8 @@ def group_auc_score(y_true, y_score, groups, *, weighting="impressions", sample_
     (0.5, 2, 1, ['u1', 'u2'])
     """
     func = "group_auc_score"
-    y, s, w = validate_pairs_input(y_true, y_score, sample_weight, func)
+    y, s, w = validate_pairs_input(y_true, y_score, sample_weight, func, scale=False)
+    w, e = scale_weights(w)
     g = np.asarray(groups)
     if g.ndim != 1:
         raise param_error("groups", func, "a 1-D array", f"an array of shape {g.shape}")
@@ -240,6 +241,8 @@ def group_auc_score(y_true, y_score, groups, *, weighting="impressions", sample_
     else:
         vg = np.ones(int(ok.sum()))
     vg = vg.astype(np.float64)
+    if e and weighting != "uniform":   # report the group weights in the caller's scale
+        vg = np.ldexp(vg, e if weighting == "impressions" else 2 * e)
     if not ok.any() or vg.sum() == 0:
         warnings.warn("Group AUC is undefined: no group contains both classes; returning nan.",
                       UndefinedMetricWarning, stacklevel=2)

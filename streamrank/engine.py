@@ -30,11 +30,23 @@ batch (the batch kernel, ``O(k log k)``); then the structures are updated one sa
 time, or rebuilt in ``O(n log n)`` when the batch is as large as what is held. Every path
 gives the same counts: exactly with integer weights, to rounding with float weights.
 
-Exactness: while every weight is an integer (the default ``w=1``) counts are exact Python
-ints. The first fractional weight turns the engine to floats for good (a one-time
-``O(n)`` rebuild); float counts accumulate with Neumaier compensation, so their error is
-that of the structures' sums (see `WeightedSortedMultiset`) plus ``O(eps)`` per change of
-the sum of the absolute changes.
+Exactness: while every weight is an integer up to ``2**53`` (the default ``w=1``) and
+their total stays below ``2**62``, counts are exact Python ints. The first fractional (or
+larger) weight turns the engine to floats for good (a one-time ``O(n)`` rebuild); float
+counts accumulate with Neumaier compensation, so their error is that of the structures'
+sums (see `WeightedSortedMultiset`) plus ``O(eps)`` per change of the sum of the absolute
+changes. That error grows with the weight that *passed through* the engine, not the weight
+it holds: after a weight of ``1e20`` is inserted and removed among unit weights, every sum
+it went through is off by ``~1e4``. So the engine tracks that weight and reports `stale`
+once it exceeds `REBUILD_RATIO` times the weight held; its keyed owners (`PairCounter`,
+the windows, `Monitor`) then recount from the samples they hold (`rebuild`, ``O(n log
+n)``), which brings the error back to that of a batch count. Amortized over a sliding
+window this is ``O(log n / REBUILD_RATIO)`` per change.
+
+Counts that are zero by structure are exactly zero whatever came and went: with one label
+level held (with weight), ``C = D = T = 0``; with one score level, ``C = D = 0``; with every
+label held once, ``Ty = Tyy = 0``; with every score held once, ``T = Tyy = 0``. A metric of
+a one-class or all-tied state is therefore ``nan`` (with the warning), never a leftover.
 """
 
 from __future__ import annotations
@@ -44,11 +56,11 @@ import math
 import numpy as np
 
 from ._kernels import count_pairs
-from ._validation import describe, param_error
+from ._validation import INT_TOTAL_MAX, check_scalar, check_weight, describe, param_error
 from .counts import PairCounts
 from .structures import BinaryDominanceCounter, DominanceCounter, LevelDominanceCounter
 
-__all__ = ["LABEL_KINDS", "PairEngine"]
+__all__ = ["LABEL_KINDS", "PairEngine", "check_scalar", "check_weight"]
 
 LABEL_KINDS = ("auto", "binary", "ordinal", "continuous")
 
@@ -57,40 +69,13 @@ LABEL_KINDS = ("auto", "binary", "ordinal", "continuous")
 #: counter, whose cost does not grow with the number of levels.
 MAX_LEVELS = 16
 
+#: Float mode: once the weight that passed through the engine since its last recount is
+#: more than this many times the weight it holds (a large weight inserted and removed
+#: again, or a long stream through a window), ``stale`` turns true and the owner recounts.
+REBUILD_RATIO = 64.0
+
 # Running counts, in this order.
 _C, _D, _T, _TY, _TYY = range(5)
-
-
-def check_scalar(value, name, func, *, kind="finite number") -> float:
-    """A finite real (bool, int or float) as a Python float; errors name ``name``."""
-    if type(value) is float and value - value == 0.0:  # the hot path: finite floats
-        return value
-    if isinstance(value, (bool, np.bool_)):
-        return float(value)
-    if isinstance(value, (int, np.integer)):
-        return float(value)
-    if isinstance(value, (float, np.floating)):
-        value = float(value)
-        if math.isfinite(value):
-            return value
-        raise param_error(name, func, f"a {kind}", repr(value))
-    raise param_error(name, func, f"a {kind} (bool, int or float)", describe(value), TypeError)
-
-
-def check_weight(w, func, name="w"):
-    """A finite weight ``>= 0`` as a Python int when it is integer-valued, else a float."""
-    if (type(w) is float or type(w) is int) and w == 1:  # the hot path: unit weights
-        return 1
-    if isinstance(w, (bool, np.bool_)) or not isinstance(w, (int, float, np.integer, np.floating)):
-        raise param_error(name, func, "a non-negative finite number", describe(w), TypeError)
-    if isinstance(w, (int, np.integer)):
-        if w < 0:
-            raise param_error(name, func, "non-negative", repr(w))
-        return int(w)
-    w = float(w)
-    if not (w >= 0 and math.isfinite(w)):
-        raise param_error(name, func, "a non-negative finite number", repr(w))
-    return int(w) if w.is_integer() and w < 2**53 else w
 
 
 class PairEngine:
@@ -134,12 +119,13 @@ class PairEngine:
         self._label_copies: dict[float, int] = {}  # copies of weight > 0, per label
         self._score_copies: dict[float, int] = {}  # ... per score (for tau-c)
         self._n = 0
-        self._wsum = 0
+        self._n_pos = 0                            # samples of weight > 0
         self._reset_counts()
 
     def _reset_counts(self) -> None:
-        self._acc = [self._dtype(0)] * 5  # C, D, T, Ty, Tyy
-        self._comp = [0.0] * 5            # Neumaier compensation (float mode)
+        self._acc = [self._dtype(0)] * 6  # C, D, T, Ty, Tyy, and the weight held
+        self._comp = [0.0] * 6            # Neumaier compensation (float mode)
+        self._hist = 0.0                  # float mode: weight through since the last recount
         self._cached = None
 
     def __len__(self) -> int:
@@ -156,16 +142,33 @@ class PairEngine:
         return isinstance(self._dom, DominanceCounter)
 
     @property
+    def stale(self) -> bool:
+        """True when float rounding from weight that came and went may exceed what a
+        recount of the held samples would have (see the module docstring): the owner
+        should call `rebuild`. Always false with exact integer counts. O(1)."""
+        return self._dtype is float and self._hist > REBUILD_RATIO * self._acc[_W]
+
+    @property
     def counts(self) -> PairCounts:
         """The current `PairCounts`. Runtime complexity: O(1) (cached until a change)."""
         if self._cached is None:
             if self._dtype is float:
                 c = [max(0.0, a + b) for a, b in zip(self._acc, self._comp)]
             else:
-                c = self._acc
+                c = list(self._acc)
+            zero = self._dtype(0)
+            n_levels, n_scores, n_pos = (len(self._label_copies), len(self._score_copies),
+                                         self._n_pos)
+            if n_levels <= 1:                  # structural zeros (module docstring)
+                c[_C] = c[_D] = c[_T] = zero
+            if n_scores <= 1:
+                c[_C] = c[_D] = zero
+            if n_levels == n_pos:
+                c[_TY] = c[_TYY] = zero
+            if n_scores == n_pos:
+                c[_T] = c[_TYY] = zero
             self._cached = PairCounts(c[_C], c[_D], c[_T], c[_TY], c[_TYY], self._n,
-                                      self._wsum, len(self._label_copies),
-                                      len(self._score_copies))
+                                      c[_W] if n_pos else zero, n_levels, n_scores)
         return self._cached
 
     # ------------------------------------------------------------------ single changes
@@ -182,8 +185,9 @@ class PairEngine:
             self.check_label(y, func)
             self._make_room((y,))
         if self._dtype is int:
-            if type(w) is float:
+            if type(w) is float or self._acc[_W] + w > INT_TOTAL_MAX:
                 self._to_float()
+                w = float(w)
         else:
             w = float(w)
         if self._fused:  # one walk: the terms, and the insert
@@ -254,6 +258,10 @@ class PairEngine:
         new_labels = set(np.unique(y).tolist()) - set(self._label_copies)
         self.check_labels_after((), new_labels, func)
         wv = self._weights_for(w)
+        if not self._vector_exact(wv, wv):
+            for yi, si, wi in zip(y.tolist(), s.tolist(), wv.tolist()):
+                self._add(yi, si, wi, func)
+            return
         self._make_room(new_labels)
         inside = count_pairs(y, s, None if wv is None else wv.astype(np.float64))
         terms = self._batch_terms(y, s, wv)
@@ -266,7 +274,7 @@ class PairEngine:
             for yi, si, wi in zip(y.tolist(), s.tolist(), wl):
                 add(yi, si, wi)
         self._bump_many(y, s, wv, 1)
-        self._accumulate(terms, 1)
+        self._accumulate(terms, 1, _batch_sum(y, wv, self._dtype))
 
     def remove_many(self, y: np.ndarray, s: np.ndarray, w: np.ndarray | None) -> None:
         """Remove validated arrays of samples that the caller knows are held (a keyed
@@ -275,6 +283,10 @@ class PairEngine:
         if y.size == 0:
             return
         wv = self._weights_for(w)
+        if not self._vector_exact(wv, None):
+            for yi, si, wi in zip(y.tolist(), s.tolist(), wv.tolist()):
+                self._remove(yi, si, wi)
+            return
         wl = [1] * y.size if wv is None else wv.tolist()
         remove = self._dom.remove
         for yi, si, wi in zip(y.tolist(), s.tolist(), wl):
@@ -283,9 +295,27 @@ class PairEngine:
         terms = self._batch_terms(y, s, wv)
         terms = [t + _count_value(inside, f, self._dtype) for t, f in zip(terms, _FIELDS)]
         self._bump_many(y, s, wv, -1)
-        self._accumulate(terms, -1)
+        self._accumulate(terms, -1, -_batch_sum(y, wv, self._dtype))
         if self._n == 0:
             self._reset_counts()
+
+    def rebuild(self, y: np.ndarray, s: np.ndarray, w: np.ndarray | None) -> None:
+        """Recount from scratch: replace what is held by the validated samples ``(y, s,
+        w)``, which the caller holds exactly (a keyed counter or a window does). Used when
+        `stale`; the counts then carry only the rounding of one batch count.
+        Runtime complexity: ``O(n log n)``."""
+        dtype = self._dtype
+        self._label_copies.clear()
+        self._score_copies.clear()
+        self._n = self._n_pos = 0
+        self._reset_counts()
+        self._set_structure(dtype, self._kind)
+        if dtype is float:
+            self._acc = [0.0] * 6
+            w = np.ones(y.size) if w is None else np.asarray(w, np.float64)
+        self.add_many(np.asarray(y, np.float64), np.asarray(s, np.float64), w,
+                      "PairEngine.rebuild")
+        self._hist = float(self._acc[_W]) if dtype is float else 0.0
 
     # ------------------------------------------------------------------ internals
     def _set_structure(self, dtype, kind: str) -> None:
@@ -311,11 +341,21 @@ class PairEngine:
         """Batch weights in the engine's arithmetic: None (unit), int64 or float64."""
         if w is None:
             return None
-        if self._dtype is int and _integral(w):
+        if (self._dtype is int and _integral(w)
+                and self._acc[_W] + float(w.sum()) <= INT_TOTAL_MAX):
             return w.astype(np.int64)
         if self._dtype is int:
             self._to_float()
         return w.astype(np.float64)
+
+    def _vector_exact(self, wv, added) -> bool:
+        """Whether numpy's float64 sums count a batch of integer weights exactly: every
+        partial sum of pair weights must stay below ``2**53``. Larger integer weights take
+        the per-sample path, whose counts are Python ints."""
+        if wv is None or self._dtype is float:
+            return True
+        total = float(self._acc[_W]) + (0.0 if added is None else float(added.sum()))
+        return total * total < 2.0 ** 53
 
     def _batch_terms(self, y, s, wv) -> list:
         """``sum_i w_i * pairs_with(y_i, s_i)`` over a batch, vectorized."""
@@ -324,25 +364,28 @@ class PairEngine:
 
     def _bump(self, y, s, w, sign) -> None:
         self._n += sign
-        self._wsum += sign * w
         if w > 0:
+            self._n_pos += sign
             _bump_copies(self._label_copies, y, sign)
             _bump_copies(self._score_copies, s, sign)
         self._cached = None
 
     def _bump_many(self, y, s, wv, sign) -> None:
         self._n += sign * int(y.size)
-        self._wsum += sign * (int(y.size) if wv is None else self._dtype(wv.sum()))
         keep = slice(None) if wv is None else wv > 0
+        self._n_pos += sign * int(y.size if wv is None else np.count_nonzero(keep))
         for table, values in ((self._label_copies, y[keep]), (self._score_copies, s[keep])):
             u, c = np.unique(values, return_counts=True)
             for key, n in zip(u.tolist(), c.tolist()):
                 _bump_copies(table, key, sign * n)
         self._cached = None
 
-    def _accumulate(self, terms, w) -> None:
-        """Add ``w * terms`` to the running counts (exact ints, or Neumaier floats)."""
+    def _accumulate(self, terms, w, wsum=None) -> None:
+        """Add ``w * terms`` to the running counts and ``wsum`` (default ``w``) to the
+        weight held (exact ints, or Neumaier floats)."""
         acc = self._acc
+        if wsum is None:
+            wsum = w
         if self._dtype is int:
             c, d, t, ty, tyy = terms
             acc[0] += w * c
@@ -350,10 +393,12 @@ class PairEngine:
             acc[2] += w * t
             acc[3] += w * ty
             acc[4] += w * tyy
+            acc[5] += wsum
         else:
             comp = self._comp
-            for j in range(5):  # Neumaier: the rounding of each addition is kept in comp
-                x = w * terms[j]
+            self._hist += abs(wsum)
+            for j in range(6):  # Neumaier: the rounding of each addition is kept in comp
+                x = w * terms[j] if j < 5 else wsum
                 t = acc[j] + x
                 if abs(acc[j]) >= abs(x):
                     comp[j] += (acc[j] - t) + x
@@ -396,7 +441,7 @@ class PairEngine:
         """Switch the structure and the counts to float weights (one O(n) rebuild)."""
         self._reload(dtype=float)
         self._acc = [float(a) for a in self._acc]
-        self._wsum = float(self._wsum)
+        self._hist = self._acc[_W]
         self._cached = None
 
     def _check(self, y=None, s=None, w=None) -> None:
@@ -423,6 +468,7 @@ class PairEngine:
 
 
 _FIELDS = ("concordant", "discordant", "tied_score", "tied_label", "tied_both")
+_W = 5  # the weight held, kept beside the counts
 
 _STRUCTURES = {"binary": BinaryDominanceCounter, "levels": LevelDominanceCounter,
                "continuous": DominanceCounter}
@@ -432,6 +478,13 @@ def _count_value(pc: PairCounts, field: str, dtype):
     """A batch count in the engine's arithmetic (integer weights give integral floats)."""
     v = getattr(pc, field)
     return int(round(v)) if dtype is int and isinstance(v, float) else dtype(v)
+
+
+def _batch_sum(y: np.ndarray, wv, dtype):
+    """The weight of a batch in the engine's arithmetic."""
+    if wv is None:
+        return int(y.size)
+    return int(wv.sum()) if dtype is int else float(wv.sum())
 
 
 def _integral(w: np.ndarray) -> bool:

@@ -2,21 +2,29 @@
 
 from __future__ import annotations
 
+import dataclasses
+import math
+
 from ._kernels import count_pairs
-from ._validation import as_1d_numeric, check_consistent_length, check_weights
+from ._validation import (as_1d_numeric, check_consistent_length, check_weights, param_error,
+                          scale_weights)
 from .counts import PairCounts
 
 __all__ = ["pair_counts", "validate_pairs_input"]
 
 
 def validate_pairs_input(y_true, y_score, sample_weight, func, *,
-                         label_name="y_true", score_name="y_score"):
-    """Validated ``(y, s, w)`` arrays: 1-D, numeric, finite, same length, weights >= 0."""
+                         label_name="y_true", score_name="y_score", scale=True):
+    """Validated ``(y, s, w)`` arrays: 1-D, numeric, finite, same length, weights >= 0.
+
+    With ``scale=True`` (for metrics, which are ratios of pair sums) the weights come back
+    divided by the power of two that brings the largest into ``[0.5, 1)``: exact, and it
+    keeps every pair sum inside float64's range whatever the weights' scale."""
     y = as_1d_numeric(y_true, label_name, func)
     s = as_1d_numeric(y_score, score_name, func)
     n = check_consistent_length(func, **{label_name: y, score_name: s})
     w = check_weights(sample_weight, n, func)
-    return y, s, w
+    return y, s, (scale_weights(w)[0] if scale else w)
 
 
 def pair_counts(y_true, y_score, *, sample_weight=None) -> PairCounts:
@@ -59,5 +67,30 @@ def pair_counts(y_true, y_score, *, sample_weight=None) -> PairCounts:
     >>> round(pc.tau_b, 6)
     0.6
     """
-    y, s, w = validate_pairs_input(y_true, y_score, sample_weight, "pair_counts")
-    return count_pairs(y, s, w)
+    y, s, w = validate_pairs_input(y_true, y_score, sample_weight, "pair_counts", scale=False)
+    w, e = scale_weights(w)
+    pc = count_pairs(y, s, w)
+    return pc if e == 0 else _unscale(pc, e)
+
+
+def _unscale(pc: PairCounts, e: int) -> PairCounts:
+    """Counts of weights ``w * 2**-e`` as counts of ``w``: exact, unless a count leaves
+    float64's normal range, which is refused (the metrics are fine at any scale: use them
+    directly, or rescale the weights)."""
+    out = {}
+    for name in _PAIR_FIELDS:
+        x = getattr(pc, name)
+        try:
+            y = math.ldexp(x, 2 * e)
+        except OverflowError:
+            y = math.inf
+        if x != 0 and not (2.0 ** -1022 <= y < math.inf):
+            raise param_error("sample_weight", "pair_counts", "weights whose pair sums fit "
+                              "float64 (the metric functions, such as roc_auc_score, take "
+                              "any scale)", f"a {name} of {x!r} * 2**{2 * e}")
+        out[name] = y
+    out["weight_sum"] = math.ldexp(pc.weight_sum, e)
+    return dataclasses.replace(pc, **out)
+
+
+_PAIR_FIELDS = ("concordant", "discordant", "tied_score", "tied_label", "tied_both")

@@ -5,7 +5,8 @@ from __future__ import annotations
 import numpy as np
 
 from ._kernels import count_inversions, count_pairs, dense_ranks, exclusive_cumsum_in_groups, int_sum, run_starts
-from ._validation import as_1d_numeric, check_consistent_length, check_weights, describe, param_error
+from ._validation import (as_1d_numeric, check_consistent_length, check_weights, describe,
+                          param_error, scale_weights)
 from .counts import _clamp, _ratio
 
 __all__ = ["censored_c_index", "censored_counts", "concordance_index"]
@@ -108,7 +109,7 @@ def concordance_index(event_times, predicted_scores, event_observed=None, *, sam
                                   f"values such as {describe(np.unique(e)[:5].tolist())}")
             e = e == 1
     n = check_consistent_length(func, event_times=t, predicted_scores=s, event_observed=e)
-    w = check_weights(sample_weight, n, func)
+    w = scale_weights(check_weights(sample_weight, n, func))[0]
 
     if e.all():
         # Without censoring every pair of distinct times is comparable: Harrell's C is the
