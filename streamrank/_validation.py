@@ -121,20 +121,34 @@ def as_1d_numeric(
     if arr.dtype.kind in "biu":
         if as_float and arr.dtype.kind in "iu" and arr.size:
             f = arr.astype(np.float64)
-            inexact = f.astype(arr.dtype) != arr
-            inexact &= np.abs(f) > MAX_EXACT_INT  # (2**63 wraps in the cast back)
+            with np.errstate(invalid="ignore"):   # 2**63 wraps in the cast back: inexact
+                inexact = f.astype(arr.dtype) != arr
             if inexact.any():
                 raise param_error(name, func, "numbers that float64 holds exactly (integers "
                                   "beyond 2**53 must be float64 values)",
                                   _first_bad(inexact, arr))
             return f
         return arr  # exact already, and always finite
+    if as_float and arr.dtype.kind == "f" and not isinstance(x, np.ndarray):
+        _check_list_ints(x, arr, name, func)
     if dtype is not None and arr.dtype != dtype:
         arr = arr.astype(dtype)
     bad = ~np.isfinite(arr)
     if bad.any():
         raise param_error(name, func, "finite numbers", _first_bad(bad, arr))
     return arr
+
+
+def _check_list_ints(x, arr, name, func) -> None:
+    """numpy rounds the ints of a mixed list to float64 silently: find one it changed.
+    Only where some value is beyond ``2**53``, which one vectorized test tells."""
+    if not (np.abs(arr) >= MAX_EXACT_INT).any():
+        return
+    for i, v in enumerate(x):
+        if isinstance(v, (int, np.integer)) and not isinstance(v, (bool, np.bool_)) \
+                and int(arr[i]) != int(v):
+            raise param_error(name, func, "numbers that float64 holds exactly (integers "
+                              "beyond 2**53 must be float64 values)", f"{v!r} at index {i}")
 
 
 def check_consistent_length(func: str, **arrays) -> int:
@@ -158,18 +172,10 @@ def check_weights(sample_weight, n: int, func: str, name: str = "sample_weight",
     """
     if sample_weight is None:
         return None
-    w = as_1d_numeric(sample_weight, name, func, allow_empty=True)
+    w = as_1d_numeric(sample_weight, name, func, allow_empty=True, as_float=bounded)
     if w.shape[0] != n:
         raise param_error(name, func, f"of length {n} (one weight per sample)",
                           f"length {w.shape[0]}")
-    if w.dtype.kind in "iu" and w.size and bounded:
-        big = np.abs(w) > MAX_EXACT_INT
-        if big.any():
-            wf = w.astype(np.float64)
-            inexact = big & (wf.astype(w.dtype) != w)
-            if inexact.any():
-                raise param_error(name, func, "exactly representable as float64 (integers "
-                                  "beyond 2**53 must be float64 values)", _first_bad(inexact, w))
     w = w.astype(np.float64, copy=False)
     neg = w < 0
     if neg.any():

@@ -101,7 +101,11 @@ class PairCounter:
     @property
     def counts(self) -> PairCounts:
         """The counts of the items held: a `PairCounts` with every metric as a property.
-        Runtime complexity: O(1)."""
+        Runtime complexity: O(1) (``O(n log n)`` once after float weights far larger than
+        those held came and went: see `PairEngine.stale`)."""
+        if self._engine.stale:
+            rows = np.fromiter(self._slot.values(), dtype=np.intp, count=len(self._slot))
+            self._engine.rebuild(self._y[rows], self._s[rows], self._w[rows])
         return self._engine.counts
 
     # ------------------------------------------------------------------ single items
@@ -155,10 +159,12 @@ class PairCounter:
         weights >= 0), then applied with the vectorized delta (see the class docstring)."""
         func = "PairCounter.insert_many"
         keys = list(keys)
-        y = as_1d_numeric(y, "y", func, allow_empty=True).astype(np.float64, copy=False)
-        s = as_1d_numeric(s, "s", func, allow_empty=True).astype(np.float64, copy=False)
+        y = as_1d_numeric(y, "y", func, allow_empty=True, as_float=True).astype(np.float64,
+                                                                             copy=False)
+        s = as_1d_numeric(s, "s", func, allow_empty=True, as_float=True).astype(np.float64,
+                                                                             copy=False)
         check_consistent_length(func, keys=keys, y=y, s=s)
-        w = check_weights(w, y.size, func, "w")
+        w = check_weights(w, y.size, func, "w", bounded=True)
         if len(set(keys)) != len(keys):
             raise param_error("keys", func, "distinct keys", "a key given twice")
         held = [k for k in keys if k in self._slot]
@@ -193,7 +199,7 @@ class PairCounter:
         if labels is not None:
             y = _batch(labels, "labels", func, k)
         if weights is not None:
-            w = check_weights(weights, k, func, "weights")
+            w = check_weights(weights, k, func, "weights", bounded=True)
         if labels is not None:
             self._engine.check_labels_after(self._y[rows].tolist(), np.unique(y).tolist(),
                                             func, "labels")
@@ -262,6 +268,7 @@ class PairCounter:
 
     def _check(self) -> None:
         """Invariants: the engine's counts equal a batch recount of the items held."""
+        self.counts  # noqa: B018 - the read recounts a stale engine, as a user's would
         rows = np.fromiter(self._slot.values(), dtype=np.intp, count=len(self._slot))
         assert len(set(rows.tolist())) == rows.size
         assert not set(rows.tolist()) & set(self._free)
@@ -276,7 +283,8 @@ def _py(x):
 
 
 def _batch(values, name, func, k):
-    arr = as_1d_numeric(values, name, func, allow_empty=True).astype(np.float64, copy=False)
+    arr = as_1d_numeric(values, name, func, allow_empty=True, as_float=True).astype(
+        np.float64, copy=False)
     if arr.size != k:
         raise param_error(name, func, f"of length {k} (one per key)", f"length {arr.size}")
     return arr

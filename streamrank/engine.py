@@ -146,7 +146,8 @@ class PairEngine:
         """True when float rounding from weight that came and went may exceed what a
         recount of the held samples would have (see the module docstring): the owner
         should call `rebuild`. Always false with exact integer counts. O(1)."""
-        return self._dtype is float and self._hist > REBUILD_RATIO * self._acc[_W]
+        return (self._dtype is float
+                and self._hist > REBUILD_RATIO * (self._acc[_W] + self._comp[_W]))
 
     @property
     def counts(self) -> PairCounts:
@@ -455,13 +456,19 @@ class PairEngine:
         got = self.counts
         fresh = count_pairs(np.asarray(y, float), np.asarray(s, float),
                             None if w is None else np.asarray(w, float)) if self._n else None
+        # the float error bound's scale: the square of the weight held
+        scale = 0.0 if fresh is None else float(fresh.weight_sum) ** 2
         for f in _FIELDS:
             a = getattr(got, f)
             b = 0 if fresh is None else getattr(fresh, f)
-            if self._dtype is int:
-                assert isinstance(a, int) and a == round(b), (f, a, b)
+            if self._dtype is int:   # (the float recount is exact below 2**53)
+                assert isinstance(a, int), (f, a)
+                assert a == round(b) if scale < 2 ** 53 else abs(a - b) <= 1e-12 * scale, \
+                    (f, a, b)
             else:
-                assert abs(a - b) <= 1e-9 * max(1.0, abs(b)), (f, a, b)
+                assert abs(a - b) <= 1e-9 * max(scale, abs(b)), (f, a, b)
+            if b == 0 and fresh is not None and _structural_zero(fresh, f):
+                assert a == 0, (f, a)
         if fresh is not None:
             assert got.n_label_levels == fresh.n_label_levels, (got, fresh)
             assert got.n_score_levels == fresh.n_score_levels, (got, fresh)
@@ -472,6 +479,16 @@ _W = 5  # the weight held, kept beside the counts
 
 _STRUCTURES = {"binary": BinaryDominanceCounter, "levels": LevelDominanceCounter,
                "continuous": DominanceCounter}
+
+
+def _structural_zero(pc: PairCounts, field: str) -> bool:
+    """Whether ``field`` is zero by structure for samples with these level counts (the
+    module docstring's rules), which the engine must then report as exactly 0."""
+    if field in ("concordant", "discordant"):
+        return pc.n_label_levels <= 1 or pc.n_score_levels <= 1
+    if field == "tied_score":
+        return pc.n_label_levels <= 1
+    return False
 
 
 def _count_value(pc: PairCounts, field: str, dtype):
@@ -488,7 +505,7 @@ def _batch_sum(y: np.ndarray, wv, dtype):
 
 
 def _integral(w: np.ndarray) -> bool:
-    return bool(np.all(np.floor(w) == w)) and (w.size == 0 or float(w.max()) < 2**53)
+    return bool(np.all(np.floor(w) == w)) and (w.size == 0 or float(w.max()) <= 2**53)
 
 
 def _bump_copies(table, key, n) -> None:

@@ -229,7 +229,7 @@ class EpochTracker:
     def __init__(self, y_true, *, sample_weight=None, track_churn=True):
         func = "EpochTracker"
         y = as_1d_numeric(y_true, "y_true", func)
-        w = check_weights(sample_weight, y.size, func)
+        w = check_weights(sample_weight, y.size, func, bounded=True)
         if w is not None and not (w > 0).all():
             raise param_error("sample_weight", func, "positive (a tracked sample needs a "
                               "weight > 0)", f"{w.min()!r}")

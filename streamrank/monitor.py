@@ -395,7 +395,7 @@ class Monitor:
     @property
     def counts(self) -> PairCounts:
         """Exact counts of the labeled predictions in the window. Runtime: O(1)."""
-        return self._engine.counts
+        return self._fresh_counts()
 
     @property
     def n(self) -> int:
@@ -628,7 +628,7 @@ class Monitor:
         Runtime complexity: O(1) with ``test="hanley-mcneil"``; ``O(W log W)`` with
         ``"delong"`` (the window's placements, vectorized).
         """
-        counts = self._engine.counts
+        counts = self._fresh_counts()
         n = len(self._engine)
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", UndefinedMetricWarning)
@@ -800,6 +800,7 @@ class Monitor:
     def _check(self) -> None:
         """Invariants: the engine counts equal a batch recount of the labeled items; the
         order, the items, the engine keys and the class tallies agree."""
+        self._fresh_counts()  # a read recounts a stale engine, as a user's would
         order_keys = [e if self.period is None else e[1] for e in self._order]
         assert len(order_keys) == len(self._items) == len(set(order_keys))
         assert set(order_keys) == set(self._items)
@@ -821,8 +822,9 @@ class Monitor:
             c[1] += w
         assert {y: c[0] for y, c in tally.items()} == {y: c[0] for y, c in
                                                         self._class.items()}
+        total = sum(c[1] for c in tally.values())
         for y, c in tally.items():
-            assert math.isclose(c[1], self._class[y][1], rel_tol=1e-9, abs_tol=1e-9)
+            assert math.isclose(c[1], self._class[y][1], rel_tol=1e-9, abs_tol=1e-9 * total)
         slots = [item[4] for item in self._items.values()]
         assert len(set(slots)) == len(slots) and not set(slots) & set(self._free)
         assert all(0 <= i < self._top for i in slots + self._free)
@@ -833,6 +835,19 @@ class Monitor:
         assert np.isnan(self._ys[self._free]).all()
         y, s, w = self._window_arrays()
         self._engine._check(y, s, w)
+
+    def _fresh_counts(self) -> PairCounts:
+        """The engine's counts; first, if float rounding from weight that came and went
+        made them stale, a recount of the window (``O(W log W)``, see `PairEngine.stale`),
+        with the per-class sums."""
+        if self._engine.stale:
+            y, s, w = self._window_arrays()
+            self._engine.rebuild(y, s, w)
+            labels, code, copies = np.unique(y, return_inverse=True, return_counts=True)
+            sums = np.bincount(code, weights=w, minlength=labels.size)
+            self._class = {yv: [int(c), float(ws)]
+                           for yv, c, ws in zip(labels.tolist(), copies.tolist(), sums.tolist())}
+        return self._engine.counts
 
     def _window_arrays(self):
         """``(y, s, w)`` float arrays of the labeled predictions in the window: a mask of

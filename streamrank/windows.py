@@ -9,6 +9,8 @@ from __future__ import annotations
 import math
 from collections import deque
 
+import numpy as np
+
 from ._validation import describe, param_error
 from .counts import PairCounts
 from .engine import PairEngine, check_scalar, check_weight
@@ -25,7 +27,11 @@ class _Window:
 
     @property
     def counts(self) -> PairCounts:
-        """Counts of the events in the window. Runtime complexity: O(1)."""
+        """Counts of the events in the window. Runtime complexity: O(1) (``O(W log W)``
+        once when float rounding went stale: see `PairEngine.stale`)."""
+        if self._engine.stale:
+            self._engine.rebuild(*(np.array([e[i] for e in self._events], dtype=np.float64)
+                                   for i in (-3, -2, -1)))
         return self._engine.counts
 
     def __len__(self) -> int:
@@ -50,6 +56,7 @@ class _Window:
         self._engine._add(y, s, w, func)
 
     def _check(self) -> None:
+        self.counts  # noqa: B018 - the read recounts a stale engine, as a user's would
         ys, ss, ws = ([e[i] for e in self._events] for i in (-3, -2, -1))
         self._engine._check(ys, ss, ws)
 

@@ -31,7 +31,8 @@ from .._validation import describe, param_error
 from ..engine import PairEngine, check_scalar, check_weight
 from ..exceptions import UndefinedMetricWarning
 
-__all__ = ["MAX_PENDING", "SCALAR_FLUSH", "PairEngineMetric", "label_of", "not_held_error",
+__all__ = ["MAX_PENDING", "SCALAR_FLUSH", "PairEngineMetric", "binary_label", "label_of",
+           "not_held_error",
            "or_zero", "score_of", "weight_of"]
 
 #: Buffered updates are applied once this many are waiting, even if nobody reads.
@@ -58,6 +59,32 @@ def score_of(y_pred, pos_val, func: str) -> float:
         return check_scalar(y_pred, "y_pred", func)
     raise param_error("y_pred", func, "a finite number, a bool, or a dict of class "
                       "probabilities", describe(y_pred), TypeError)
+
+
+def binary_label(y_true, pos_val, func: str) -> int:
+    """1 if ``y_true`` is the positive class ``pos_val``, 0 if it is another class.
+
+    River compares ``y_true == pos_val`` and takes anything else as negative, so a typo
+    (``"oops"``), ``None`` or ``nan`` would silently count as a negative. Here ``y_true``
+    must be a class of ``pos_val``'s kind: with a bool or numeric ``pos_val`` (the default
+    ``True``), a bool or a finite number (``1 == True``, as in River); with a string (or
+    other) ``pos_val``, a value of the same type. Anything else raises, naming ``y_true``.
+    """
+    if y_true.__class__ is bool or y_true.__class__ is int:   # the common case
+        if isinstance(pos_val, (bool, int, float, np.integer, np.floating)):
+            return 1 if y_true == pos_val else 0
+    if isinstance(pos_val, (bool, int, float, np.integer, np.floating)):
+        if isinstance(y_true, (bool, np.bool_, int, np.integer)):
+            return 1 if y_true == pos_val else 0
+        if isinstance(y_true, (float, np.floating)) and math.isfinite(y_true):
+            return 1 if y_true == pos_val else 0
+        raise param_error("y_true", func, f"a bool or a finite number (the classes of "
+                          f"pos_val={pos_val!r})", describe(y_true),
+                          ValueError if isinstance(y_true, (float, np.floating)) else TypeError)
+    if y_true is None or not isinstance(y_true, type(pos_val)):
+        raise param_error("y_true", func, f"a {type(pos_val).__name__} (the type of "
+                          f"pos_val={pos_val!r})", describe(y_true), TypeError)
+    return 1 if y_true == pos_val else 0
 
 
 def label_of(y_true, func: str, name: str = "y_true") -> float:

@@ -65,6 +65,7 @@ from bisect import bisect_left, bisect_right, insort
 
 import numpy as np
 
+from ..engine import REBUILD_RATIO
 from ..structures import binary as _binary_tree
 from ..structures.binary import BinaryTree, _close
 
@@ -137,6 +138,8 @@ class BinaryPairEngine:
         self._lists = ([], [])    # list mode: the sorted scores of each class
         self._tree = BinaryTree(int)  # tree mode: the shared two-class B+ tree
         self._updates = 0         # float tree updates since the last refresh
+        self._through = 0.0       # ... and the weight they moved
+        self._suspect = False     # weight far above what is held came and went
         self._flat = None         # a `_Flat` in flat mode
         self._small_ops = 0       # consecutive small operations in flat mode
         self._removed = 0         # samples removed in flat mode since the last compaction
@@ -174,6 +177,20 @@ class BinaryPairEngine:
         return tuple(self._acc)
 
     @property
+    def stale(self) -> bool:
+        """True once float weight far above the weight held came and went (more than
+        `streamrank.engine.REBUILD_RATIO` times): the engine refreshed its sums from its
+        leaves, whose per-score sums may still carry that weight's rounding. An owner
+        that holds the samples calls `rebuild`. O(1)."""
+        return self._suspect
+
+    def rebuild(self, y: np.ndarray, s: np.ndarray, w: np.ndarray | None) -> None:
+        """Replace the contents by the samples ``(y, s, w)`` that the caller holds
+        exactly, and recount: ``O(n log n)``."""
+        self.clear()
+        self.add_many(y, s, w)
+
+    @property
     def n_pos(self) -> int:
         """Copies of label 1 held."""
         return self._n[1]
@@ -187,8 +204,8 @@ class BinaryPairEngine:
     def auc(self) -> float:
         """``(C + T / 2) / (W0 * W1)``; ``nan`` when either class has no weight."""
         c, t, w0, w1 = self.counts
-        if not (w0 > 0 and w1 > 0):
-            return math.nan
+        if not (w0 > 0 and w1 > 0) or not (self._n[0] and self._n[1]):
+            return math.nan     # one class held: undefined, whatever rounding is left
         if self._dtype is int:
             return (2 * c + t) / (2 * w0 * w1)  # exact int division, correctly rounded
         return min(1.0, max(0.0, (c + 0.5 * t) / (w0 * w1)))
@@ -234,7 +251,7 @@ class BinaryPairEngine:
         below, equal, _ = self._tree.add(y, s, w, self._acc[3 - y])
         self._count(y, w, below, equal, 1)
         if self._dtype is float:
-            self._float_update()  # after the counts: a refresh recounts them
+            self._float_update(w)  # after the counts: a refresh recounts them
 
     def remove(self, y: int, s: float, w) -> None:
         """Remove one sample added with these values; `ValueError` (nothing changes) if
@@ -289,7 +306,7 @@ class BinaryPairEngine:
         if self._n[0] + self._n[1] == 0:
             self.clear()  # an emptied engine holds exact zeros, not float residue
         elif self._dtype is float:
-            self._float_update()
+            self._float_update(w)
 
     # ------------------------------------------------------------------ batches
     def add_many(self, y: np.ndarray, s: np.ndarray, w: np.ndarray | None) -> None:
@@ -315,7 +332,7 @@ class BinaryPairEngine:
             below, equal, _ = self._tree.add(yi, si, wi, self._acc[3 - yi])
             self._count(yi, wi, below, equal, 1)
             if self._dtype is float:
-                self._float_update()
+                self._float_update(wi)
 
     def remove_many(self, y: np.ndarray, s: np.ndarray, w: np.ndarray | None) -> None:
         """Remove arrays of samples that are held (as `add_many`); `ValueError`, and
@@ -447,10 +464,18 @@ class BinaryPairEngine:
             f.w = [x.astype(np.float64) for x in f.weights()]
         self._acc = [float(a) for a in self._acc]
         self._updates = 0
+        self._through = self._acc[2] + self._acc[3]
 
-    def _float_update(self) -> None:
+    def _float_update(self, w) -> None:
+        """Count a float tree change; refresh every ``distinct + 1024`` changes, or as soon
+        as the weight that came and went exceeds `REBUILD_RATIO` times the weight held
+        (a huge weight inserted and removed leaves its rounding in every sum it passed)."""
         self._updates += 1
-        if self._updates > self._tree.distinct + _REFRESH_MIN:
+        self._through += w
+        if self._through > REBUILD_RATIO * (self._acc[2] + self._acc[3]):
+            self._suspect = True  # the leaves may keep rounding too: owners `rebuild`
+            self._refresh()
+        elif self._updates > self._tree.distinct + _REFRESH_MIN:
             self._refresh()
 
     def _refresh(self) -> None:
@@ -459,6 +484,7 @@ class BinaryPairEngine:
         self._tree.refresh()
         self._set_counts(*self._recount(self._tree_arrays()))
         self._updates = 0
+        self._through = self._acc[2] + self._acc[3]
 
     # ------------------------------------------------------------------ flat mode
     def _use_flat(self, k) -> bool:
@@ -734,8 +760,8 @@ class BinaryPairEngine:
             sums, copies = self._tree.check()
             assert list(copies) == self._n, (copies, self._n)
             got = self.counts
-            _close(got[2], sums[0], self._dtype, "W0")
-            _close(got[3], sums[1], self._dtype, "W1")
+            _close(got[2], sums[0], self._dtype, "W0", sums[0] + sums[1])
+            _close(got[3], sums[1], self._dtype, "W1", sums[0] + sums[1])
         else:
             assert self._tree.root.keys == [] and self._tree.height == 0
             assert self._lists == ([], [])
@@ -839,4 +865,4 @@ def _int_total(w: np.ndarray) -> int:
 
 
 def _integral(w: np.ndarray) -> bool:
-    return bool(np.all(np.floor(w) == w)) and (w.size == 0 or float(w.max()) < 2**53)
+    return bool(np.all(np.floor(w) == w)) and (w.size == 0 or float(w.max()) <= 2**53)

@@ -5,7 +5,8 @@ from __future__ import annotations
 import numpy as np
 from river import base, metrics
 
-from ._base import MAX_PENDING, SCALAR_FLUSH, not_held_error, score_of, weight_of
+from ._base import (MAX_PENDING, SCALAR_FLUSH, binary_label, not_held_error, score_of,
+                    weight_of)
 from ._binary_engine import BinaryPairEngine
 
 __all__ = ["ROCAUC"]
@@ -33,7 +34,7 @@ class _BinaryAUCMetric(metrics.base.BinaryMetric):
             s = score_of(y_pred, self.pos_val, func)
         if w.__class__ is not int or w != 1:
             w = 1 if w.__class__ is float and w == 1.0 else weight_of(w, func)
-        return (1 if y_true == self.pos_val else 0), s, w
+        return binary_label(y_true, self.pos_val, func), s, w
 
 
 class ROCAUC(_BinaryAUCMetric):

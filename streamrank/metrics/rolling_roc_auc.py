@@ -85,8 +85,10 @@ class RollingROCAUC(_BinaryAUCMetric):
         """Add an event; the oldest leaves once the window is full. Runtime
         complexity: O(1) amortized (buffered)."""
         s = y_pred.get(self.pos_val, 0.0) if type(y_pred) is dict else y_pred
-        if type(s) is float and s - s == 0.0 and (w == 1 and (w.__class__ is float or
-                                                                 w.__class__ is int)):
+        if (type(s) is float and s - s == 0.0
+                and (y_true.__class__ is bool or y_true.__class__ is int)
+                and (self.pos_val.__class__ is bool or self.pos_val.__class__ is int)
+                and (w == 1 and (w.__class__ is float or w.__class__ is int))):
             event = (1 if y_true == self.pos_val else 0, s, 1)   # the common case
         else:
             event = self._event(y_true, y_pred, w, "RollingROCAUC.update")
@@ -168,6 +170,8 @@ class RollingROCAUC(_BinaryAUCMetric):
             engine.add(*event)
         else:
             self._flush()
+        if self._engine.stale:   # float rounding of a huge weight that left: recount
+            self._engine.rebuild(*_arrays(list(self._window), True))
         auc = self._engine.auc
         return 0.0 if auc != auc else auc
 

@@ -90,11 +90,13 @@ def _chunk_bounds(n, size):
     return [n * c // chunks for c in range(chunks + 1)]
 
 
-def _close(a, b, dtype, what) -> None:
+def _close(a, b, dtype, what, scale=1.0) -> None:
+    """Equal ints, or floats within ``1e-9`` of ``scale`` (the weight held: a float sum
+    keeps the rounding of weights far larger than itself that came and went)."""
     if dtype is int:
         assert a == b, f"{what}: {a!r} != {b!r}"
     else:
-        assert abs(a - b) <= 1e-9 * max(1.0, abs(b)), f"{what}: {a!r} vs {b!r}"
+        assert abs(a - b) <= 1e-9 * max(scale, abs(b)), f"{what}: {a!r} vs {b!r}"
 
 
 class BinaryTree:
@@ -394,6 +396,8 @@ class BinaryTree:
         """Assert the tree's invariants; return each class's (weight, copies) sums."""
         leaves_seen = []
         dtype = self.dtype
+        _, _, _, w0, w1 = self.columns()
+        scale = self.sum(w0) + self.sum(w1)
 
         def visit(node, depth):
             n = len(node.keys)
@@ -419,7 +423,7 @@ class BinaryTree:
                 kmax, ksum, kc = visit(kid, depth + 1)
                 assert node.keys[i] == kmax, "key is not the child's maximum"
                 for c in (0, 1):
-                    _close(node.w[c][i], ksum[c], dtype, "subtree weight")
+                    _close(node.w[c][i], ksum[c], dtype, "subtree weight", scale)
                     copies[c] += kc[c]
             return (node.keys[-1], (self.sum(node.w[0]), self.sum(node.w[1])),
                     tuple(copies))
@@ -801,7 +805,7 @@ class BinaryDominanceCounter:
         assert self._tree.dtype is self._dtype, state
         assert list(copies) == self._n, (copies, self._n, state)
         for k in (0, 1):
-            _close(self._tot[k], sums[k], self._dtype, f"total of class {k}")
+            _close(self._tot[k], sums[k], self._dtype, f"total of class {k}", sum(sums))
             assert type(self._tot[k]) is self._dtype, state
             label = self._labels[k]
             assert (label is None) == (self._n[k] == 0), state
