@@ -35,6 +35,10 @@ class PairCounter:
     Ties: equal scores with different labels are ``tied_score`` pairs (AUC counts them
     1/2); equal labels are ``tied_label`` pairs.
 
+    Not thread-safe: give each thread its own counter and bring their items together at the
+    end (`insert_many`), or guard every call on a shared one, reads included, with one
+    `threading.Lock`.
+
     Parameters
     ----------
     labels : {"auto", "binary", "ordinal", "continuous"}, default "auto"

@@ -241,6 +241,9 @@ def _common_dtype(held: np.ndarray, new: np.ndarray, name: str, func: str) -> np
 class EpochTracker:
     """Exact pair counts of fixed labels under scores that change every epoch.
 
+    Not thread-safe: give each thread its own tracker, or guard every call on a shared one,
+    reads included, with one `threading.Lock`.
+
     Parameters
     ----------
     y_true : array-like of shape (n,)

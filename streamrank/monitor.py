@@ -280,6 +280,9 @@ class Monitor:
     """Exact rolling AUC (or concordance) of a prediction stream, tested against a frozen
     reference window; see the module docstring for every rule.
 
+    Not thread-safe: feed a monitor from one thread, or guard every call (`observe`,
+    `report`, `to_bytes`, reads) with one `threading.Lock`.
+
     Parameters
     ----------
     window : int, optional

@@ -151,6 +151,9 @@ class GroupAUC(_BinaryAUCMetric):
     O(1) per group touched to move the weighted mean; `get` O(1) after that. `revert`
     ``O(log n_g)``.
 
+    Not thread-safe: give each thread its own metric, or guard every call on a shared one,
+    reads (`get`) included, with one `threading.Lock`.
+
     Parameters
     ----------
     weighting : {"impressions", "pairs", "uniform"}
