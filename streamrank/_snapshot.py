@@ -265,7 +265,12 @@ class Snapshot:
             if arr is not None and arr.dtype.kind == "f" and arr.shape == (0,):
                 self._unread.discard(name)      # np.array([]) of an empty key list
                 return []
-            return self.array(name, "iuU").tolist()
+            keys = self.array(name, "iuU").tolist()
+            if len(set(keys)) != len(keys):
+                raise self.corrupt("two keys are equal: version 1 lost the trailing NUL "
+                                   "characters of string keys (\"a\" and \"a\\x00\" became "
+                                   "one key)")
+            return keys
         kind = self.text(f"{name}_type")
         if kind == "int64":
             return self.array(name, "i", itemsize=8).tolist()

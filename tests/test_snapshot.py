@@ -148,6 +148,16 @@ def test_version_1_snapshots_still_load(name):
     assert _state(again) == _state(now)
 
 
+def test_version_1_snapshot_that_lost_a_nul_is_refused_clearly():
+    # what version 1 wrote for the keys "a" and "a\x00": two equal strings
+    data = _npz(format=np.array("streamrank.PairCounter"), version=np.array(1),
+                labels=np.array("auto"), keys=np.array(["a", "a\x00"]),
+                y=np.array([0.0, 1.0]), s=np.array([0.1, 0.2]), w=np.array([1.0, 1.0]))
+    with pytest.raises(SnapshotError, match="two keys are equal: version 1 lost the "
+                       "trailing NUL characters"):
+        PairCounter.from_bytes(data)
+
+
 # --------------------------------------------------------------------------- bad input
 NOT_A_SNAPSHOT = [b"", b"\x00" * 10, bytes(range(256)), b"PK", b"PK\x05\x06" + bytes(18),
                   _npz(other=np.arange(3)), _npz(format=np.array("other.Thing"),
