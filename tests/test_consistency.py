@@ -49,6 +49,8 @@ GROUP_SETS = {
     "bools": [True, False, True, False, True, False, True, False, True, False, True, False],
     "mixed": [1, "1", 1.0, "1", True, 1, "1", np.int64(1), ("t", 1), ("t", 1), ("t", 1),
               "1"],
+    "object array": np.array([1, "1", 1.0, "1", True, 1, "1", np.int64(1), "a", "a", 2.5,
+                              "1"], dtype=object),
     "int vs float": [2**60, 2**60 + 1, float(2**60), 2**60 + 1, 2**60, 2**60 + 1, 2**60,
                      2**60 + 1, 0, -0.0, 0, 0.0],
 }
@@ -80,6 +82,10 @@ def test_numpy_arrays_and_lists_agree():
     assert a.score == b.score == pytest.approx(c.score, rel=1e-12)
     assert a.groups.tolist() == b.groups.tolist()
     _assert_same(y.tolist(), s.tolist(), g.tolist())
+    pd = pytest.importorskip("pandas")
+    for series in (pd.Series(g), pd.Series([f"u{k}" for k in g]),
+                   pd.Series([int(k) if k % 2 else f"{k}" for k in g])):
+        assert group_auc_score(y, s, series) == group_auc_score(y, s, list(series))
 
 
 @pytest.mark.parametrize("bad, cls", [(None, ValueError), (math.nan, ValueError),
