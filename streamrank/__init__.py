@@ -9,7 +9,7 @@ from .counter import PairCounter
 from .correlation import goodman_kruskal_gamma, kendall_tau, somers_d
 from .counts import PairCounts
 from .epochs import EpochTracker
-from .exceptions import UndefinedMetricWarning
+from .exceptions import SnapshotError, UndefinedMetricWarning
 from .pairs import pair_counts
 from .survival import concordance_index
 from .windows import SlidingPairCounter, TimeSlidingPairCounter
@@ -35,6 +35,7 @@ __all__ = [
     "PairCounter",
     "PairCounts",
     "SlidingPairCounter",
+    "SnapshotError",
     "TimeSlidingPairCounter",
     "UndefinedMetricWarning",
     "concordance_index",

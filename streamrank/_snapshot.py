@@ -1,62 +1,326 @@
-"""Versioned numpy snapshots (``np.savez``, no pickled objects) of the keyed structures:
-`PairCounter.to_bytes` and `Monitor.to_bytes` share the key rule and the header checks."""
+"""Versioned numpy snapshots of the keyed structures (`PairCounter.to_bytes`,
+`Monitor.to_bytes`): the key encoding, the archive, and the checked reading back.
+
+A snapshot is an ``np.savez`` archive (uncompressed ``.npy`` members, never pickled
+objects) with a ``format`` name (``"streamrank.PairCounter"``, ...) and a ``version``.
+`load` reads one without trusting it: every failure is a `SnapshotError` ("not a
+streamrank snapshot", "corrupt snapshot: ...", "snapshot version N not supported ...").
+It parses the archive itself (no ``np.load``): members must be stored uncompressed, each
+``.npy`` header is read with numpy's header parser, object dtypes are refused before any
+data is read, and the data must have exactly the size the header states, so a damaged
+header never allocates more than the snapshot's own size.
+
+Keys (layout version 2) are stored exactly, by type, under a name ``K``:
+
+* ``K_type = "int64"``: ints that all fit int64, as one int64 array ``K``;
+* ``K_type = "int"``: ints of any size, each as its little-endian two's complement bytes,
+  concatenated in the uint8 array ``K`` with the int64 offsets ``K_offsets`` (``n + 1``);
+* ``K_type = "str"``: strings, each UTF-8 encoded (``surrogatepass``: lone surrogates
+  too), concatenated the same way. Every ``str`` comes back equal: ``""``, ``"\\x00"``,
+  trailing NUL characters (which numpy's ``"U"`` dtype would strip), any code point.
+
+Layout version 1 held the keys as one numpy array (``"U"`` strings or ints); it is still
+read.
+"""
 
 from __future__ import annotations
 
 import io
+import math
 import numbers
+import struct
+import zipfile
 
 import numpy as np
 
-from ._validation import describe
+from ._validation import describe, param_error
+from .exceptions import SnapshotError
 
-__all__ = ["dump", "key_array", "load"]
+__all__ = ["Snapshot", "dump", "key_arrays", "load"]
+
+_INT64 = (-(1 << 63), (1 << 63) - 1)
+#: What reading a damaged ``.npy`` header (numpy's parser, ``ast.literal_eval``) or a
+#: damaged zip member (``zipfile``, ``zlib``) can raise.
+#: (RuntimeError: an encrypted member, or a header nested too deep for literal_eval.)
+_PARSE_ERRORS = (zipfile.BadZipFile, zipfile.LargeZipFile, EOFError, OSError, ValueError,
+                 TypeError, OverflowError, SyntaxError, struct.error, NotImplementedError,
+                 RuntimeError)
 
 
-def key_array(keys: list, func: str) -> np.ndarray:
-    """``keys`` as one numpy array: they must be all ints or all strings (`TypeError`
-    naming ``func`` otherwise; pickle the object for other keys).
+def key_arrays(keys: list, name: str, func: str) -> dict:
+    """The arrays that store ``keys`` exactly under ``name`` (see the module docstring);
+    `TypeError` naming ``func`` unless the keys are all ints or all strings.
 
-    >>> key_array([3, 1], "f").tolist(), key_array(["a", "bc"], "f").tolist()
-    ([3, 1], ['a', 'bc'])
-    >>> key_array([1, "a"], "f")
+    Runtime complexity: O(total key size).
+
+    >>> a = key_arrays(["", "a\\x00", "\\U0001F642"], "keys", "f")
+    >>> str(a["keys_type"]), a["keys_offsets"].tolist(), a["keys"].tobytes()
+    ('str', [0, 0, 2, 6], b'a\\x00\\xf0\\x9f\\x99\\x82')
+    >>> str(key_arrays([3, -1], "keys", "f")["keys_type"])
+    'int64'
+    >>> key_arrays([1, "a"], "keys", "f")
     Traceback (most recent call last):
     ...
     TypeError: f needs keys that are all ints or all strings; got keys such as [1, 'a']. Use pickle for other keys.
     """
-    arr = np.array(keys)
-    # numpy turns [1, "a"] into strings: mixed keys would come back as other keys.
-    kind = str if arr.dtype.kind == "U" else numbers.Integral
-    if keys and (arr.ndim != 1 or arr.dtype.kind not in "iuU"
-                 or not all(isinstance(k, kind) for k in keys)):
+    kinds = {_key_kind(k) for k in keys}
+    if len(kinds) > 1 or None in kinds:
+        odd = ([next(k for k in keys if _key_kind(k) is None)] if None in kinds else
+               [next(k for k in keys if _key_kind(k) == kind) for kind in ("int", "str")])
         raise TypeError(f"{func} needs keys that are all ints or all strings; got keys such "
-                        f"as {describe(keys[:3])}. Use pickle for other keys.")
-    return arr
+                        f"as {describe(odd)}. Use pickle for other keys.")
+    if kinds == {"str"}:
+        parts = [str.encode(k, "utf-8", "surrogatepass") for k in keys]
+        return _packed(name, "str", parts)
+    ints = [int(k) for k in keys]
+    if not ints or _INT64[0] <= min(ints) and max(ints) <= _INT64[1]:
+        return {f"{name}_type": np.array("int64"), name: np.array(ints, dtype=np.int64)}
+    parts = [k.to_bytes((k.bit_length() + 8) // 8, "little", signed=True) for k in ints]
+    return _packed(name, "int", parts)
+
+
+def _key_kind(key):
+    if isinstance(key, str):
+        return "str"
+    if isinstance(key, numbers.Integral) and not isinstance(key, (bool, np.bool_)):
+        return "int"
+    return None
+
+
+def _packed(name, kind, parts) -> dict:
+    offsets = np.zeros(len(parts) + 1, dtype=np.int64)
+    np.cumsum([len(p) for p in parts], out=offsets[1:])
+    return {f"{name}_type": np.array(kind), f"{name}_offsets": offsets,
+            name: np.frombuffer(b"".join(parts), dtype=np.uint8)}
 
 
 def dump(fmt: str, version: int, **arrays) -> bytes:
     """An ``np.savez`` archive of ``arrays`` with a ``format`` and ``version`` header."""
     buf = io.BytesIO()
-    np.savez(buf, format=np.array(fmt), version=np.array(version), **arrays)
+    np.savez(buf, format=np.array(fmt), version=np.array(version, dtype=np.int64), **arrays)
     return buf.getvalue()
 
 
-def load(data: bytes, fmt: str, max_version: int, func: str) -> dict:
-    """The arrays of a snapshot written by `dump` with format ``fmt`` (`ValueError` naming
-    ``func`` for another format or a version newer than ``max_version``).
+def load(data, fmt: str, max_version: int, func: str) -> "Snapshot":
+    """The checked arrays of a snapshot written by `dump` with format ``fmt``, in a
+    `Snapshot`; `SnapshotError` naming ``func`` for anything it cannot load.
 
-    >>> load(dump("demo", 1, x=np.arange(3)), "demo", 1, "f")["x"].tolist()
+    Runtime complexity: O(len(data)).
+
+    >>> load(dump("streamrank.Demo", 1, x=np.arange(3)), "streamrank.Demo", 1,
+    ...      "f").array("x", "i").tolist()
     [0, 1, 2]
-    >>> load(dump("demo", 2), "demo", 1, "f")
+    >>> load(dump("streamrank.Demo", 2), "streamrank.Demo", 1, "f")
     Traceback (most recent call last):
     ...
-    ValueError: f: snapshot version 2 is newer than this streamrank (reads up to 1).
+    streamrank.exceptions.SnapshotError: f: snapshot version 2 not supported (this streamrank reads versions 1..1).
+    >>> load(b"", "streamrank.Demo", 1, "f")
+    Traceback (most recent call last):
+    ...
+    streamrank.exceptions.SnapshotError: f: not a streamrank snapshot (0 bytes, not an npz archive).
     """
-    with np.load(io.BytesIO(data), allow_pickle=False) as z:
-        if "format" not in z or str(z["format"]) != fmt:
-            raise ValueError(f"{func}: not a {fmt.rsplit('.', 1)[-1]} snapshot.")
-        version = int(z["version"])
-        if version > max_version:
-            raise ValueError(f"{func}: snapshot version {version} is newer than this "
-                             f"streamrank (reads up to {max_version}).")
-        return {k: z[k] for k in z.files}
+    if not isinstance(data, (bytes, bytearray, memoryview)):
+        raise param_error("data", func, "bytes (a snapshot written by to_bytes)",
+                          describe(data), TypeError)
+    data = bytes(data)
+    if not data.startswith((b"PK\x03\x04", b"PK\x05\x06")):   # a member, an empty archive
+        raise SnapshotError(f"{func}: not a streamrank snapshot ({len(data)} bytes, not an "
+                            "npz archive).")
+    arrays = _read_archive(data, func)
+    header = arrays.get("format")
+    if not (isinstance(header, np.ndarray) and header.shape == () and
+            header.dtype.kind == "U" and str(header).startswith("streamrank.")):
+        raise SnapshotError(f"{func}: not a streamrank snapshot (no streamrank format name "
+                            "in the archive).")
+    if str(header) != fmt:
+        raise SnapshotError(f"{func}: not a {fmt.rsplit('.', 1)[-1]} snapshot (got a "
+                            f"{describe(str(header))} snapshot).")
+    snap = Snapshot(arrays, 0, func)
+    snap.array("format", "U", ndim=0)
+    version = snap.integer("version")
+    if not 1 <= version <= max_version:
+        raise SnapshotError(f"{func}: snapshot version {version} not supported (this "
+                            f"streamrank reads versions 1..{max_version}).")
+    snap.version = version
+    return snap
+
+
+def _read_archive(data: bytes, func: str) -> dict:
+    """name -> array of every ``.npy`` member; `SnapshotError` if the archive is damaged."""
+    try:
+        with zipfile.ZipFile(io.BytesIO(data)) as zf:
+            infos = zf.infolist()
+            names = [info.filename for info in infos]
+            if len(set(names)) != len(names):
+                raise _corrupt(func, "an archive member is stored twice")
+            arrays = {}
+            for info in infos:
+                if not info.filename.endswith(".npy"):
+                    raise _corrupt(func, f"unexpected member {describe(info.filename)}")
+                if info.compress_type != zipfile.ZIP_STORED or info.file_size > len(data):
+                    raise _corrupt(func, f"member {describe(info.filename)} is compressed or "
+                                   "larger than the snapshot (streamrank stores members "
+                                   "uncompressed)")
+                name = info.filename[:-4]
+                arrays[name] = _read_npy(zf.read(info), name, func)
+    except SnapshotError:
+        raise
+    except _PARSE_ERRORS as exc:
+        raise _corrupt(func, f"{type(exc).__name__}: {exc}") from exc
+    return arrays
+
+
+def _read_npy(raw: bytes, name: str, func: str) -> np.ndarray:
+    """One ``.npy`` member, without pickled objects and without trusting its header."""
+    fp = io.BytesIO(raw)
+    version = np.lib.format.read_magic(fp)
+    if version == (1, 0):
+        shape, fortran, dtype = np.lib.format.read_array_header_1_0(fp)
+    elif version == (2, 0):
+        shape, fortran, dtype = np.lib.format.read_array_header_2_0(fp)
+    else:
+        raise _corrupt(func, f"array {name!r} has .npy version {version}")
+    if dtype.hasobject:
+        raise _corrupt(func, f"array {name!r} holds pickled Python objects, which streamrank "
+                       "never loads")
+    if dtype.kind not in "biufU" or dtype.fields is not None or dtype.subdtype is not None \
+            or dtype.itemsize == 0 or any(d < 0 for d in shape):
+        raise _corrupt(func, f"array {name!r} has dtype {dtype} and shape {shape}")
+    count = math.prod(shape)
+    body = raw[fp.tell():]
+    if len(body) != count * dtype.itemsize:
+        raise _corrupt(func, f"array {name!r} has {len(body)} bytes of data for shape "
+                       f"{shape} and dtype {dtype}")
+    arr = np.frombuffer(body, dtype=dtype, count=count).copy()
+    if fortran:
+        return arr.reshape(shape[::-1]).transpose()
+    return arr.reshape(shape)
+
+
+def _corrupt(func: str, what: str) -> SnapshotError:
+    return SnapshotError(f"{func}: corrupt snapshot: {what}.")
+
+
+class Snapshot:
+    """The arrays of a loaded snapshot, read through checks: each accessor raises
+    `SnapshotError` ("corrupt snapshot: ...") for a missing array or the wrong dtype or
+    shape, and `finish` for an array that nothing read."""
+
+    def __init__(self, arrays: dict, version: int, func: str):
+        self._arrays = arrays
+        self._unread = set(arrays)
+        self.version = version
+        self.func = func
+
+    def corrupt(self, what: str) -> SnapshotError:
+        """A `SnapshotError` "corrupt snapshot: ``what``"."""
+        return _corrupt(self.func, what)
+
+    def array(self, name: str, kind: str, *, ndim: int = 1, size: int | None = None,
+              itemsize: int | None = None) -> np.ndarray:
+        """Array ``name`` with a dtype of kind ``kind`` (one of ``"biufU"``, or several),
+        ``ndim`` dimensions and, when given, ``size`` elements of ``itemsize`` bytes.
+        Float arrays (kind ``"f"``) are float64."""
+        arr = self._arrays.get(name)
+        if arr is None:
+            raise self.corrupt(f"array {name!r} is missing")
+        self._unread.discard(name)
+        if kind == "f":
+            itemsize = 8
+        if (arr.dtype.kind not in kind or arr.ndim != ndim or
+                (itemsize is not None and arr.dtype.itemsize != itemsize) or
+                (size is not None and arr.size != size)):
+            want = f"{ndim}-d {kind!r} array" + ("" if size is None else f" of size {size}")
+            raise self.corrupt(f"array {name!r} should be a {want}; it has dtype "
+                               f"{arr.dtype} and shape {arr.shape}")
+        return arr.astype(arr.dtype.newbyteorder("="), copy=False)
+
+    def text(self, name: str) -> str:
+        """The 0-d string array ``name``."""
+        return str(self.array(name, "U", ndim=0))
+
+    def integer(self, name: str) -> int:
+        """The 0-d int array ``name``."""
+        return int(self.array(name, "iu", ndim=0))
+
+    def flag(self, name: str) -> bool:
+        """The 0-d bool array ``name``."""
+        return bool(self.array(name, "b", ndim=0))
+
+    def floats(self, name: str, size: int | None = None, *, finite: bool = True,
+               nonnegative: bool = False) -> np.ndarray:
+        """The 1-d float64 array ``name``, checked finite (and ``>= 0``)."""
+        arr = self.array(name, "f", size=size)
+        if finite and not np.isfinite(arr).all():
+            raise self.corrupt(f"array {name!r} holds nan or inf")
+        if nonnegative and (arr < 0).any():
+            raise self.corrupt(f"array {name!r} holds negative values")
+        return arr
+
+    def keys(self, name: str) -> list:
+        """The keys stored under ``name`` by `key_arrays` (layout version 2) or as one
+        numpy array (version 1), as Python ints or strings."""
+        if self.version == 1:
+            arr = self._arrays.get(name)
+            if arr is not None and arr.dtype.kind == "f" and arr.shape == (0,):
+                self._unread.discard(name)      # np.array([]) of an empty key list
+                return []
+            keys = self.array(name, "iuU").tolist()
+            if len(set(keys)) != len(keys):
+                raise self.corrupt("two keys are equal: version 1 lost the trailing NUL "
+                                   "characters of string keys (\"a\" and \"a\\x00\" became "
+                                   "one key)")
+            return keys
+        kind = self.text(f"{name}_type")
+        if kind == "int64":
+            return self.array(name, "i", itemsize=8).tolist()
+        if kind not in ("int", "str"):
+            raise self.corrupt(f"unknown key type {describe(kind)}")
+        buf = self.array(name, "u", itemsize=1).tobytes()
+        off = self.array(f"{name}_offsets", "i", itemsize=8)
+        if not (off.size and off[0] == 0 and off[-1] == len(buf)
+                and (np.diff(off) >= 0).all()):
+            raise self.corrupt(f"array '{name}_offsets' does not split the {len(buf)} key "
+                               "bytes")
+        bounds = off.tolist()
+        parts = [buf[a:b] for a, b in zip(bounds[:-1], bounds[1:])]
+        if kind == "int":
+            return [int.from_bytes(p, "little", signed=True) for p in parts]
+        try:
+            return [p.decode("utf-8", "surrogatepass") for p in parts]
+        except UnicodeDecodeError as exc:
+            raise self.corrupt(f"a key is not UTF-8 ({exc})") from None
+
+    def json(self, name: str):
+        """The JSON text of the 0-d string array ``name``, parsed."""
+        import json
+
+        try:
+            return json.loads(self.text(name))
+        except (ValueError, RecursionError) as exc:
+            raise self.corrupt(f"array {name!r} is not JSON ({exc})") from None
+
+    def finish(self) -> None:
+        """Raise if an array was never read (not part of this format and version)."""
+        if self._unread:
+            raise self.corrupt(f"unexpected arrays {sorted(self._unread)}")
+
+    def rebuild(self):
+        """A context manager: a `ValueError`, `TypeError` or `KeyError` raised while the
+        object is rebuilt from checked arrays (a bad setting, a duplicate key, a third
+        label with ``labels="binary"``) becomes a `SnapshotError`."""
+        return _Rebuild(self)
+
+
+class _Rebuild:
+    def __init__(self, snap):
+        self.snap = snap
+
+    def __enter__(self):
+        return self.snap
+
+    def __exit__(self, cls, exc, tb):
+        if cls is None or issubclass(cls, SnapshotError) or not issubclass(
+                cls, (ValueError, TypeError, KeyError)):
+            return False
+        raise self.snap.corrupt(str(exc).rstrip(".")) from exc

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ._groups import factorize_groups
 from ._kernels import count_pairs, exclusive_cumsum_in_groups
 from ._validation import check_consistent_length, describe, param_error, scale_weights
 from .exceptions import UndefinedMetricWarning
@@ -130,7 +131,8 @@ class GroupAUCResult:
     n_skipped : int
         Groups left out because their AUC is undefined (one class only).
     groups : ndarray
-        The ids of the evaluated groups, sorted.
+        The ids of the evaluated groups, sorted (in order of first appearance when they
+        do not compare, such as ``1`` and ``"a"``); each group by its first id seen.
     group_scores, group_weights : ndarray
         Each evaluated group's AUC and weight.
     """
@@ -160,7 +162,8 @@ def group_auc_score(y_true, y_score, groups, *, weighting="impressions", sample_
     Groups with one class only are skipped and counted in ``n_skipped``.
 
     Runtime complexity: ``O(n log n)``: one lexicographic sort by (group, score) and
-    segment sums; no Python loop over groups.
+    segment sums; no Python loop over groups (ids given as a list or an object array are
+    first looked up one by one in a dict, ``O(n)``).
 
     Parameters
     ----------
@@ -169,7 +172,12 @@ def group_auc_score(y_true, y_score, groups, *, weighting="impressions", sample_
     y_score : array-like of shape (n,)
         Finite scores.
     groups : array-like of shape (n,)
-        Group ids (any sortable values: ints, strings, ...).
+        Group ids, compared as ``dict`` keys are (by Python equality and hash, the rule
+        of `streamrank.metrics.GroupAUC` too): ``1``, ``1.0`` and ``True`` are one group,
+        ``1`` and ``"1"`` two. Any hashable value except ``None``, ``nan``, ``inf`` and
+        ``NaT`` (`ValueError`). A list, tuple or object array is read element by element
+        (numpy would turn ``[1, "1"]`` into two equal strings); a numpy array or Series of
+        one numeric, string or datetime dtype with numpy, by the same rule.
     weighting : {"impressions", "pairs", "uniform"}
     sample_weight : array-like of shape (n,), optional
     return_details : bool
@@ -190,16 +198,11 @@ def group_auc_score(y_true, y_score, groups, *, weighting="impressions", sample_
     func = "group_auc_score"
     y, s, w = validate_pairs_input(y_true, y_score, sample_weight, func, scale=False)
     w, e = scale_weights(w)
-    g = np.asarray(groups)
-    if g.ndim != 1:
-        raise param_error("groups", func, "a 1-D array", f"an array of shape {g.shape}")
-    check_consistent_length(func, y_true=y, groups=g)
-    if g.dtype.kind == "f" and not np.isfinite(g).all():
-        raise param_error("groups", func, "finite group ids", "nan or inf")
     if weighting not in _WEIGHTINGS:
         raise param_error("weighting", func, f"one of {_WEIGHTINGS}", describe(weighting))
+    group_ids, gcode = factorize_groups(groups, func)
+    check_consistent_length(func, y_true=y, groups=gcode)
     pos = _positive_mask(y, None, func)
-    group_ids, gcode = np.unique(g, return_inverse=True)
     n_groups = group_ids.size
     # Order by (group, score): one argsort by score, then a stable sort by group code, an
     # O(n) radix sort when the codes fit 16 bits (np.lexsort is several times slower).

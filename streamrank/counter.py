@@ -13,7 +13,7 @@ from .engine import PairEngine, check_scalar, check_weight
 __all__ = ["PairCounter"]
 
 _FORMAT = "streamrank.PairCounter"
-_VERSION = 1
+_VERSION = 2    # 2: keys stored exactly (see _snapshot); 1 is still read
 
 
 class PairCounter:
@@ -34,6 +34,10 @@ class PairCounter:
 
     Ties: equal scores with different labels are ``tied_score`` pairs (AUC counts them
     1/2); equal labels are ``tied_label`` pairs.
+
+    Not thread-safe: give each thread its own counter and bring their items together at the
+    end (`insert_many`), or guard every call on a shared one, reads included, with one
+    `threading.Lock`.
 
     Parameters
     ----------
@@ -213,21 +217,38 @@ class PairCounter:
     # ------------------------------------------------------------------ persistence
     def to_bytes(self) -> bytes:
         """A compact, versioned snapshot: numpy arrays of keys, labels, scores, weights
-        (``np.savez``; no pickled Python objects). Keys must be all ints or all strings.
-        `from_bytes` restores it in ``O(n log n)``."""
+        (``np.savez``; no pickled Python objects). `from_bytes` restores it in
+        ``O(n log n)``.
+
+        Keys must be all ints or all strings (`TypeError` otherwise; pickle the counter
+        for other keys) and come back equal and of the same type: ints of any size,
+        strings with any characters (NUL included). Runtime complexity: ``O(n)``.
+        """
         keys = list(self._slot)
-        key_arr = _snapshot.key_array(keys, "PairCounter.to_bytes")
         rows = np.fromiter(self._slot.values(), dtype=np.intp, count=len(keys))
-        return _snapshot.dump(_FORMAT, _VERSION, labels=np.array(self.labels), keys=key_arr,
+        return _snapshot.dump(_FORMAT, _VERSION, labels=np.array(self.labels),
+                              **_snapshot.key_arrays(keys, "keys", "PairCounter.to_bytes"),
                               y=self._y[rows], s=self._s[rows], w=self._w[rows])
 
     @classmethod
     def from_bytes(cls, data: bytes) -> "PairCounter":
-        """Restore a counter written by `to_bytes`."""
-        z = _snapshot.load(data, _FORMAT, _VERSION, "PairCounter.from_bytes")
-        counter = cls(labels=str(z["labels"]))
-        w = z["w"]
-        counter.insert_many(z["keys"].tolist(), z["y"], z["s"], None if np.all(w == 1) else w)
+        """Restore a counter written by `to_bytes` (any snapshot version up to the
+        current one), in ``O(n log n)``.
+
+        Raises `streamrank.exceptions.SnapshotError` (a `ValueError`) for anything it
+        cannot load: bytes that are not a snapshot, another structure's snapshot, a
+        truncated or damaged one, an unsupported version (see `SnapshotError`).
+        """
+        snap = _snapshot.load(data, _FORMAT, _VERSION, "PairCounter.from_bytes")
+        labels = snap.text("labels")
+        keys = snap.keys("keys")
+        n = len(keys)
+        y, s = snap.floats("y", n), snap.floats("s", n)
+        w = snap.floats("w", n, nonnegative=True)
+        snap.finish()
+        with snap.rebuild():
+            counter = cls(labels=labels)
+            counter.insert_many(keys, y, s, None if np.all(w == 1) else w)
         return counter
 
     def __getstate__(self):

@@ -18,6 +18,14 @@ move. Three ways in, each on its fastest exact path:
   vectorized ``O(n)`` memory move (no sort). Continuous labels (more than 8 levels) take an
   ``O(n log L)`` re-merge instead.
 
+**Scores are compared exactly**, as `streamrank.pair_counts` compares them: integer scores
+(bool, int) are held as int64 (uint64 past ``2**63 - 1``), others as float64, so integer
+scores beyond ``2**53`` that float64 would tie stay apart. An epoch that mixes integer and
+float scores (float ``new_scores`` or ``delta`` on integer scores, or the reverse) holds
+them as float64 when every integer held is within ``+-2**53`` (exact), else as integers
+when every float is integral (exact too); otherwise it raises `ValueError` before
+anything changes.
+
 ``churn`` is the number (weight) of pairs whose score order flipped strictly between two
 consecutive epochs: the Kendall distance between the score vectors, a training-stability
 figure. It costs an extra ``O(n log n)`` count for ``step`` and ``step_additive``
@@ -77,7 +85,7 @@ class _Runs:
         mass = copies if weights is None else weights
         self.base_cum = np.concatenate(([0], np.cumsum(mass)))
         # The delta: distinct changed scores (sorted), their net copies and net weights.
-        self._dv = np.zeros(0)
+        self._dv = np.zeros(0, dtype=values.dtype)    # the scores' own dtype: exact
         self._dc = np.zeros(0, dtype=np.int64)
         self._dw = np.zeros(0) if self.weighted else None
         self._delta = None
@@ -189,8 +197,52 @@ def _below_equal(values, cum, x):
     return below, equal
 
 
+_EXACT_IN_FLOAT = 1 << 53
+
+
+def _scores(values, name, func, *, allow_empty=False, copy=False) -> np.ndarray:
+    """Scores as the tracker holds them: int64 for bool and int input (uint64 when a value
+    exceeds the int64 range), float64 otherwise; finite; a fresh array with ``copy``."""
+    s = as_1d_numeric(values, name, func, allow_empty=allow_empty)
+    if s.dtype.kind in "bi" or s.dtype.kind == "u" and (
+            not s.size or s.max() <= np.iinfo(np.int64).max):
+        dtype = np.int64
+    elif s.dtype.kind == "u":
+        dtype = np.uint64
+    else:
+        dtype = np.float64
+    return s.astype(dtype, copy=copy)
+
+
+def _common_dtype(held: np.ndarray, new: np.ndarray, name: str, func: str) -> np.dtype:
+    """The dtype that holds both ``held`` and ``new`` scores exactly (see the module
+    docstring); `ValueError` naming ``name`` when there is none. O(n)."""
+    if held.dtype == new.dtype:
+        return held.dtype
+    if held.dtype.kind != "f" and new.dtype.kind != "f":       # int64 and uint64
+        signed = held if held.dtype.kind == "i" else new
+        if not signed.size or signed.min() >= 0:
+            return np.dtype(np.uint64)
+        raise param_error(name, func, "scores that one integer dtype holds exactly", "negative "
+                          "scores next to scores above 2**63 - 1")
+    ints, floats = (held, new) if new.dtype.kind == "f" else (new, held)
+    if not ints.size or (ints.min() >= -_EXACT_IN_FLOAT and ints.max() <= _EXACT_IN_FLOAT):
+        return np.dtype(np.float64)
+    info = np.iinfo(ints.dtype)
+    if not floats.size or (np.all(np.floor(floats) == floats) and floats.min() >= info.min
+                           and floats.max() < float(info.max) + 1):
+        return ints.dtype
+    raise param_error(name, func, "scores that compare exactly with the integer scores "
+                      "held (integral floats, or integers within +-2**53 of 0)",
+                      f"non-integral floats next to integers beyond 2**53 (such as "
+                      f"{int(ints[np.argmax(np.abs(ints.astype(np.float64)))])})")
+
+
 class EpochTracker:
     """Exact pair counts of fixed labels under scores that change every epoch.
+
+    Not thread-safe: give each thread its own tracker, or guard every call on a shared one,
+    reads included, with one `threading.Lock`.
 
     Parameters
     ----------
@@ -262,7 +314,9 @@ class EpochTracker:
 
     @property
     def scores(self) -> np.ndarray | None:
-        """The current scores (a read-only view; `step_partial` updates it in place)."""
+        """The current scores (a read-only view; `step_partial` updates it in place):
+        int64 (or uint64) for integer scores, float64 otherwise (see the module
+        docstring)."""
         if self._scores is None:
             return None
         view = self._scores.view()
@@ -276,7 +330,10 @@ class EpochTracker:
         Runtime complexity: the cost of `streamrank.pair_counts` on pre-encoded labels
         (plus an ``O(n log n)`` churn count when tracked).
         """
-        s = self._check_scores(y_score, "y_score", "EpochTracker.step")
+        s = _scores(y_score, "y_score", "EpochTracker.step", copy=True)
+        if s.size != self._n:
+            raise param_error("y_score", "EpochTracker.step", f"of length {self._n} "
+                              "(len(y_true))", f"length {s.size}")
         if self._codes is not None:
             counts = _count_levels(self._codes, self._n_levels, s, self._w)
             order = None
@@ -301,7 +358,7 @@ class EpochTracker:
         """
         func = "EpochTracker.step_additive"
         self._require_scores(func)
-        d = as_1d_numeric(delta, "delta", func).astype(np.float64, copy=False)
+        d = _scores(delta, "delta", func)
         g = np.asarray(groups)
         if g.ndim != 1 or g.dtype.kind not in "iu":
             raise param_error("groups", func, "a 1-D array of integer group ids",
@@ -312,10 +369,18 @@ class EpochTracker:
         if g.size and (g.min() < 0 or g.max() >= d.size):
             raise param_error("groups", func, f"group ids in [0, {d.size}) (len(delta))",
                               f"ids from {g.min()} to {g.max()}")
-        new = self._scores + d[g]
-        if not np.isfinite(new).all():
-            raise param_error("delta", func, "moves that keep every score finite",
-                              "a move that overflows to inf")
+        dtype = _common_dtype(self._scores, d, "delta", func)
+        held, dg = self._scores.astype(dtype, copy=False), d.astype(dtype, copy=False)[g]
+        new = held + dg
+        if dtype.kind == "f":
+            bad = not np.isfinite(new).all()
+        elif dtype.kind == "i":     # int64 wraps around: the sign tells
+            bad = bool((((held ^ new) & (dg ^ new)) < 0).any())
+        else:
+            bad = bool((new < held).any())
+        if bad:
+            raise param_error("delta", func, "moves that keep every score finite (and "
+                              f"within {dtype} for integer scores)", "a move that overflows")
         order = self._order if self._order is not None else np.argsort(self._scores)
         # A stable radix sort by group keeps each group's previous (= new) score order; a
         # stable timsort of the new scores then only merges the L runs.
@@ -346,8 +411,7 @@ class EpochTracker:
             raise param_error("indices", func, "a 1-D array of integer positions",
                               describe(idx), TypeError)
         idx = idx.astype(np.intp)
-        v = as_1d_numeric(new_scores, "new_scores", func, allow_empty=True).astype(
-            np.float64, copy=False)
+        v = _scores(new_scores, "new_scores", func, allow_empty=True)
         if v.size != idx.size:
             raise param_error("new_scores", func, f"of length {idx.size} (len(indices))",
                               f"length {v.size}")
@@ -356,6 +420,10 @@ class EpochTracker:
                               f"positions from {idx.min()} to {idx.max()}")
         if np.unique(idx).size != idx.size:
             raise param_error("indices", func, "distinct positions", "repeated positions")
+        dtype = _common_dtype(self._scores, v, "new_scores", func)
+        if dtype != self._scores.dtype:     # exact and order-preserving: counts unchanged
+            self._scores, self._runs = self._scores.astype(dtype), None
+        v = v.astype(dtype, copy=False)
         if self._codes is None:
             new = self._scores.copy()
             new[idx] = v
@@ -366,13 +434,6 @@ class EpochTracker:
         return self._step_levels(idx, v)
 
     # ------------------------------------------------------------------ internals
-    def _check_scores(self, y_score, name, func) -> np.ndarray:
-        s = as_1d_numeric(y_score, name, func).astype(np.float64)
-        if s.size != self._n:
-            raise param_error(name, func, f"of length {self._n} (len(y_true))",
-                              f"length {s.size}")
-        return s
-
     def _require_scores(self, func) -> None:
         if self._scores is None:
             raise RuntimeError(f"{func} needs a previous epoch: call step(y_score) first.")

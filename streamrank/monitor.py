@@ -126,8 +126,10 @@ TESTS = ("hanley-mcneil", "delong")
 DETECTORS = ("adwin", "page-hinkley")
 
 _FORMAT = "streamrank.Monitor"
-_VERSION = 1
+_VERSION = 2    # 2: keys stored exactly (see _snapshot); 1 is still read
 _NAN = math.nan
+_CONFIG = {"window", "period", "reference", "test", "alpha", "detector", "labels",
+           "min_window", "max_history"}
 _STATS = ("events", "predictions", "labeled", "late", "rescored", "relabeled", "dropped",
           "evicted", "evicted_pending", "reports", "alerts")
 
@@ -207,6 +209,14 @@ class Report:
 
     @classmethod
     def _from_row(cls, row) -> "Report":
+        """The inverse of `_to_row`; `ValueError` for a row it cannot have written."""
+        ints, reals = (0, 2, 3, 9, 11, 12), (4, 5, 6, 7, 8, 10, 13, 14, 15, 16, 19, 20)
+        if not (type(row) is list and len(row) == 22 and row[21] in ("auc", "concordance")
+                and all(type(row[i]) is int and row[i] >= 0 for i in ints)
+                and all(type(row[i]) in (int, float) for i in reals)
+                and (row[1] is None or type(row[1]) in (int, float))
+                and type(row[17]) is bool and type(row[18]) is bool):
+            raise ValueError(f"a report {describe(row)} that to_bytes does not write")
         (events, time, n, pending, *counts), rest = row[:13], row[13:]
         return cls(events, time, n, pending, PairCounts(*counts), *rest)
 
@@ -269,6 +279,9 @@ def _make_detector(spec):
 class Monitor:
     """Exact rolling AUC (or concordance) of a prediction stream, tested against a frozen
     reference window; see the module docstring for every rule.
+
+    Not thread-safe: feed a monitor from one thread, or guard every call (`observe`,
+    `report`, `to_bytes`, reads) with one `threading.Lock`.
 
     Parameters
     ----------
@@ -688,13 +701,16 @@ class Monitor:
 
         Each prediction is stored once: `from_bytes` rebuilds the exact counts from the
         labeled ones (one vectorized ``add_many``, ``O(W log W)``) and the detector by
-        replaying its series (deterministic). Keys must be all ints or all strings.
+        replaying its series (deterministic). Keys must be all ints or all strings
+        (`TypeError` otherwise) and come back equal and of the same type (any int, any
+        string, NUL characters included).
 
         Runtime complexity: ``O(W + H + F)`` for ``H`` reports in the history and ``F``
         values fed to the detector so far (all of them, whatever ``max_history``: a
         River detector has no pickle-free state, so `from_bytes` replays them; 8 bytes
         per report).
         """
+        func = "Monitor.to_bytes"
         keys, times, ys, ss, ws = [], [], [], [], []
         for key, y, s, w, t in self.items():
             keys.append(key)
@@ -702,7 +718,6 @@ class Monitor:
             ys.append(_NAN if y is None else y)
             ss.append(s)
             ws.append(w)
-        key_arr = _snapshot.key_array(keys, "Monitor.to_bytes")
         ref = self._ref
         if ref is None and (self._ref_store or self._ref_left):
             # the evicted entries first (no key), then the ones in the window
@@ -722,75 +737,107 @@ class Monitor:
         state = {"clock": self._clock, "stats": self.stats,
                  "history": [r._to_row() for r in self.history],
                  "alerts": [r._to_row() for r in self.alerts]}
+        f64 = np.float64
         return _snapshot.dump(
-            _FORMAT, _VERSION, config=np.array(json.dumps(config)), state=np.array(json.dumps(state)),
-            keys=key_arr, times=np.array(times, dtype=np.float64),
-            y=np.array(ys, dtype=np.float64), s=np.array(ss, dtype=np.float64),
-            w=np.array(ws, dtype=np.float64),
+            _FORMAT, _VERSION, config=np.array(json.dumps(config)),
+            state=np.array(json.dumps(state)), **_snapshot.key_arrays(keys, "keys", func),
+            times=np.array(times, dtype=f64), y=np.array(ys, dtype=f64),
+            s=np.array(ss, dtype=f64), w=np.array(ws, dtype=f64),
             ref_frozen=np.array(ref is not None),
             ref_y=ref.y if ref is not None else np.empty(0),
             ref_s=ref.s if ref is not None else np.empty(0),
             ref_w=ref.w if ref is not None else np.empty(0),
-            store_keys=_snapshot.key_array(rkeys, "Monitor.to_bytes"),
-            store_y=np.array(ry, dtype=np.float64), store_s=np.array(rs, dtype=np.float64),
-            store_w=np.array(rw, dtype=np.float64),
-            series=np.array(self._series, dtype=np.float64))
+            **_snapshot.key_arrays(rkeys, "store_keys", func),
+            store_y=np.array(ry, dtype=f64), store_s=np.array(rs, dtype=f64),
+            store_w=np.array(rw, dtype=f64), series=np.array(self._series, dtype=f64))
 
     @classmethod
     def from_bytes(cls, data: bytes) -> "Monitor":
-        """Restore a monitor written by `to_bytes` (``O(W log W + H + F)``)."""
-        arrays = _snapshot.load(data, _FORMAT, _VERSION, "Monitor.from_bytes")
-        config = json.loads(str(arrays["config"]))
-        state = json.loads(str(arrays["state"]))
-        det = config.pop("detector")
-        if isinstance(det, dict):
-            import importlib
+        """Restore a monitor written by `to_bytes` (any snapshot version up to the
+        current one), in ``O(W log W + H + F)``.
 
-            if not det["module"].startswith("river."):
-                raise ValueError("Monitor.from_bytes: only River drift detectors can be "
-                                 f"restored; got {det['module']}.{det['class']}.")
-            det = getattr(importlib.import_module(det["module"]), det["class"])(
-                **det["params"])
-        m = cls(detector=det, **config)
-        m._clock = state["clock"]
-        m.stats = {k: state["stats"].get(k, 0) for k in _STATS}
-        period = m.period
-        for key, t, y, s, w in zip(arrays["keys"].tolist(), arrays["times"].tolist(),
-                                   arrays["y"].tolist(), arrays["s"].tolist(),
-                                   arrays["w"].tolist()):
-            t = None if t != t else t
-            y = None if y != y else y
-            w = _num(w)
-            m._items[key] = [t, y, s, w, len(m._items)]
-            m._order.append(key if period is None else (t, key))
-            if y is not None:
-                m._class_add(y, w)
-        n = arrays["y"].size
-        cap = max(64, 1 << max(0, n - 1).bit_length())
-        m._ys, m._ss, m._ws = np.full(cap, np.nan), np.zeros(cap), np.zeros(cap)
-        m._ys[:n], m._ss[:n], m._ws[:n] = arrays["y"], arrays["s"], arrays["w"]
-        m._top = n
-        lab = ~np.isnan(arrays["y"])
-        if lab.any():
-            wl = arrays["w"][lab]
-            m._engine.add_many(arrays["y"][lab], arrays["s"][lab],
-                               None if np.all(wl == 1) else wl, "Monitor.from_bytes")
-        if bool(arrays["ref_frozen"]):
-            m._ref = _Reference(arrays["ref_y"], arrays["ref_s"], arrays["ref_w"])
-        store = [[y, s, _num(w)] for y, s, w in zip(arrays["store_y"].tolist(),
-                                                   arrays["store_s"].tolist(),
-                                                   arrays["store_w"].tolist())]
-        keys = arrays["store_keys"].tolist()
-        left = len(store) - len(keys)           # the evicted entries come first
-        m._ref_left = store[:left]
-        m._ref_store = dict(zip(keys, store[left:]))
-        m.history.extend(Report._from_row(r) for r in state["history"])
-        m.alerts.extend(Report._from_row(r) for r in state["alerts"])
-        series = arrays["series"].tolist()
-        if m._detector is not None:
-            for v in series:
-                m._detector.update(v)
-        m._series = series
+        Raises `streamrank.exceptions.SnapshotError` (a `ValueError`) for anything it
+        cannot load: bytes that are not a snapshot, another structure's snapshot, a
+        truncated or damaged one (including settings or a window that break the
+        monitor's rules), an unsupported version (see `SnapshotError`).
+        """
+        snap = _snapshot.load(data, _FORMAT, _VERSION, "Monitor.from_bytes")
+        config, state = snap.json("config"), snap.json("state")
+        keys = snap.keys("keys")
+        n = len(keys)
+        times = snap.floats("times", n, finite=False)
+        ys = snap.floats("y", n, finite=False)
+        ss, ws = snap.floats("s", n), snap.floats("w", n, nonnegative=True)
+        frozen = snap.flag("ref_frozen")
+        ref_y = snap.floats("ref_y")
+        ref_s, ref_w = snap.floats("ref_s", ref_y.size), snap.floats("ref_w", ref_y.size)
+        store_keys = snap.keys("store_keys")
+        store_y = snap.floats("store_y")
+        store_s = snap.floats("store_s", store_y.size)
+        store_w = snap.floats("store_w", store_y.size, nonnegative=True)
+        series = snap.floats("series")
+        snap.finish()
+        if not (type(config) is dict and set(config) == _CONFIG and type(state) is dict
+                and set(state) == {"clock", "stats", "history", "alerts"}):
+            raise snap.corrupt("the settings or the state are not those to_bytes writes")
+        clock, stats = state["clock"], state["stats"]
+        if not (clock is None or type(clock) in (int, float) and math.isfinite(clock)) \
+                or type(stats) is not dict or not set(stats) <= set(_STATS) \
+                or not all(type(v) is int and v >= 0 for v in stats.values()):
+            raise snap.corrupt(f"bad clock {describe(clock)} or statistics")
+        if np.isinf(times).any() or np.isinf(ys).any():
+            raise snap.corrupt("a time or a label is infinite")
+        if len(set(keys)) != n or len(set(store_keys)) != len(store_keys) \
+                or not set(store_keys) <= set(keys) or len(store_keys) > store_y.size:
+            raise snap.corrupt("a key is stored twice, or the reference store does not "
+                               "match the window")
+        if ref_y.size and not frozen or store_y.size and (frozen or config["reference"]
+                                                          is None):
+            raise snap.corrupt("a reference store without reference=N, or next to a "
+                               "frozen reference")
+        with snap.rebuild():
+            m = cls(detector=_load_detector(config["detector"], snap), **{
+                k: v for k, v in config.items() if k != "detector"})
+            period = m.period
+            if period is None and n > m.window or period is not None and n and not (
+                    clock is not None and not np.isnan(times).any()
+                    and (np.diff(times) >= 0).all() and times[0] > clock - period):
+                raise snap.corrupt("the window holds predictions it would have evicted")
+            m._clock = clock
+            m.stats = {k: stats.get(k, 0) for k in _STATS}
+            for key, t, y, s, w in zip(keys, times.tolist(), ys.tolist(), ss.tolist(),
+                                       ws.tolist()):
+                t = None if t != t else t
+                y = None if y != y else y
+                w = _num(w)
+                m._items[key] = [t, y, s, w, len(m._items)]
+                m._order.append(key if period is None else (t, key))
+                if y is not None:
+                    m._class_add(y, w)
+            cap = max(64, 1 << max(0, n - 1).bit_length())
+            m._ys, m._ss, m._ws = np.full(cap, np.nan), np.zeros(cap), np.zeros(cap)
+            m._ys[:n], m._ss[:n], m._ws[:n] = ys, ss, ws
+            m._top = n
+            lab = ~np.isnan(ys)
+            if lab.any():
+                wl = ws[lab]
+                m._engine.add_many(ys[lab], ss[lab], None if np.all(wl == 1) else wl,
+                                   "Monitor.from_bytes")
+            if frozen:
+                m._ref = _Reference(ref_y, ref_s, ref_w)
+            store = [[y, s, _num(w)] for y, s, w in zip(store_y.tolist(), store_s.tolist(),
+                                                       store_w.tolist())]
+            left = len(store) - len(store_keys)     # the evicted entries come first
+            m._ref_left = store[:left]
+            m._ref_store = dict(zip(store_keys, store[left:]))
+            if not (type(state["history"]) is list and type(state["alerts"]) is list):
+                raise snap.corrupt("the history is not a list of reports")
+            m.history.extend(Report._from_row(r) for r in state["history"])
+            m.alerts.extend(Report._from_row(r) for r in state["alerts"])
+            m._series = series.tolist()
+            if m._detector is not None:
+                for v in m._series:
+                    m._detector.update(v)
         return m
 
     def __reduce__(self):
@@ -862,6 +909,32 @@ class Monitor:
         self._ys = np.concatenate((self._ys, np.full(n, np.nan)))
         self._ss = np.concatenate((self._ss, np.zeros(n)))
         self._ws = np.concatenate((self._ws, np.zeros(n)))
+
+
+def _load_detector(spec, snap):
+    """The detector setting of a snapshot: None, a name, or a River drift detector's
+    class and parameters (its class checked before it is called)."""
+    if not isinstance(spec, dict):
+        return spec
+    import importlib
+
+    from river import base
+
+    if not (set(spec) == {"class", "module", "params"} and type(spec["params"]) is dict
+            and type(spec["module"]) is str and type(spec["class"]) is str
+            and spec["module"].startswith("river.")):
+        raise snap.corrupt(f"the detector {describe(spec)} is not a River drift detector "
+                           "(only those can be restored)")
+    try:
+        kind = getattr(importlib.import_module(spec["module"]), spec["class"])
+    except (ImportError, AttributeError) as exc:
+        raise snap.corrupt(f"no River drift detector {spec['module']}.{spec['class']} "
+                           f"({exc})") from None
+    if not (isinstance(kind, type) and issubclass(
+            kind, (base.DriftDetector, base.BinaryDriftDetector))):
+        raise snap.corrupt(f"{spec['module']}.{spec['class']} is not a River drift "
+                           "detector")
+    return kind(**spec["params"])
 
 
 def _num(w):

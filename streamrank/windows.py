@@ -67,6 +67,9 @@ class SlidingPairCounter(_Window):
     Runtime complexity: `push` ``O(log W)`` for binary labels (``O(L log W)`` ordinal,
     ``O(log^2 W)`` amortized continuous); `counts` ``O(1)``. Memory ``O(W)``.
 
+    Not thread-safe: guard every call on a shared window, reads included, with one
+    `threading.Lock` (the window follows the order of the pushes).
+
     Parameters
     ----------
     window_size : int
@@ -115,6 +118,9 @@ class TimeSlidingPairCounter(_Window):
 
     Runtime complexity: `push` ``O((1 + e) log W)`` for ``e`` evicted events; `counts`
     ``O(1)``.
+
+    Not thread-safe: guard every call on a shared window, reads included, with one
+    `threading.Lock` (the window follows the order of the pushes).
 
     Examples
     --------

@@ -355,7 +355,7 @@ def test_to_bytes_is_versioned_numpy_and_rejects_odd_keys():
     odd.insert((1, 2), 0, 0.5)
     with pytest.raises(TypeError, match="keys that are all ints or all strings"):
         odd.to_bytes()
-    with pytest.raises(ValueError, match="not a PairCounter snapshot"):
+    with pytest.raises(ValueError, match="not a streamrank snapshot"):
         PairCounter.from_bytes(_npz(other=np.arange(3)))
 
 

@@ -462,7 +462,7 @@ def test_get_never_raises_nor_warns_and_is_zero_when_undefined(make):
      "The 'y_pred' parameter of GroupAUC.update must be a \\(prediction, group\\) tuple",
      TypeError),
     (sm.GroupAUC, ("u", True, (0.5, ["unhashable"]), 1.0),
-     "tagged with a hashable group id", TypeError),
+     "hashable group ids other than None", TypeError),
     (sm.KendallTau, ("u", "x", 0.5, 1.0), "The 'y_true' parameter of KendallTau.update",
      TypeError),
     (sm.KendallTau, ("u", 1.0, {True: 0.5}, 1.0), "The 'y_pred' parameter of KendallTau",

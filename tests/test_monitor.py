@@ -460,7 +460,7 @@ def test_to_bytes_needs_int_or_str_keys():
     m.observe(("a", 1), score=0.5)
     with pytest.raises(TypeError, match="all ints or all strings"):
         m.to_bytes()
-    with pytest.raises(ValueError, match="not a Monitor snapshot"):
+    with pytest.raises(ValueError, match="not a streamrank snapshot"):
         Monitor.from_bytes(pickle.dumps(0)[:0] or b"PK\x05\x06" + bytes(18))
 
 

@@ -37,6 +37,9 @@ class ConcordanceIndex(PairEngineMetric, metrics.base.RegressionMetric):
     Runtime complexity: `update` / `revert` ``O(log n)`` for few distinct times, ``O(log^2
     n)`` amortized otherwise; `get` O(1) (after the buffered updates, without censoring).
 
+    Not thread-safe: give each thread its own metric, or guard every call on a shared one,
+    reads (`get`) included, with one `threading.Lock`.
+
     Parameters
     ----------
     censoring : bool

@@ -59,6 +59,9 @@ class KendallTau(_PairCountMetric):
     log n)`` for ``k`` of them). Recomputing tau from scratch costs ``O(n log n)`` per
     read, ``O(n^2)`` naively.
 
+    Not thread-safe: give each thread its own metric, or guard every call on a shared one,
+    reads (`get`) included, with one `threading.Lock`.
+
     Parameters
     ----------
     variant : {"a", "b", "c"}
@@ -98,6 +101,9 @@ class GoodmanKruskalGamma(_PairCountMetric):
 
     Runtime complexity: as `KendallTau`.
 
+    Not thread-safe: give each thread its own metric, or guard every call on a shared one,
+    reads (`get`) included, with one `threading.Lock`.
+
     Examples
     --------
     >>> from streamrank.metrics import GoodmanKruskalGamma
@@ -120,6 +126,9 @@ class SomersD(_PairCountMetric):
     while every ``y_true`` is equal (River's convention).
 
     Runtime complexity: as `KendallTau`.
+
+    Not thread-safe: give each thread its own metric, or guard every call on a shared one,
+    reads (`get`) included, with one `threading.Lock`.
 
     Examples
     --------

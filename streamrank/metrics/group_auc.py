@@ -8,6 +8,7 @@ import math
 import numpy as np
 from river import base
 
+from .._groups import check_group_id
 from .._validation import describe, param_error
 from ._base import MAX_PENDING, SCALAR_FLUSH, not_held_error
 from ._binary_engine import BinaryPairEngine
@@ -136,7 +137,11 @@ class GroupAUC(_BinaryAUCMetric):
       key="user"), GroupAUC())`` (also inside ``utils.Rolling`` and ``metrics.Metrics``,
       where the other metrics see the plain probabilities).
 
-    A ``y_pred`` without a group raises `TypeError`. Any hashable value is a group id.
+    A ``y_pred`` without a group raises `TypeError`. **Group ids** compare as ``dict`` keys
+    do, by Python equality and hash, as in `streamrank.group_auc_score`: ``1``, ``1.0`` and
+    ``True`` are one group, ``1`` and ``"1"`` two. Any hashable value is an id except
+    ``None``, ``nan``, ``inf`` and ``NaT`` (`ValueError`, nothing changes); an unhashable
+    one raises `TypeError`.
 
     ``get()`` returns ``0.0`` while no group holds both classes (River's convention);
     `n_groups` and `n_skipped` count the groups in the mean and those left out.
@@ -145,6 +150,9 @@ class GroupAUC(_BinaryAUCMetric):
     ``O(log n_g)`` per event in its group's `BinaryPairEngine` (or a batch merge), and
     O(1) per group touched to move the weighted mean; `get` O(1) after that. `revert`
     ``O(log n_g)``.
+
+    Not thread-safe: give each thread its own metric, or guard every call on a shared one,
+    reads (`get`) included, with one `threading.Lock`.
 
     Parameters
     ----------
@@ -199,11 +207,7 @@ class GroupAUC(_BinaryAUCMetric):
         else:
             raise param_error("y_pred", func, "a (prediction, group) tuple or a "
                               "GroupedProba (see WithGroup)", describe(y_pred), TypeError)
-        try:
-            hash(group)
-        except TypeError:
-            raise param_error("y_pred", func, "tagged with a hashable group id",
-                              f"group {describe(group)}", TypeError) from None
+        check_group_id(group, "y_pred", func)
         return group, self._event(y_true, pred, w, func)
 
     def update(self, y_true, y_pred, w=1.0) -> None:

@@ -17,6 +17,9 @@ class PairwiseAccuracy(_PairCountMetric):
 
     Runtime complexity: as `KendallTau`.
 
+    Not thread-safe: give each thread its own metric, or guard every call on a shared one,
+    reads (`get`) included, with one `threading.Lock`.
+
     Examples
     --------
     >>> from streamrank.metrics import PairwiseAccuracy
@@ -39,6 +42,9 @@ class RightWrongRatio(_PairCountMetric):
     and ``0.0`` while there is no comparable pair (River's convention).
 
     Runtime complexity: as `KendallTau`.
+
+    Not thread-safe: give each thread its own metric, or guard every call on a shared one,
+    reads (`get`) included, with one `threading.Lock`.
 
     Examples
     --------

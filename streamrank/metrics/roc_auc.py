@@ -58,6 +58,9 @@ class ROCAUC(_BinaryAUCMetric):
     merged at once (`BinaryPairEngine`); `revert` ``O(log n)``. Recomputing the AUC from
     scratch costs ``O(n log n)`` per read.
 
+    Not thread-safe: give each thread its own metric, or guard every call on a shared one,
+    reads (`get`) included, with one `threading.Lock`.
+
     Parameters
     ----------
     pos_val

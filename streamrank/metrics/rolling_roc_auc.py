@@ -41,6 +41,9 @@ class RollingROCAUC(_BinaryAUCMetric):
     ``O(log W)`` plus the position of the event from the old end of the window (O(1) for
     the oldest, as `utils.Rolling` reverts).
 
+    Not thread-safe: give each thread its own metric, or guard every call on a shared one,
+    reads (`get`) included, with one `threading.Lock`.
+
     Parameters
     ----------
     window_size : int

@@ -99,6 +99,9 @@ class _QueryMean(_rm.base.Metric):
 class NDCG(_QueryMean):
     """Mean NDCG@k over queries, River-style.
 
+    Not thread-safe: give each thread its own metric, or guard every call on a shared one,
+    reads (`get`) included, with one `threading.Lock`.
+
     Examples
     --------
     >>> from streamrank.ranking import NDCG
@@ -126,6 +129,9 @@ class NDCG(_QueryMean):
 class MAP(_QueryMean):
     """Mean average precision over queries, River-style.
 
+    Not thread-safe: give each thread its own metric, or guard every call on a shared one,
+    reads (`get`) included, with one `threading.Lock`.
+
     Examples
     --------
     >>> from streamrank.ranking import MAP
@@ -146,6 +152,9 @@ class MAP(_QueryMean):
 class MRR(_QueryMean):
     """Mean reciprocal rank over queries, River-style.
 
+    Not thread-safe: give each thread its own metric, or guard every call on a shared one,
+    reads (`get`) included, with one `threading.Lock`.
+
     Examples
     --------
     >>> from streamrank.ranking import MRR
@@ -165,6 +174,9 @@ class MRR(_QueryMean):
 
 class ERR(_QueryMean):
     """Mean expected reciprocal rank over queries, River-style.
+
+    Not thread-safe: give each thread its own metric, or guard every call on a shared one,
+    reads (`get`) included, with one `threading.Lock`.
 
     Examples
     --------
@@ -187,6 +199,9 @@ class ERR(_QueryMean):
 class PairwiseErrorRate(_rm.base.Metric):
     """RankNet's pair error rate over queries: ``sum D / sum P`` (``ties_as_errors``:
     ``sum (D + T) / sum P``), exact integer counts inside; River-style.
+
+    Not thread-safe: give each thread its own metric, or guard every call on a shared one,
+    reads (`get`) included, with one `threading.Lock`.
 
     Examples
     --------
