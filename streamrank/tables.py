@@ -25,9 +25,16 @@ format       file names                                      how the columns are
 ===========  ==============================================  ==============================
 
 Rows are numbered from 1 as a user counts them: the first data row after the CSV header
-is row 1 (so CSV row ``r`` is on line ``r + 1`` when no field holds a line break); in a
-JSON-lines file the row is the line number. Memory is bounded by one batch of the file
-plus the requested columns of the rows kept (8 bytes per numeric value).
+is row 1; in a JSON-lines file the row is the line number. A message also names the line
+where a CSV row starts, as an editor numbers lines (the header is line 1; lines end with
+LF, CRLF or CR alone, all read as line ends): ``row 5 (line 6)``, or ``line 9`` after
+blank lines or a quoted field spanning lines. (The line is found by reading the file
+again up to the row, for the message only; standard input is not read again, its
+messages name the row.) Memory is bounded by one batch of the file plus the requested
+columns of the rows kept (8 bytes per numeric value).
+
+Blank lines, empty or of nothing but spaces and tabs (and a CR), are skipped in every text
+format: they are no rows and no errors.
 
 What counts as a bad row, checked column by column on each whole batch with masks:
 
@@ -35,14 +42,26 @@ What counts as a bad row, checked column by column on each whole batch with mask
 * in a ``numeric`` column, a value that is *not a number* (``"abc"``, ``"NA"``); numbers
   may be written ``1``, ``-2.5e3``, ``inf``, ``nan``, and the words ``true`` / ``false``
   (any case) read as 1 / 0;
-* with ``finite=True``, a NaN or infinite value in a ``numeric`` column;
+* with ``finite=True``, a NaN or infinite value in a ``numeric`` column (a number beyond
+  the float64 range, ``1e400``, reads as infinity);
+* a cell that is *not UTF-8 text* (CSV cells, Parquet bytes; JSON lines that are not UTF-8
+  are malformed); the columns not requested are never decoded;
+* in a ``keys`` column of JSON lines, a number of 2**53 or more read as a float (pyarrow
+  reads a block holding an integer beyond int64 as floats: such ids may collide);
 * a *malformed* row: a CSV row with the wrong number of fields, a line that is not a JSON
   object.
 
-A column absent from the file is an error before any row is read, whatever ``on_error``;
-its message lists the columns the file has. (JSON lines have no header: a field that no
-line of the first block, 16 MiB, holds is absent; later lines without it have a missing
-value.)
+A column absent from the file, or named twice in its header, is an error before any row
+is read, whatever ``on_error``; its message lists the columns the file has (or where the
+two are). (JSON lines have no header: a field that no line of the first block, 16 MiB,
+holds is absent; later lines without it have a missing value.) So is a file that cannot
+be read as its format says, with the line where that is known: an empty file, a header
+that is blank, not UTF-8 or holds a NUL byte (a binary file), a ``.gz`` file that is not
+gzip or is truncated, a Parquet file that is damaged, a directory without Parquet files,
+a CSV row longer than 64 MiB (the reader's longest block; rows longer than the first 1 MiB
+block make the read start over with larger blocks). A quote that is never closed makes the
+rest of a CSV file one field: a row with the wrong number of fields, or a value that is
+not a number, where the columns it swallows are read.
 """
 
 from __future__ import annotations
@@ -686,30 +705,6 @@ def _unknown(file, missing, available) -> TableError:
 
 
 # ============================================================================ readers
-class _Prefixed(io.RawIOBase):
-    """A read-only byte stream: some bytes already read (the header), then the rest."""
-
-    def __init__(self, head: bytes, rest):
-        self.head, self.rest, self.count = head, rest, len(head)
-
-    def readable(self):
-        return True
-
-    def read(self, n=-1):
-        if self.head:
-            out, self.head = (self.head, b"") if n < 0 or n >= len(self.head) else (
-                self.head[:n], self.head[n:])
-            return out
-        out = self.rest.read() if n is None or n < 0 else self.rest.read(n)
-        self.count += len(out)
-        return out
-
-    def readinto(self, b):
-        data = self.read(len(b))
-        b[:len(data)] = data
-        return len(data)
-
-
 class _RowTooLong(Exception):
     """A CSV row longer than pyarrow's block: the read starts over with larger blocks."""
 
@@ -762,6 +757,82 @@ def _read_header(path, name, delimiter):
         raise
 
 
+class _Records:
+    """The numbering of a CSV read: pyarrow's records -> data rows.
+
+    pyarrow numbers *records* (the header is record 0; empty lines are no records). It
+    leaves some out of its batches: malformed ones and blank ones (only spaces and tabs,
+    with another number of fields than the header); blank records with the header's
+    number of fields come in batches and are dropped there. A data row is a record that is
+    not blank: data row = record - #(blank records before it). Batches come in file order
+    and the parser runs ahead of them, so that every record left out before a batch's
+    last one is known when the batch is: cursors keep each step to the records since the
+    previous batch (linear in all).
+    """
+
+    def __init__(self):
+        self.lock = threading.Lock()
+        self.out: list = []         # records left out (malformed or blank), parser thread
+        self.blank_out: list = []   # the blank ones among them
+        self.blank_in: list = []    # blank records of batches, main thread
+        self.pending: list = []     # (record, expected, actual, text) of malformed ones
+        self.i_out = self.i_bout = self.i_bin = 0   # entries before the current batch
+
+    def left_out(self, record, row, blank):
+        with self.lock:
+            self.out.append(record)
+            if blank:
+                self.blank_out.append(record)
+            else:
+                self.pending.append((record, row.expected_columns, row.actual_columns,
+                                     row.text))
+
+    def take(self, last=None) -> list:
+        """The malformed records up to record ``last`` (all: None) not taken yet."""
+        with self.lock:
+            due = [p for p in self.pending if last is None or p[0] <= last]
+            self.pending = [p for p in self.pending if not (last is None or p[0] <= last)]
+        return due
+
+    def delivered(self, kept: int, n: int) -> np.ndarray:
+        """The records of the ``n`` rows of a batch after ``kept`` delivered rows: the k-th
+        delivered (1-based) is record k + #(left out before it); with s sorted and
+        s'_j = s_j - j that is searchsorted(s', k, "right")."""
+        k = kept + np.arange(1, n + 1, dtype=np.int64)
+        with self.lock:
+            new = np.asarray(self.out[self.i_out:], dtype=np.int64)
+        # The entries before the cursor all have s' <= k (they precede the batch).
+        s = new - (self.i_out + np.arange(new.size))
+        return k + self.i_out + np.searchsorted(s, k, side="right")
+
+    def _blank_before(self, recs) -> np.ndarray:
+        with self.lock:
+            out = np.asarray(self.blank_out[self.i_bout:], dtype=np.int64)
+        within = np.asarray(self.blank_in[self.i_bin:], dtype=np.int64)
+        return (self.i_bout + np.searchsorted(out, recs, side="left")
+                + self.i_bin + np.searchsorted(within, recs, side="left"))
+
+    def data_rows(self, recs) -> np.ndarray:
+        """The data rows of records of the current batch (or after it)."""
+        recs = np.asarray(recs, dtype=np.int64)
+        return recs - self._blank_before(recs)
+
+    def passed(self, last: int):
+        """The batch ending at record ``last`` is done: move the cursors past it."""
+        with self.lock:
+            self.i_out += int(np.searchsorted(np.asarray(self.out[self.i_out:]), last + 1))
+            self.i_bout += int(np.searchsorted(np.asarray(self.blank_out[self.i_bout:]),
+                                               last + 1))
+        self.i_bin = len(self.blank_in)
+
+    def records_of_rows(self, rows) -> np.ndarray:
+        """The records of data rows (any: for messages, once the read is done)."""
+        with self.lock:
+            blank = np.sort(np.asarray(self.blank_out + self.blank_in, dtype=np.int64))
+        rows = np.asarray(rows, dtype=np.int64)
+        return rows + np.searchsorted(blank - np.arange(blank.size), rows, side="right")
+
+
 def _read_csv(path, name, make, delimiter, progress) -> _Collector:
     """Read a CSV file into a new collector ``make()``; a row longer than the block makes
     the read start over with blocks 8 times larger (up to `_CSV_BLOCK_MAX`)."""
@@ -786,7 +857,7 @@ def _read_csv(path, name, make, delimiter, progress) -> _Collector:
 def _read_csv_blocks(path, name, col: _Collector, delimiter, progress, block):
     import pyarrow.csv as pcsv
 
-    from ._csvtext import RecordLines, is_blank_record
+    from ._csvtext import Prefixed, RecordLines, is_blank_record
 
     wanted = list(dict.fromkeys(col.numeric + col.keys))
     gz = str(path).lower().endswith(".gz")
@@ -796,7 +867,7 @@ def _read_csv_blocks(path, name, col: _Collector, delimiter, progress, block):
         return      # a header and nothing else: no rows
     lines = None    # record -> line (not for standard input, which cannot be read again)
     if path == "-":
-        source = _Prefixed(head.consumed, sys.stdin.buffer)
+        source = Prefixed(head.consumed, sys.stdin.buffer)
         position, total = (lambda: source.count), None
     else:
         osf = pa.OSFile(str(path), "rb")
@@ -804,57 +875,24 @@ def _read_csv_blocks(path, name, col: _Collector, delimiter, progress, block):
         position, total = osf.tell, os.path.getsize(path)
         lines = RecordLines(lambda: _open_bytes(path), delimiter)
 
-    # Numbering. pyarrow numbers *records* (the header is record 0, empty lines are no
-    # records); a blank record (only spaces and tabs) is no data row either: pyarrow
-    # hands it to `on_invalid` (a wrong number of fields) or, when it has the header's
-    # number of fields, as a row, dropped below. Data row = record - blank records before.
-    invalid: list = []     # records pyarrow left out (malformed or blank), in file order
-    blank_out: list = []   # the blank ones among them
-    blank_in: list = []    # blank records pyarrow delivered as rows, in file order
-    pending: list = []     # (record, expected, actual, text) not yet handed to the collector
-    lock = threading.Lock()
+    numbers = _Records()
 
     def on_invalid(row):
         # Runs in the parsing thread: record only; the collector counts in the main one.
         r = row.number - 1 if row.number is not None else 0  # record 0 = header
-        with lock:
-            invalid.append(r)
-            if not row.text.strip(" \t\r\n"):
-                blank_out.append(r)
-            else:
-                pending.append((r, row.expected_columns, row.actual_columns, row.text))
+        numbers.left_out(r, row, blank=not row.text.strip(" \t\r\n"))
         return "skip"
 
-    def blanks():
-        with lock:
-            out = np.asarray(blank_out, dtype=np.int64)
-        return np.sort(np.concatenate([out, np.asarray(blank_in, dtype=np.int64)]))
-
-    def data_rows(recs):
-        return recs - np.searchsorted(blanks(), recs, side="left")
-
-    def records_of(k, skipped):
-        # The k-th of the records that remain (1-based) is record k + #(skipped records
-        # before it): with s sorted and s'_j = s_j - j, that is searchsorted(s', k, right).
-        # Skipped records found later do not change it (their s' exceed k).
-        if skipped.size == 0:
-            return k
-        return k + np.searchsorted(skipped - np.arange(skipped.size), k, side="right")
-
     def line_of(rows):
-        recs = records_of(np.asarray(rows, dtype=np.int64), blanks())
-        return lines.records(recs)[0]
+        return lines.records(numbers.records_of_rows(rows))[0]
 
     if lines is not None:
         col.line_of = line_of
 
     def take(last=None):
-        with lock:
-            due = [p for p in pending if last is None or p[0] <= last]
-            pending[:] = [p for p in pending if not (last is None or p[0] <= last)]
-        return [col.malformed(int(data_rows(np.array([r]))[0]),
+        return [col.malformed(int(numbers.data_rows(np.array([r]))[0]),
                               f"expected {e} fields, got {a}: {_shown(t)}", t)
-                for r, e, a, t in due]
+                for r, e, a, t in numbers.take(last)]
 
     n_fields = len(head.names)
     check_blank = n_fields == 1 or delimiter in " \t"
@@ -880,7 +918,7 @@ def _read_csv_blocks(path, name, col: _Collector, delimiter, progress, block):
         drop = idx[blank]
         if drop.size == 0:
             return cols, recs
-        blank_in.extend(recs[drop].tolist())
+        numbers.blank_in.extend(recs[drop].tolist())
         keep = np.ones(recs.size, dtype=bool)
         keep[drop] = False
         mask = _arrow_mask(keep)
@@ -910,16 +948,15 @@ def _read_csv_blocks(path, name, col: _Collector, delimiter, progress, block):
             if kept == 0 and total is not None and not gz:
                 # Room for the whole file, guessed from the first block's rows per byte.
                 col.expect(n * (total / block) * 1.03 + 1024)
-            with lock:
-                skipped = np.asarray(invalid, dtype=np.int64)
-            recs = records_of(kept + np.arange(1, n + 1, dtype=np.int64), skipped)
+            recs = numbers.delivered(kept, n)
             last = int(recs[-1]) if n else last
             cols = {c: batch.column(c) for c in wanted}
             if check_blank and n:
                 cols, recs = drop_blank(cols, recs)
-            rows = data_rows(recs)
+            rows = numbers.data_rows(recs)
             col.add(cols, lambda idx, rows=rows: rows[np.asarray(idx, dtype=np.int64)],
                     take(last))
+            numbers.passed(last)
             kept += n
             bar.to(position())
         due = take()
@@ -1128,6 +1165,13 @@ def _json_block(pj, block, line0, name, col: _Collector, wanted, first):
                     else pa.nulls(table.num_rows)) for c in wanted}
         if table.num_rows != lines.size:  # pragma: no cover - defensive
             raise pa.ArrowInvalid("row count mismatch")
+        # pyarrow reads a line "null" as an object of nulls: rows without any wanted
+        # value may be such lines, which the slow path names as not objects.
+        empty = np.ones(table.num_rows, dtype=bool)
+        for a in cols.values():
+            empty &= _bools(a.is_null())
+        if empty.any() and re.search(rb"(?m)^[ \t]*null[ \t\r]*$", block):
+            raise pa.ArrowInvalid("a line that is not an object")
     except pa.ArrowInvalid:
         cols, lines = _json_block_slow(block, line0, name, col, wanted, first)
     col.add(cols, lambda idx: lines[np.asarray(idx, dtype=np.int64)])
@@ -1209,7 +1253,11 @@ def read_columns(path, *, numeric=(), keys=(), format=None, on_error="fail", pro
     Runtime complexity: ``O(n)`` for ``n`` rows (one pyarrow parse and one cast per
     column and batch); a batch with bad values costs one more regex pass, and ``O(b log n)``
     extra casts for ``b`` values the regex accepts but the cast rejects. A JSON-lines block
-    that pyarrow cannot parse falls back to one ``json.loads`` per line of that block.
+    that pyarrow cannot parse falls back to one ``json.loads`` per line of that block. The
+    line of a CSV row in a message costs a second read of the file up to that row (Python's
+    ``csv`` module, about 70 MB/s), once for all the messages; so does telling a blank
+    line from a row of empty cells in a TSV or one-column file, where pyarrow reads a
+    blank line as a row.
 
     Parameters
     ----------
@@ -1249,9 +1297,12 @@ def read_columns(path, *, numeric=(), keys=(), format=None, on_error="fail", pro
     Raises
     ------
     TableError
-        An unknown column (always), an unreadable file, or a bad row under ``"fail"``.
+        An unknown or ambiguous column (always), a file that cannot be read as its format
+        (see the module docstring), or a bad row under ``"fail"``.
     FileNotFoundError
         ``path`` does not exist.
+    OSError
+        ``path`` cannot be opened (permissions).
 
     Examples
     --------
@@ -1265,7 +1316,7 @@ def read_columns(path, *, numeric=(), keys=(), format=None, on_error="fail", pro
     >>> cols.data["score"], cols.data["user"], cols.n_rows, cols.skipped
     (array([0.1, 0.9]), array(['ann', 'bob'], dtype='<U3'), 3, 1)
     >>> print(cols.first_errors[0])
-    /.../preds.csv, row 3, column 'score': 'abc' is not a number
+    /.../preds.csv, row 3 (line 4), column 'score': 'abc' is not a number
     >>> read_columns(path, numeric=["scor"], progress=False)
     Traceback (most recent call last):
     ...

@@ -311,7 +311,8 @@ def test_bad_values_of_special_columns(tmp_path):
     df.loc[3, "grade"] = -1
     path = _write(df, tmp_path, "csv")
     res = run(path, "--time", "time", "--event", "event", "--score", "score", ok=False)
-    assert res.exit_code == 2 and "row 8 (line 9), column 'event': '2' is not an event flag" in res.stderr
+    assert res.exit_code == 2
+    assert "row 8 (line 9), column 'event': '2' is not an event flag" in res.stderr
     res = run(path, "--query", "qid", "--label", "grade", "--score", "score", ok=False)
     assert res.exit_code == 2
     assert ("row 4 (line 5), column 'grade': '-1' is not a relevance grade (must be >= 0)"
