@@ -25,9 +25,16 @@ format       file names                                      how the columns are
 ===========  ==============================================  ==============================
 
 Rows are numbered from 1 as a user counts them: the first data row after the CSV header
-is row 1 (so CSV row ``r`` is on line ``r + 1`` when no field holds a line break); in a
-JSON-lines file the row is the line number. Memory is bounded by one batch of the file
-plus the requested columns of the rows kept (8 bytes per numeric value).
+is row 1; in a JSON-lines file the row is the line number. A message also names the line
+where a CSV row starts, as an editor numbers lines (the header is line 1; lines end with
+LF, CRLF or CR alone, all read as line ends): ``row 5 (line 6)``, or ``line 9`` after
+blank lines or a quoted field spanning lines. (The line is found by reading the file
+again up to the row, for the message only; standard input is not read again, its
+messages name the row.) Memory is bounded by one batch of the file plus the requested
+columns of the rows kept (8 bytes per numeric value).
+
+Blank lines, empty or of nothing but spaces and tabs (and a CR), are skipped in every text
+format: they are no rows and no errors.
 
 What counts as a bad row, checked column by column on each whole batch with masks:
 
@@ -35,14 +42,26 @@ What counts as a bad row, checked column by column on each whole batch with mask
 * in a ``numeric`` column, a value that is *not a number* (``"abc"``, ``"NA"``); numbers
   may be written ``1``, ``-2.5e3``, ``inf``, ``nan``, and the words ``true`` / ``false``
   (any case) read as 1 / 0;
-* with ``finite=True``, a NaN or infinite value in a ``numeric`` column;
+* with ``finite=True``, a NaN or infinite value in a ``numeric`` column (a number beyond
+  the float64 range, ``1e400``, reads as infinity);
+* a cell that is *not UTF-8 text* (CSV cells, Parquet bytes; JSON lines that are not UTF-8
+  are malformed); the columns not requested are never decoded;
+* in a ``keys`` column of JSON lines, a number of 2**53 or more read as a float (pyarrow
+  reads a block holding an integer beyond int64 as floats: such ids may collide);
 * a *malformed* row: a CSV row with the wrong number of fields, a line that is not a JSON
   object.
 
-A column absent from the file is an error before any row is read, whatever ``on_error``;
-its message lists the columns the file has. (JSON lines have no header: a field that no
-line of the first block, 16 MiB, holds is absent; later lines without it have a missing
-value.)
+A column absent from the file, or named twice in its header, is an error before any row
+is read, whatever ``on_error``; its message lists the columns the file has (or where the
+two are). (JSON lines have no header: a field that no line of the first block, 16 MiB,
+holds is absent; later lines without it have a missing value.) So is a file that cannot
+be read as its format says, with the line where that is known: an empty file, a header
+that is blank, not UTF-8 or holds a NUL byte (a binary file), a ``.gz`` file that is not
+gzip or is truncated, a Parquet file that is damaged, a directory without Parquet files,
+a CSV row longer than 64 MiB (the reader's longest block; rows longer than the first 1 MiB
+block make the read start over with larger blocks). A quote that is never closed makes the
+rest of a CSV file one field: a row with the wrong number of fields, or a value that is
+not a number, where the columns it swallows are read.
 """
 
 from __future__ import annotations
@@ -51,11 +70,13 @@ import gzip
 import heapq
 import io
 import json
+import math
 import os
 import queue
 import re
 import sys
 import threading
+import zlib
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -73,6 +94,9 @@ MAX_FIRST_ERRORS = 5
 # Bytes per pyarrow CSV block (one batch): pyarrow's parser holds ~30x a block, so 1 MiB
 # blocks peak near 40 MB and read as fast as larger ones (benchmarks/bench_cli.py).
 _CSV_BLOCK = 1 << 20
+# A row longer than a block makes pyarrow fail; the read starts over with blocks 8 times
+# larger, up to this (a longer row is an error that names it).
+_CSV_BLOCK_MAX = 1 << 26
 _JSON_BLOCK = 1 << 24       # bytes of whole lines per JSON block
 _PARQUET_BATCH = 1 << 16    # rows per Parquet batch
 
@@ -84,12 +108,20 @@ _NUMBER = r"^[+-]?(([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?|inf|infinity|nan
 _BOOL_WORDS = {"true": 1.0, "false": 0.0}
 
 # Bad-value codes, in the order a row reports them (the first bad column wins).
-_OK, _MISSING, _NOT_NUMBER, _NOT_FINITE, _INVALID = 0, 1, 2, 3, 4
+_OK, _MISSING, _NOT_NUMBER, _NOT_FINITE, _INVALID, _NOT_TEXT, _INEXACT = range(7)
+
+# Characters of a value shown in a message (the whole value stays in `TableError.value`).
+_SHOWN = 60
 
 
 class TableError(ValueError):
-    """A bad file, column or row: the message names the file, the row, the column and the
-    value.
+    """A bad file, column or row: the message names the file, the row and its line, the
+    column and the value.
+
+    The location reads ``row 5 (line 6)`` for a CSV row (the line as an editor numbers
+    it, the header being line 1), ``line 6`` for a JSON line (its row is its line) or a
+    header, ``row 5`` for a Parquet row (or a CSV row of standard input, whose lines are
+    not known).
 
     Attributes
     ----------
@@ -101,20 +133,37 @@ class TableError(ValueError):
     column : str or None
         The column, when the error is about one.
     value : object
-        The bad value as read (the text of a CSV cell or a malformed row, a JSON value, a
-        float), or None.
+        The bad value as read (the text of a CSV cell or a malformed row, the bytes of a
+        cell that is not UTF-8, a JSON value, a float), or None.
     reason : str
         What is wrong, without the location.
+    line : int or None
+        The line of the file where the row (or the header) starts, when known.
     """
 
-    def __init__(self, reason, *, file, row=None, column=None, value=None):
+    def __init__(self, reason, *, file, row=None, column=None, value=None, line=None):
         self.file, self.row, self.column, self.value, self.reason = file, row, column, value, reason
-        parts = [str(file)]
-        if row is not None:
-            parts.append(f"row {row}")
-        if column is not None:
-            parts.append(f"column {column!r}")
-        super().__init__(f"{', '.join(parts)}: {reason}")
+        self.line = line
+        super().__init__(self._message())
+
+    def _message(self) -> str:
+        parts = [str(self.file)]
+        if self.row is not None and self.line is not None and self.row != self.line:
+            parts.append(f"row {self.row} (line {self.line})")
+        elif self.line is not None:
+            parts.append(f"line {self.line}")
+        elif self.row is not None:
+            parts.append(f"row {self.row}")
+        if self.column is not None:
+            parts.append(f"column {self.column!r}")
+        return f"{', '.join(parts)}: {self.reason}"
+
+    def _at_line(self, line):
+        """Set the line (found after the error was made) and the message with it."""
+        if line:
+            self.line = int(line)
+            self.args = (self._message(),)
+        return self
 
 
 @dataclass
@@ -278,20 +327,61 @@ def _parse_numbers(arr: pa.Array) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _cast_bisect(arr: pa.Array) -> tuple[np.ndarray, np.ndarray]:
-    """Cast text to float64; the values the cast rejects are found by halving the array
-    (``O(b log n)`` casts for ``b`` rejected values) and come back NaN and flagged."""
+    """Cast text to float64; the values the cast rejects come back NaN and flagged (see
+    `_rejected`)."""
+    pieces, rejected = _rejected(arr, pa.float64())
+    values = np.full(len(arr), np.nan)
+    for start, piece in pieces:
+        values[start:start + len(piece)] = _floats(piece)
+    return values, rejected
+
+
+def _rejected(arr: pa.Array, to_type, start=0) -> tuple[list, np.ndarray]:
+    """Cast ``arr`` to ``to_type`` where it can be: ``([(start, cast piece), ...],
+    rejected mask)``. The values the cast rejects are found by halving the array
+    (``O(b log n)`` casts for ``b`` rejected values)."""
     n = len(arr)
-    rejected = np.zeros(n, dtype=bool)
     try:
-        return _floats(pc.cast(arr, pa.float64())).copy(), rejected
+        return [(start, pc.cast(arr, to_type))], np.zeros(n, dtype=bool)
     except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
         if n == 1:
-            rejected[0] = True
-            return np.full(1, np.nan), rejected
+            return [], np.ones(1, dtype=bool)
     h = n // 2
-    v1, r1 = _cast_bisect(arr.slice(0, h))
-    v2, r2 = _cast_bisect(arr.slice(h))
-    return np.concatenate([v1, v2]), np.concatenate([r1, r2])
+    p1, r1 = _rejected(arr.slice(0, h), to_type, start)
+    p2, r2 = _rejected(arr.slice(h), to_type, start + h)
+    return p1 + p2, np.concatenate([r1, r2])
+
+
+def _as_text(arr) -> tuple[pa.Array, np.ndarray | None]:
+    """A binary column (CSV cells, Parquet bytes) as text: ``(string array, mask of the
+    values that are not UTF-8 or None)``; those values become nulls. Other columns pass
+    unchanged. One UTF-8 check; the bad values are found by `_rejected`."""
+    arr = _one_chunk(arr)
+    t = arr.type
+    if pa.types.is_dictionary(t):
+        arr = arr.dictionary_decode()
+        t = arr.type
+    if not (pa.types.is_binary(t) or pa.types.is_large_binary(t)):
+        return arr, None
+    to_type = pa.string() if pa.types.is_binary(t) else pa.large_string()
+    try:
+        return pc.cast(arr, to_type), None
+    except pa.ArrowInvalid:
+        pass
+    _, bad = _rejected(arr, to_type)
+    keep = ~bad
+    valid = _valid(arr)
+    if valid is not None:
+        keep &= valid
+    # The same offsets and data, the bad values masked as nulls (through the buffers: a
+    # null's bytes are never read as text).
+    bits = np.zeros(arr.offset + len(arr), dtype=bool)
+    bits[arr.offset:] = keep
+    validity = pa.py_buffer(np.packbits(bits, bitorder="little"))
+    buffers = arr.buffers()
+    text = pa.Array.from_buffers(to_type, len(arr), [validity, buffers[1], buffers[2]],
+                                 offset=arr.offset)
+    return text, bad
 
 
 def _to_numeric(arr: pa.Array) -> tuple[np.ndarray, np.ndarray]:
@@ -328,9 +418,30 @@ def _value_at(arr: pa.Array, i: int):
     return arr[int(i)].as_py()
 
 
+def _shown(value) -> str:
+    """``repr(value)``, shortened past `_SHOWN` characters (with the full length)."""
+    if isinstance(value, (str, bytes)) and len(value) > _SHOWN:
+        unit = "characters" if isinstance(value, str) else "bytes"
+        return f"{value[:_SHOWN]!r}... ({len(value):,} {unit})"
+    return repr(value)
+
+
+def _not_finite(value) -> str:
+    text = value.strip().lower() if isinstance(value, str) else None
+    if isinstance(value, float) or text in {"nan", "+nan", "-nan", "inf", "+inf", "-inf",
+                                            "infinity", "+infinity", "-infinity"}:
+        return f"{_shown(value)} is not finite (NaN or infinity)"
+    return (f"{_shown(value)} is not finite: beyond the float64 range (about 1.8e308), it "
+            "reads as infinity")
+
+
 _REASONS = {
-    _NOT_NUMBER: lambda v: f"{v!r} is not a number",
-    _NOT_FINITE: lambda v: f"{v!r} is not finite (NaN or infinity)",
+    _NOT_NUMBER: lambda v: f"{_shown(v)} is not a number",
+    _NOT_FINITE: _not_finite,
+    _NOT_TEXT: lambda v: f"{_shown(v)} is not UTF-8 text",
+    _INEXACT: lambda v: (f"{_shown(v)} is an id beyond 2**53 read as a float, maybe not "
+                         "exactly (an integer beyond int64 makes the JSON reader read its "
+                         "block as floats): write such ids as strings"),
 }
 
 # How each format writes a missing value, for the message (value: what `TableError.value`
@@ -375,31 +486,47 @@ class _Collector:
                  checks=None):
         self.file, self.numeric, self.keys = file, list(numeric), list(keys)
         self.checks = dict(checks or {})
+        self.fmt = fmt
         self.missing_text, self.missing_value = _MISSING_TEXT[fmt]
         self.on_error, self.finite, self.key_codes = on_error, finite, key_codes
         self.num_bufs = {c: _Buffer() for c in self.numeric}
         self.key_chunks = {c: [] for c in self.keys}
         self.n_rows = 0
         self.skipped = 0
-        self.value_errors: list = []     # (row, message), the first few bad-value rows
-        self.row_errors: list = []       # (row, message), the first few malformed rows
+        self.value_errors: list = []     # (row, TableError), the first few bad-value rows
+        self.row_errors: list = []       # (row, TableError), the first few malformed rows
+        # Data rows -> their lines (0: unknown), set by a reader that can tell; a JSON
+        # line's row is its line.
+        self.line_of = (lambda rows: rows) if fmt == "jsonl" else None
 
     # ---------------------------------------------------------------- errors
     def malformed(self, row, reason, value) -> TableError:
         """Count a malformed row that a format reader left out of its batches; returns
-        its error (raised by the reader or `add` under ``"fail"``)."""
+        its error (raised by the reader or `add` under ``"fail"``, after `located`)."""
         err = TableError(reason, file=self.file, row=row, value=value)
         self.n_rows += 1
         self.skipped += 1
         if len(self.row_errors) < MAX_FIRST_ERRORS:
-            self.row_errors.append((row if row is not None else 0, str(err)))
+            self.row_errors.append((row if row is not None else 0, err))
         return err
+
+    def located(self, *errors) -> TableError:
+        """The errors with their lines (when the reader can tell them); the first one."""
+        rows = sorted({e.row for e in errors if e.row is not None and e.line is None})
+        if rows and self.line_of is not None:
+            lines = dict(zip(rows, np.asarray(self.line_of(np.asarray(rows))).tolist()))
+            for e in errors:
+                if e.row in lines and e.line is None:
+                    e._at_line(lines[e.row])
+        return errors[0] if errors else None
 
     def first_errors(self) -> list:
         # Both lists are in file order; merging keeps it (a sort by row number would mix
         # the files of a Parquet directory, whose rows are numbered per file).
-        merged = heapq.merge(self.value_errors, self.row_errors, key=lambda e: e[0])
-        return [m for _, m in merged][:MAX_FIRST_ERRORS]
+        merged = [e for _, e in heapq.merge(self.value_errors, self.row_errors,
+                                            key=lambda e: e[0])][:MAX_FIRST_ERRORS]
+        self.located(*merged)
+        return [str(e) for e in merged]
 
     def expect(self, rows: int):
         """Reserve room for about ``rows`` more rows (an estimate; more can come)."""
@@ -416,6 +543,10 @@ class _Collector:
         earliest error of the batch and ``pending`` is raised).
         """
         n = len(next(iter(cols.values()))) if cols else 0
+        raw = cols
+        cols, not_text = {}, {}
+        for c, a in raw.items():
+            cols[c], not_text[c] = _as_text(a)
         conv: dict = {}
         codes = []          # (column, bad codes) in report order: numeric, then keys
         for c in self.numeric:
@@ -431,7 +562,15 @@ class _Collector:
             codes.append((c, bad))
         for c in self.keys:
             bad = _bools(cols[c].is_null()).astype(np.uint8)
+            if self.fmt == "jsonl" and pa.types.is_floating(cols[c].type):
+                # pyarrow reads a JSON integer beyond int64 as a double, and so every
+                # integer of its block: past 2**53, distinct ids may read as one.
+                with np.errstate(invalid="ignore"):
+                    bad[(bad == _OK) & (np.abs(_floats(cols[c])) >= 2.0**53)] = _INEXACT
             codes.append((c, bad))
+        for c, bad in codes:
+            if not_text[c] is not None:
+                bad[not_text[c]] = _NOT_TEXT
         any_bad = np.zeros(n, dtype=bool)
         for _, bad in codes:
             any_bad |= bad != _OK
@@ -440,18 +579,18 @@ class _Collector:
             first = None
             if n_bad:
                 i = int(np.argmax(any_bad))
-                first = self._error_at(i, int(rows(np.array([i]))[0]), cols, codes)
+                first = self._error_at(i, int(rows(np.array([i]))[0]), raw, cols, codes)
             pend = min(pending, key=lambda e: e.row, default=None)
             if pend is not None and (first is None or pend.row < first.row):
                 first = pend
             if first is not None:
-                raise first
+                raise self.located(first)
         elif n_bad:
             room = MAX_FIRST_ERRORS - len(self.value_errors)
             if room > 0:
                 idx = np.flatnonzero(any_bad)[:room]
                 for i, r in zip(idx.tolist(), rows(idx).tolist()):
-                    self.value_errors.append((r, str(self._error_at(i, r, cols, codes))))
+                    self.value_errors.append((r, self._error_at(i, r, raw, cols, codes)))
         self.n_rows += n
         self.skipped += n_bad
         keep = ~any_bad if n_bad else None
@@ -460,19 +599,23 @@ class _Collector:
             self.num_bufs[c].append(v if keep is None else v[keep])
         for c in self.keys:
             a = cols[c]
-            if pa.types.is_dictionary(a.type):
-                a = a.dictionary_decode()
             self.key_chunks[c].append(a if keep is None else a.filter(_arrow_mask(keep)))
 
-    def _error_at(self, i, row, cols, codes) -> TableError:
+    def _error_at(self, i, row, raw, cols, codes) -> TableError:
         for c, bad in codes:
             if bad[i] == _MISSING:
                 return TableError(f"missing value ({self.missing_text})", file=self.file,
                                   row=row, column=c, value=self.missing_value)
             if bad[i] != _OK:
-                value = _value_at(cols[c], i)
-                reason = (f"{value!r} {self.checks[c][1]}" if bad[i] == _INVALID
-                          else _REASONS[int(bad[i])](value))
+                value = _value_at(raw[c] if bad[i] == _NOT_TEXT else cols[c], i)
+                if bad[i] == _INVALID:
+                    reason = f"{_shown(value)} {self.checks[c][1]}"
+                elif (bad[i] == _NOT_FINITE and self.fmt == "jsonl"
+                      and isinstance(value, float) and math.isinf(value)):
+                    reason = (f"{_shown(value)} is not finite: a JSON number beyond the "
+                              "float64 range (about 1.8e308) reads as infinity")
+                else:
+                    reason = _REASONS[int(bad[i])](value)
                 return TableError(reason, file=self.file, row=row, column=c, value=value)
         raise AssertionError("no bad value at row", row)  # pragma: no cover
 
@@ -562,122 +705,279 @@ def _unknown(file, missing, available) -> TableError:
 
 
 # ============================================================================ readers
-class _Prefixed(io.RawIOBase):
-    """A read-only byte stream: some bytes already read (the header), then the rest."""
-
-    def __init__(self, head: bytes, rest):
-        self.head, self.rest, self.count = head, rest, len(head)
-
-    def readable(self):
-        return True
-
-    def read(self, n=-1):
-        if self.head:
-            out, self.head = (self.head, b"") if n < 0 or n >= len(self.head) else (
-                self.head[:n], self.head[n:])
-            return out
-        out = self.rest.read() if n is None or n < 0 else self.rest.read(n)
-        self.count += len(out)
-        return out
-
-    def readinto(self, b):
-        data = self.read(len(b))
-        b[:len(data)] = data
-        return len(data)
+class _RowTooLong(Exception):
+    """A CSV row longer than pyarrow's block: the read starts over with larger blocks."""
 
 
-def _read_csv(path, name, col: _Collector, delimiter, progress):
+def _size(n: int) -> str:
+    return f"{n >> 20} MiB" if n >= 1 << 20 else f"{n:,} bytes"
+
+
+def _open_bytes(path):
+    """The bytes of a file, decompressed when its name ends in ``.gz``."""
+    return gzip.open(path, "rb") if str(path).lower().endswith(".gz") else open(path, "rb")
+
+
+def _gzip_error(name, exc) -> TableError:
+    """A failed read of a ``.gz`` file (Python's gzip or pyarrow's) as a `TableError`."""
+    if isinstance(exc, gzip.BadGzipFile) and "Not a gzipped file" in str(exc):
+        return TableError("not a gzip file, though its name ends in .gz", file=name)
+    return TableError(f"damaged or truncated gzip data ({exc})", file=name)
+
+
+def _check_names(file, names, wanted, line=None, what="the header"):
+    """Every wanted column is in ``names`` once (else a `TableError` naming it)."""
+    missing = [c for c in wanted if c not in names]
+    if missing:
+        raise _unknown(file, missing, names)
+    for c in wanted:
+        where = [i + 1 for i, n in enumerate(names) if n == c]
+        if len(where) > 1:
+            cols = ", ".join(map(str, where[:-1])) + f" and {where[-1]}"
+            raise TableError(f"{what} has {len(where)} columns of this name (columns "
+                             f"{cols}): which one to read is ambiguous; rename them",
+                             file=file, column=c, line=line)
+
+
+def _read_header(path, name, delimiter):
+    """The `Header` of a CSV file or of standard input (``-``)."""
+    from ._csvtext import HeaderError, read_header
+
+    try:
+        if path == "-":
+            return read_header(sys.stdin.buffer.read, delimiter)
+        with _open_bytes(path) as f:
+            return read_header(f.read, delimiter)
+    except HeaderError as exc:
+        raise TableError(exc.reason, file=name, line=exc.line) from None
+    except (OSError, EOFError, zlib.error) as exc:
+        if path != "-" and str(path).lower().endswith(".gz") and not isinstance(
+                exc, (FileNotFoundError, PermissionError, IsADirectoryError)):
+            raise _gzip_error(name, exc) from None
+        raise
+
+
+class _Records:
+    """The numbering of a CSV read: pyarrow's records -> data rows.
+
+    pyarrow numbers *records* (the header is record 0; empty lines are no records). It
+    leaves some out of its batches: malformed ones and blank ones (only spaces and tabs,
+    with another number of fields than the header); blank records with the header's
+    number of fields come in batches and are dropped there. A data row is a record that is
+    not blank: data row = record - #(blank records before it). Batches come in file order
+    and the parser runs ahead of them, so that every record left out before a batch's
+    last one is known when the batch is: cursors keep each step to the records since the
+    previous batch (linear in all).
+    """
+
+    def __init__(self):
+        self.lock = threading.Lock()
+        self.out: list = []         # records left out (malformed or blank), parser thread
+        self.blank_out: list = []   # the blank ones among them
+        self.blank_in: list = []    # blank records of batches, main thread
+        self.pending: list = []     # (record, expected, actual, text) of malformed ones
+        self.i_out = self.i_bout = self.i_bin = 0   # entries before the current batch
+
+    def left_out(self, record, row, blank):
+        with self.lock:
+            self.out.append(record)
+            if blank:
+                self.blank_out.append(record)
+            else:
+                self.pending.append((record, row.expected_columns, row.actual_columns,
+                                     row.text))
+
+    def take(self, last=None) -> list:
+        """The malformed records up to record ``last`` (all: None) not taken yet."""
+        with self.lock:
+            due = [p for p in self.pending if last is None or p[0] <= last]
+            self.pending = [p for p in self.pending if not (last is None or p[0] <= last)]
+        return due
+
+    def delivered(self, kept: int, n: int) -> np.ndarray:
+        """The records of the ``n`` rows of a batch after ``kept`` delivered rows: the k-th
+        delivered (1-based) is record k + #(left out before it); with s sorted and
+        s'_j = s_j - j that is searchsorted(s', k, "right")."""
+        k = kept + np.arange(1, n + 1, dtype=np.int64)
+        with self.lock:
+            new = np.asarray(self.out[self.i_out:], dtype=np.int64)
+        # The entries before the cursor all have s' <= k (they precede the batch).
+        s = new - (self.i_out + np.arange(new.size))
+        return k + self.i_out + np.searchsorted(s, k, side="right")
+
+    def _blank_before(self, recs) -> np.ndarray:
+        with self.lock:
+            out = np.asarray(self.blank_out[self.i_bout:], dtype=np.int64)
+        within = np.asarray(self.blank_in[self.i_bin:], dtype=np.int64)
+        return (self.i_bout + np.searchsorted(out, recs, side="left")
+                + self.i_bin + np.searchsorted(within, recs, side="left"))
+
+    def data_rows(self, recs) -> np.ndarray:
+        """The data rows of records of the current batch (or after it)."""
+        recs = np.asarray(recs, dtype=np.int64)
+        return recs - self._blank_before(recs)
+
+    def passed(self, last: int):
+        """The batch ending at record ``last`` is done: move the cursors past it."""
+        with self.lock:
+            self.i_out += int(np.searchsorted(np.asarray(self.out[self.i_out:]), last + 1))
+            self.i_bout += int(np.searchsorted(np.asarray(self.blank_out[self.i_bout:]),
+                                               last + 1))
+        self.i_bin = len(self.blank_in)
+
+    def records_of_rows(self, rows) -> np.ndarray:
+        """The records of data rows (any: for messages, once the read is done)."""
+        with self.lock:
+            blank = np.sort(np.asarray(self.blank_out + self.blank_in, dtype=np.int64))
+        rows = np.asarray(rows, dtype=np.int64)
+        return rows + np.searchsorted(blank - np.arange(blank.size), rows, side="right")
+
+
+def _read_csv(path, name, make, delimiter, progress) -> _Collector:
+    """Read a CSV file into a new collector ``make()``; a row longer than the block makes
+    the read start over with blocks 8 times larger (up to `_CSV_BLOCK_MAX`)."""
+    block = _CSV_BLOCK
+    while True:
+        col = make()
+        try:
+            _read_csv_blocks(path, name, col, delimiter, progress, block)
+            return col
+        except _RowTooLong:
+            if path == "-":
+                raise TableError(f"a row is longer than {_size(block)}, the longest row "
+                                 "read from standard input (a file may hold rows up to "
+                                 f"{_size(_CSV_BLOCK_MAX)})", file=name) from None
+            if block >= _CSV_BLOCK_MAX:
+                raise TableError(f"a row is longer than {_size(block)}, the longest the "
+                                 "CSV reader takes (a quote that is never closed makes "
+                                 "one row of the rest of the file)", file=name) from None
+            block = min(8 * block, _CSV_BLOCK_MAX)
+
+
+def _read_csv_blocks(path, name, col: _Collector, delimiter, progress, block):
     import pyarrow.csv as pcsv
+
+    from ._csvtext import Prefixed, RecordLines, is_blank_record
 
     wanted = list(dict.fromkeys(col.numeric + col.keys))
     gz = str(path).lower().endswith(".gz")
+    head = _read_header(path, name, delimiter)
+    _check_names(name, head.names, wanted, line=head.line)
+    if head.at_end:
+        return      # a header and nothing else: no rows
+    lines = None    # record -> line (not for standard input, which cannot be read again)
     if path == "-":
-        raw = sys.stdin.buffer
-        header = raw.readline()
-        source = _Prefixed(header, raw)
+        source = Prefixed(head.consumed, sys.stdin.buffer)
         position, total = (lambda: source.count), None
     else:
-        with (gzip.open(path, "rb") if gz else open(path, "rb")) as f:
-            header = f.readline()
         osf = pa.OSFile(str(path), "rb")
         source = pa.CompressedInputStream(osf, "gzip") if gz else osf
         position, total = osf.tell, os.path.getsize(path)
-    if not header.strip():
-        raise TableError("empty file: no header row with the column names", file=name)
-    import csv
+        lines = RecordLines(lambda: _open_bytes(path), delimiter)
 
-    names = next(csv.reader([header.decode("utf-8-sig", "replace").rstrip("\r\n")],
-                            delimiter=delimiter))
-    missing = [c for c in wanted if c not in names]
-    if missing:
-        raise _unknown(name, missing, names)
-
-    malformed: list = []   # data rows of the malformed rows, in file order
-    pending: list = []     # (row, expected, actual, text) not yet handed to the collector
-    lock = threading.Lock()
+    numbers = _Records()
 
     def on_invalid(row):
         # Runs in the parsing thread: record only; the collector counts in the main one.
-        r = row.number - 1 if row.number is not None else 0  # physical row 1 = header
-        with lock:
-            malformed.append(r)
-            pending.append((r, row.expected_columns, row.actual_columns, row.text))
+        r = row.number - 1 if row.number is not None else 0  # record 0 = header
+        numbers.left_out(r, row, blank=not row.text.strip(" \t\r\n"))
         return "skip"
 
+    def line_of(rows):
+        return lines.records(numbers.records_of_rows(rows))[0]
+
+    if lines is not None:
+        col.line_of = line_of
+
     def take(last=None):
-        with lock:
-            due = [p for p in pending if last is None or p[0] <= last]
-            pending[:] = [p for p in pending if not (last is None or p[0] <= last)]
-        return [col.malformed(r, f"expected {e} fields, got {a}: {t!r}", t)
-                for r, e, a, t in due]
+        return [col.malformed(int(numbers.data_rows(np.array([r]))[0]),
+                              f"expected {e} fields, got {a}: {_shown(t)}", t)
+                for r, e, a, t in numbers.take(last)]
 
-    reader = pcsv.open_csv(
-        source,
-        # Single-threaded parsing is what makes pyarrow report a malformed row's number;
-        # `_prefetch` runs it in a thread of its own, beside the conversion.
-        read_options=pcsv.ReadOptions(use_threads=False, block_size=_CSV_BLOCK),
-        parse_options=pcsv.ParseOptions(delimiter=delimiter, invalid_row_handler=on_invalid),
-        convert_options=pcsv.ConvertOptions(
-            include_columns=wanted, column_types={c: pa.string() for c in wanted},
-            null_values=[""], strings_can_be_null=True, quoted_strings_can_be_null=True),
-    )
+    n_fields = len(head.names)
+    check_blank = n_fields == 1 or delimiter in " \t"
+
+    def drop_blank(cols, recs):
+        """The batch without the blank lines pyarrow took as rows (of empty cells)."""
+        cand = None
+        for c in wanted:
+            a = cols[c]
+            m = _bools(a.is_null()) | _bools(pc.match_substring_regex(a, "^[ \t]+$"))
+            cand = m if cand is None else cand & m
+            if not cand.any():
+                return cols, recs
+        idx = np.flatnonzero(cand)
+        if n_fields == len(wanted):     # the cells are the whole record
+            cells = [cols[c].filter(_arrow_mask(cand)).to_pylist() for c in wanted]
+            blank = np.array([is_blank_record([(v or b"").decode("latin-1") for v in rec],
+                                              delimiter) for rec in zip(*cells)])
+        elif lines is not None:
+            blank = lines.records(recs[idx])[1]
+        else:   # standard input, some columns not read: taken as a row of empty cells
+            return cols, recs
+        drop = idx[blank]
+        if drop.size == 0:
+            return cols, recs
+        numbers.blank_in.extend(recs[drop].tolist())
+        keep = np.ones(recs.size, dtype=bool)
+        keep[drop] = False
+        mask = _arrow_mask(keep)
+        return {c: a.filter(mask) for c, a in cols.items()}, recs[keep]
+
     bar = _Progress(progress, total, "B", os.path.basename(name))
-    kept = 0  # rows delivered in batches so far
-
-    def rows_of(offset):
-        def rows(idx):
-            k = offset + np.asarray(idx, dtype=np.int64) + 1
-            if not malformed:
-                return k
-            # The k-th kept row is data row k + #(malformed rows before it): with m sorted
-            # and m'_j = m_j - j, that number is searchsorted(m', k, "right"). Malformed
-            # rows found after this batch do not change it (their m' exceed k).
-            m = np.asarray(malformed, dtype=np.int64)
-            return k + np.searchsorted(m - np.arange(m.size), k, side="right")
-        return rows
-
-    batches = _prefetch(reader.read_next_batch)
+    kept = 0        # rows delivered in batches so far
+    last = 0        # the last record delivered
+    batches = None
     try:
+        reader = pcsv.open_csv(
+            source,
+            # Single-threaded parsing is what makes pyarrow report a malformed row's
+            # number; `_prefetch` runs it in a thread of its own, beside the conversion.
+            # Cells are read as bytes: text that is not UTF-8 is a bad value of its row.
+            read_options=pcsv.ReadOptions(use_threads=False, block_size=block),
+            parse_options=pcsv.ParseOptions(delimiter=delimiter, newlines_in_values=True,
+                                            invalid_row_handler=on_invalid),
+            convert_options=pcsv.ConvertOptions(
+                include_columns=wanted, column_types={c: pa.binary() for c in wanted},
+                null_values=[""], strings_can_be_null=True,
+                quoted_strings_can_be_null=True),
+        )
+        batches = _prefetch(reader.read_next_batch)
         for batch in batches:
+            n = batch.num_rows
             if kept == 0 and total is not None and not gz:
                 # Room for the whole file, guessed from the first block's rows per byte.
-                col.expect(batch.num_rows * (total / _CSV_BLOCK) * 1.03 + 1024)
+                col.expect(n * (total / block) * 1.03 + 1024)
+            recs = numbers.delivered(kept, n)
+            last = int(recs[-1]) if n else last
             cols = {c: batch.column(c) for c in wanted}
-            rows = rows_of(kept)
-            last = int(rows(np.array([batch.num_rows - 1]))[0]) if batch.num_rows else 0
-            col.add(cols, rows, take(last))
-            kept += batch.num_rows
+            if check_blank and n:
+                cols, recs = drop_blank(cols, recs)
+            rows = numbers.data_rows(recs)
+            col.add(cols, lambda idx, rows=rows: rows[np.asarray(idx, dtype=np.int64)],
+                    take(last))
+            numbers.passed(last)
+            kept += n
             bar.to(position())
         due = take()
         if due and col.on_error == "fail":
-            raise min(due, key=lambda e: e.row)
+            raise col.located(min(due, key=lambda e: e.row))
     except pa.ArrowInvalid as exc:
+        if "straddl" in str(exc):
+            raise _RowTooLong() from None
         raise _arrow_error(name, exc) from None
+    except OSError as exc:  # pyarrow's: a damaged .gz file, a failed read
+        if gz:
+            raise _gzip_error(name, exc) from None
+        raise TableError(f"cannot read the file ({exc})", file=name) from None
     finally:
-        batches.close()
+        if batches is not None:
+            batches.close()
         bar.close()
         if path != "-":
             source.close()
+        if lines is not None:
+            lines.close()
 
 
 def _prefetch(next_item, depth=2):
@@ -745,15 +1045,14 @@ def _read_parquet(path, name, col: _Collector, progress):
     opened = []
     try:
         for f in files:
+            shown = f if f != path else name
             try:
                 pf = pq.ParquetFile(f)
             except (pa.ArrowInvalid, OSError) as exc:
-                raise TableError(f"not a readable Parquet file: {exc}", file=f) from None
-            names = pf.schema_arrow.names
-            missing = [c for c in wanted if c not in names]
-            if missing:
-                raise _unknown(f if f != path else name, missing, names)
+                raise TableError(f"not a readable Parquet file: {str(exc).strip()}",
+                                 file=shown) from None
             opened.append(pf)
+            _check_names(shown, pf.schema_arrow.names, wanted, what="the file")
         total = sum(pf.metadata.num_rows for pf in opened)
         col.expect(total)
         bar = _Progress(progress, total, "rows", os.path.basename(name.rstrip("/")))
@@ -765,7 +1064,17 @@ def _read_parquet(path, name, col: _Collector, progress):
                 local = 0
                 # No `_prefetch` here: decoding two columns is cheaper than the thread
                 # hand-off (measured: 0.4 s vs 0.9 s for 1e7 rows).
-                for batch in pf.iter_batches(batch_size=_PARQUET_BATCH, columns=wanted):
+                batches = pf.iter_batches(batch_size=_PARQUET_BATCH, columns=wanted)
+                while True:
+                    try:
+                        batch = next(batches, None)
+                    except (pa.ArrowException, OSError) as exc:
+                        # Damaged pages: the footer read, the data does not decode.
+                        raise TableError(f"a damaged Parquet file: the rows after row "
+                                         f"{local} cannot be read ({str(exc).strip()})",
+                                         file=col.file) from None
+                    if batch is None:
+                        break
                     cols = {c: batch.column(c) for c in wanted}
                     base = local
                     col.add(cols, lambda idx, b=base: b + np.asarray(idx, np.int64) + 1)
@@ -788,7 +1097,7 @@ def _read_jsonl(path, name, col: _Collector, progress):
     if path == "-":
         f, total = sys.stdin.buffer, None
     else:
-        f, total = (gzip.open(path, "rb") if gz else open(path, "rb")), os.path.getsize(path)
+        f, total = _open_bytes(path), os.path.getsize(path)
     raw = f.fileobj if gz and path != "-" else f
     bar = _Progress(progress, total, "B", os.path.basename(name))
     line0 = 0   # lines before the current block
@@ -796,7 +1105,12 @@ def _read_jsonl(path, name, col: _Collector, progress):
     first = True
     try:
         while True:
-            chunk = f.read(_JSON_BLOCK)
+            try:
+                chunk = f.read(_JSON_BLOCK)
+            except (OSError, EOFError, zlib.error) as exc:
+                if not gz:
+                    raise TableError(f"cannot read the file ({exc})", file=name) from None
+                raise _gzip_error(name, exc) from None
             block = rest + chunk
             if chunk:
                 cut = block.rfind(b"\n") + 1
@@ -851,9 +1165,21 @@ def _json_block(pj, block, line0, name, col: _Collector, wanted, first):
                     else pa.nulls(table.num_rows)) for c in wanted}
         if table.num_rows != lines.size:  # pragma: no cover - defensive
             raise pa.ArrowInvalid("row count mismatch")
+        # pyarrow reads a line "null" as an object of nulls: rows without any wanted
+        # value may be such lines, which the slow path names as not objects.
+        empty = np.ones(table.num_rows, dtype=bool)
+        for a in cols.values():
+            empty &= _bools(a.is_null())
+        if empty.any() and re.search(rb"(?m)^[ \t]*null[ \t\r]*$", block):
+            raise pa.ArrowInvalid("a line that is not an object")
     except pa.ArrowInvalid:
         cols, lines = _json_block_slow(block, line0, name, col, wanted, first)
     col.add(cols, lambda idx: lines[np.asarray(idx, dtype=np.int64)])
+
+
+def _json_float(text: str):
+    value = float(text)
+    return value if math.isfinite(value) else text
 
 
 def _json_block_slow(block, line0, name, col: _Collector, wanted, first):
@@ -864,19 +1190,25 @@ def _json_block_slow(block, line0, name, col: _Collector, wanted, first):
     seen: set = set()
     pending = []
     for i, text in enumerate(block.split(b"\n")):
-        if not text.strip():
+        if not text.strip(b" \t\r"):     # a blank line, as `_line_numbers` says
             continue
         lineno = line0 + i + 1
         try:
-            obj = json.loads(text)
+            # A number beyond float64 keeps its text (for the message: "1e400", not inf).
+            obj = json.loads(text, parse_float=_json_float)
             reason = None if isinstance(obj, dict) else "not a JSON object"
+        except UnicodeDecodeError as exc:
+            reason = (f"not UTF-8 text (byte 0x{exc.object[exc.start]:02x} at byte "
+                      f"{exc.start + 1})")
         except ValueError as exc:   # json's own "line 1 column c" would mislead
             reason = (f"malformed JSON ({exc.msg} at character {exc.colno})"
                       if isinstance(exc, json.JSONDecodeError) else f"malformed JSON ({exc})")
+            if b"\r" in text.rstrip(b"\r"):
+                reason += ("; the line holds a CR: JSON lines end with LF (or CRLF), not "
+                           "with CR alone")
         if reason is not None:
             shown = text.decode("utf-8", "replace").rstrip("\r")
-            shown = shown if len(shown) <= 80 else shown[:77] + "..."
-            pending.append(col.malformed(lineno, f"{reason}: {shown!r}", shown))
+            pending.append(col.malformed(lineno, f"{reason}: {_shown(shown)}", shown))
             continue
         if first:
             seen.update(obj)
@@ -902,7 +1234,7 @@ def _json_block_slow(block, line0, name, col: _Collector, wanted, first):
         cols = {c: pa.array([values[c][j] for j in head], pa.string()) for c in wanted}
         if head:
             col.add(cols, lambda idx: np.asarray(kept)[np.asarray(idx, dtype=np.int64)])
-        raise min(pending, key=lambda e: e.row)
+        raise col.located(min(pending, key=lambda e: e.row))
     cols = {c: pa.array(values[c], pa.string()) for c in wanted}
     return cols, np.asarray(kept, dtype=np.int64)
 
@@ -921,7 +1253,11 @@ def read_columns(path, *, numeric=(), keys=(), format=None, on_error="fail", pro
     Runtime complexity: ``O(n)`` for ``n`` rows (one pyarrow parse and one cast per
     column and batch); a batch with bad values costs one more regex pass, and ``O(b log n)``
     extra casts for ``b`` values the regex accepts but the cast rejects. A JSON-lines block
-    that pyarrow cannot parse falls back to one ``json.loads`` per line of that block.
+    that pyarrow cannot parse falls back to one ``json.loads`` per line of that block. The
+    line of a CSV row in a message costs a second read of the file up to that row (Python's
+    ``csv`` module, about 70 MB/s), once for all the messages; so does telling a blank
+    line from a row of empty cells in a TSV or one-column file, where pyarrow reads a
+    blank line as a row.
 
     Parameters
     ----------
@@ -961,9 +1297,12 @@ def read_columns(path, *, numeric=(), keys=(), format=None, on_error="fail", pro
     Raises
     ------
     TableError
-        An unknown column (always), an unreadable file, or a bad row under ``"fail"``.
+        An unknown or ambiguous column (always), a file that cannot be read as its format
+        (see the module docstring), or a bad row under ``"fail"``.
     FileNotFoundError
         ``path`` does not exist.
+    OSError
+        ``path`` cannot be opened (permissions).
 
     Examples
     --------
@@ -977,7 +1316,7 @@ def read_columns(path, *, numeric=(), keys=(), format=None, on_error="fail", pro
     >>> cols.data["score"], cols.data["user"], cols.n_rows, cols.skipped
     (array([0.1, 0.9]), array(['ann', 'bob'], dtype='<U3'), 3, 1)
     >>> print(cols.first_errors[0])
-    /.../preds.csv, row 3, column 'score': 'abc' is not a number
+    /.../preds.csv, row 3 (line 4), column 'score': 'abc' is not a number
     >>> read_columns(path, numeric=["scor"], progress=False)
     Traceback (most recent call last):
     ...
@@ -1006,15 +1345,24 @@ def read_columns(path, *, numeric=(), keys=(), format=None, on_error="fail", pro
         raise FileNotFoundError(f"{path}: no such file or directory")
     if progress is None:
         progress = sys.stderr.isatty()
-    col = _Collector(name, numeric, keys, on_error, finite, key_codes, fmt, checks)
+    def make():
+        return _Collector(name, numeric, keys, on_error, finite, key_codes, fmt, checks)
+
+    col = make()
     if not numeric and not keys:
         return col.result()
-    if fmt in ("csv", "tsv"):
-        _read_csv(path, name, col, "\t" if fmt == "tsv" else ",", progress)
-    elif fmt == "parquet":
-        if path == "-":
-            raise TableError("Parquet cannot be read from standard input", file=name)
-        _read_parquet(path, name, col, progress)
-    else:
-        _read_jsonl(path, name, col, progress)
+    if fmt == "parquet" and path == "-":
+        raise TableError("Parquet cannot be read from standard input", file=name)
+    if os.path.isdir(path) and fmt != "parquet":
+        raise TableError(f"a directory, not a {fmt.upper()} file (a directory is read as "
+                         "Parquet files)", file=name)
+    try:
+        if fmt in ("csv", "tsv"):
+            col = _read_csv(path, name, make, "\t" if fmt == "tsv" else ",", progress)
+        elif fmt == "parquet":
+            _read_parquet(path, name, col, progress)
+        else:
+            _read_jsonl(path, name, col, progress)
+    except pa.ArrowException as exc:  # pragma: no cover - a pyarrow error not foreseen
+        raise TableError(f"cannot read the file ({exc})", file=name) from None
     return col.result()

@@ -404,7 +404,7 @@ def test_nan_score_names_file_row_and_value(tmp_path, ext):
     expected = (f"{run['files'][2]}, row 42, column 'p': nan (id 'item041') is not a "
                 f"finite number"
                 if ext != ".jsonl" else
-                f"{run['files'][2]}, row 42, column 'p': missing value")
+                f"{run['files'][2]}, line 42, column 'p': missing value")
     _error(_base(run), expected)
 
 
@@ -414,12 +414,14 @@ def test_non_numeric_values(tmp_path):
         lines = f.read().splitlines()
     lines[3] = lines[3].rsplit(",", 1)[0] + ",positive"
     Path(run["labels"]).write_text("\n".join(lines) + "\n")
-    _error(_base(run), f"{run['labels']}, row 3, column 'y': 'positive' is not a number")
+    _error(_base(run), f"{run['labels']}, row 3 (line 4), column 'y': 'positive' is not a "
+                       "number")
     _make_run(tmp_path, epochs=2, shuffle=False)  # rewrite clean files
     lines = Path(run["files"][1]).read_text().splitlines()
     lines[10] = lines[10].rsplit(",", 1)[0] + ",0.3x"
     Path(run["files"][1]).write_text("\n".join(lines) + "\n")
-    _error(_base(run), f"{run['files'][1]}, row 10, column 'p': '0.3x' is not a number")
+    _error(_base(run), f"{run['files'][1]}, row 10 (line 11), column 'p': '0.3x' is not a "
+                       "number")
 
 
 def test_bad_weight(tmp_path):

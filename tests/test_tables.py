@@ -77,7 +77,9 @@ def _csv(tmp_path, text, name="t.csv"):
 
 
 def _row_of(message: str) -> int:
-    return int(re.search(r", row (\d+)[,:]", message).group(1))
+    """The row a message names: ``row R (line L)`` (CSV), ``line L`` (JSON lines, whose
+    row is its line) or ``row R`` (Parquet)."""
+    return int(re.search(r", (?:row|line) (\d+)[ ,:]", message).group(1))
 
 
 def _err(path, **kw) -> TableError:
@@ -194,7 +196,7 @@ def test_missing_key_is_a_bad_row(tmp_path):
     path = _csv(tmp_path, "g,v\nx,1\n,2\ny,3\n")
     e = _err(path, numeric=["v"], keys=["g"])
     assert (e.row, e.column, e.value) == (2, "g", "")
-    assert str(e) == f"{path}, row 2, column 'g': missing value (empty cell)"
+    assert str(e) == f"{path}, row 2 (line 3), column 'g': missing value (empty cell)"
 
 
 # ============================================================================ errors
@@ -221,7 +223,8 @@ def test_csv_bad_rows(tmp_path, text, row, column, value, reason):
     path = _csv(tmp_path, text)
     e = _err(path, numeric=["y", "s"])
     assert (e.file, e.row, e.column, e.value, e.reason) == (path, row, column, value, reason)
-    where = f"{path}, row {row}" + (f", column {column!r}" if column else "")
+    assert e.line == row + 1
+    where = f"{path}, row {row} (line {row + 1})" + (f", column {column!r}" if column else "")
     assert str(e) == f"{where}: {reason}"
     cols = read_columns(path, numeric=["y", "s"], on_error="skip", progress=False)
     assert cols.skipped == 1 and cols.n_rows == text.count("\n") - 1
@@ -238,7 +241,7 @@ def test_checks(tmp_path):
     path = _csv(tmp_path, "w\n1\n-2\n0\n")
     checks = {"w": (lambda w: w >= 0, "is not a weight (must be >= 0)")}
     e = _err(path, numeric=["w"], checks=checks)
-    assert str(e) == f"{path}, row 2, column 'w': '-2' is not a weight (must be >= 0)"
+    assert str(e) == f"{path}, row 2 (line 3), column 'w': '-2' is not a weight (must be >= 0)"
     with pytest.raises(ValueError, match="'checks' parameter of read_columns must name"):
         read_columns(path, keys=["w"], checks=checks)
 
@@ -268,7 +271,7 @@ def test_skip_keeps_first_few_messages(tmp_path):
     cols = read_columns(path, numeric=["s"], on_error="skip", progress=False)
     assert cols.skipped == 20 and cols.data["s"].tolist() == [1.0]
     assert len(cols.first_errors) == T.MAX_FIRST_ERRORS
-    assert cols.first_errors[0].startswith(f"{path}, row 1, column 's'")
+    assert cols.first_errors[0].startswith(f"{path}, row 1 (line 2), column 's'")
 
 
 def test_jsonl_errors(tmp_path, small_blocks):
@@ -279,14 +282,14 @@ def test_jsonl_errors(tmp_path, small_blocks):
     path.write_text("\n".join(lines) + "\n")
     e = _err(path, numeric=["y", "s"], keys=["g"])
     assert (e.row, e.column, e.value) == (3, "s", None)
-    assert str(e) == f"{path}, row 3, column 's': missing value (null or absent field)"
+    assert str(e) == f"{path}, line 3, column 's': missing value (null or absent field)"
     cols = read_columns(path, numeric=["y", "s"], keys=["g"], on_error="skip", progress=False)
     assert cols.data["s"].tolist() == [0.5, 0.75] and cols.data["y"].tolist() == [1.0, 1.0]
     assert cols.data["g"].tolist() == ["a", "c"]
     assert cols.n_rows == 7 and cols.skipped == 5   # line 2 is blank: not a row
     assert [_row_of(m) for m in cols.first_errors] == [3, 4, 5, 6, 7]
-    assert "row 5: not a JSON object: '[1, 2]'" in cols.first_errors[2]
-    assert "row 7: malformed JSON (" in cols.first_errors[4]
+    assert "line 5: not a JSON object: '[1, 2]'" in cols.first_errors[2]
+    assert "line 7: malformed JSON (" in cols.first_errors[4]
     # A malformed line stops a "fail" read at that line (after the good lines before it).
     path.write_text(lines[0] + "\n{oops\n" + lines[2] + "\n")
     e = _err(path, numeric=["y", "s"])
@@ -451,5 +454,5 @@ def test_malformed_json_names_the_file_line_not_json_line_1(tmp_path):
     path.write_text('{"s": 1}\n{"s": 2}\n{"s": }\n')
     e = _err(path, numeric=["s"])
     assert e.row == 3 and "line 1" not in str(e)
-    assert str(e) == (f"{path}, row 3: malformed JSON (Expecting value at character 7): "
+    assert str(e) == (f"{path}, line 3: malformed JSON (Expecting value at character 7): "
                       "'{\"s\": }'")

@@ -31,6 +31,7 @@ __all__ = [
     "location",
     "on_error_option",
     "progress_option",
+    "read_error",
 ]
 
 EXIT_OK = 0
@@ -59,6 +60,25 @@ def location(file, row=None, column=None, value=None) -> str:
         parts.append(f"column {column!r}")
     text = ", ".join(parts)
     return text if value is None else f"{text}: {value!r}"
+
+
+def read_error(exc: Exception, file, hint: str = "") -> InputError:
+    """The `InputError` (exit code 2) for a failed read of ``file``.
+
+    ``exc`` is a `streamrank.tables.TableError` (its message already names the file, the
+    row, its line, the column and the value) or an `OSError` (a file that cannot be
+    opened); ``hint`` is appended to the message.
+
+    >>> from streamrank.tables import TableError
+    >>> read_error(TableError("'x' is not a number", file="d.csv", row=2, line=3,
+    ...                       column="score"), "d.csv").message
+    "d.csv, row 2 (line 3), column 'score': 'x' is not a number"
+    >>> read_error(PermissionError(13, "Permission denied"), "d.csv").message
+    'd.csv: Permission denied'
+    """
+    if isinstance(exc, OSError):
+        return InputError(f"{file}: {exc.strerror or exc}{hint}")
+    return InputError(f"{exc}{hint}")
 
 
 def check_distinct_columns(options: dict) -> None:

@@ -113,6 +113,7 @@ from ._common import (
     location,
     on_error_option,
     progress_option,
+    read_error,
 )
 
 __all__ = ["early_stopping", "epochs", "natural_key", "plot_epochs", "summarize_epochs"]
@@ -398,10 +399,8 @@ def _read(path, *, numeric=(), keys=(), on_error="fail"):
     try:
         return read_columns(path, numeric=tuple(numeric), keys=tuple(keys),
                             on_error=on_error, progress=False, finite=False)
-    except TableError as exc:
-        raise InputError(str(exc)) from None
-    except OSError as exc:
-        raise InputError(f"{path}: {exc.strerror or exc}") from None
+    except (TableError, OSError) as exc:
+        raise read_error(exc, path) from None
 
 
 def _source_rows(cols):

@@ -38,6 +38,7 @@ from ._common import (
     format_records,
     on_error_option,
     progress_option,
+    read_error,
 )
 
 __all__ = ["eval_command", "evaluate"]
@@ -451,9 +452,11 @@ def _read(file, name, o, input_format, on_error, progress):
                             on_error=on_error, progress=progress, key_codes=True,
                             checks=checks)
     except TableError as exc:
-        msg = str(exc)
+        hint = ""
         if (exc.column == o["label"] and exc.reason.endswith("is not a number")
                 and o["pos_label"] is None):
-            msg += ("; labels must be numbers (0/1, true/false, grades): for text labels "
+            hint = ("; labels must be numbers (0/1, true/false, grades): for text labels "
                     "name the positive one with --pos-label")
-        raise InputError(msg) from None
+        raise read_error(exc, name, hint) from None
+    except OSError as exc:      # a file that cannot be opened (permissions, ...)
+        raise read_error(exc, name) from None
