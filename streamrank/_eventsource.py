@@ -248,7 +248,7 @@ class EventSource:
         self._idle_since = None
         self._pending = b""       # bytes read past the last complete line
         self._offset = 0          # bytes of the complete lines read
-        self._head = b""          # the first HEAD_BYTES of a stream (fingerprint)
+        self._head = bytearray()  # the first HEAD_BYTES of a stream (fingerprint)
         self._expect = None       # (bytes, sha256, on_mismatch) still to check
         self._raw = None          # the file under a decompressor
         regular = False
@@ -382,7 +382,7 @@ class EventSource:
         if self.seekable or self.format == "parquet":
             with open(self.path, "rb") as f:
                 return f.read(n)
-        return self._head
+        return bytes(self._head[:n])
 
     def expect_head(self, n: int, digest: str, on_mismatch=None) -> None:
         """Check that the input starts with the ``n`` bytes whose SHA-256 is ``digest``.
@@ -428,7 +428,7 @@ class EventSource:
     def _read(self) -> bytes:
         chunk = self._blocking(self.stream.readline)
         if len(self._head) < HEAD_BYTES and not self.seekable:
-            self._head += chunk[:HEAD_BYTES - len(self._head)]
+            self._head.extend(chunk[:HEAD_BYTES - len(self._head)])
             if self._expect is not None:
                 self._check_head()
         return chunk
@@ -511,8 +511,25 @@ class EventSource:
         """Complete lines, decoded (`_bad_text` holds a line's UTF-8 error)."""
         codec = "utf-8-sig" if self._offset == 0 else "utf-8"  # a JSON file's BOM
         self._idle_since = None
+        readline, gate = self.stream.readline, self.gate
         while True:
-            raw = self._next_line()
+            if self._pending or (len(self._head) < HEAD_BYTES and not self.seekable):
+                raw = self._next_line()       # the careful way: a fragment, the head
+            else:                             # the common case: one whole line
+                if gate is None:
+                    raw = readline()
+                else:
+                    gate.blocking = True
+                    try:
+                        raw = readline()
+                    finally:
+                        gate.blocking = False
+                if raw[-1:] == b"\n":
+                    self._offset += len(raw)
+                    self._idle_since = None
+                else:
+                    self._pending = raw
+                    raw = self._next_line()
             if raw is None:
                 return
             try:
@@ -552,6 +569,7 @@ class EventSource:
         self._bad_text = None
         self._line = ""
         jsonl = self.format == "jsonl"
+        seekable = self.seekable
         lines = self._lines()
         records = lines if jsonl else csv.reader(lines, delimiter=self.delimiter)
         while True:
@@ -588,7 +606,9 @@ class EventSource:
                 continue
             # the csv reader pulls exactly the lines of one row: the offset now is past
             # this row, and `_end` (at the previous row) is before it
-            self._prev, self._prev_end = self.position, self._end
+            end = self._end
+            self._prev = Position(row - 1, end if seekable else None)
+            self._prev_end = end
             self._rows, self._end = row, self._offset
             yield row, rec
         if self.stopped:

@@ -1,31 +1,56 @@
 """``streamrank monitor FILE|-``: exact rolling AUC of an event stream, with drift alerts.
 
-Reads prediction events (CSV with a header, JSON lines, or Parquet replayed) from a file
-or standard input, one row at a time (`streamrank.events`), feeds them to a
-`streamrank.monitor.Monitor`, and prints a report line every ``--every`` events. The
-semantics of windows, late labels, re-scores, the reference window and the test are the
-`Monitor`'s (see `streamrank.monitor`).
+Reads prediction events (CSV or TSV with a header, JSON lines, or Parquet replayed; text
+may be gzip-compressed, ``.csv.gz``) from a file, a named pipe or standard input, one row
+at a time (`streamrank.events`), feeds them to a `streamrank.monitor.Monitor`, and prints
+a report line every ``--every`` events. The semantics of windows, late labels,
+re-scores, the reference window and the test are the `Monitor`'s (see
+`streamrank.monitor`). Blank lines are skipped (they keep their row number).
+
+Follow mode (``--follow``, a regular file): a line is read only once its newline is
+written, whatever stops the run (``--max-idle``, SIGTERM, Ctrl-C, a kill): a half-written
+last line is left for the next run, and the position (and checkpoint) stays before it.
+Without ``--follow``, and on a pipe once it closes, the end is real and a last line
+without a newline is a row.
 
 Checkpoints: ``--checkpoint PATH`` writes, every ``--checkpoint-every`` rows and at the
-end, the monitor's whole state and the input position (rows consumed and, for files,
-the byte offset just past them) in one file, atomically (a temporary file in the same
-directory, flushed and fsynced, then ``os.replace``; the directory is fsynced too). A
-crash leaves either the previous checkpoint or the new one, never half of one; the rows
-read after the last checkpoint are read again on ``--resume``, which restores the state
-as of that checkpoint: nothing lost, nothing counted twice. The last checkpoint is
-written before the final (off-schedule) report, so a resumed run's reports, statistics
-and detector equal those of one uninterrupted run. On standard input, resuming
-skips the rows already consumed (the producer must replay the same stream). The
-checkpoint's monitor settings win over the command line's (a differing option is
-reported on stderr and ignored). ``--resume`` without a checkpoint file starts from the
+end, the monitor's whole state and the input position (rows consumed and, for plain
+files, the byte offset just past them) in one file, atomically (a temporary file
+``.NAME.PID.XXXX.tmp`` in the same directory, flushed and fsynced, then ``os.replace``;
+the directory is fsynced too; the temporary files of writers that were killed are
+removed at the next write). A crash leaves either the previous checkpoint or the new
+one, never half of one; the rows read after the last checkpoint are read again on
+``--resume``, which restores the state as of that checkpoint: nothing lost, nothing
+counted twice. The last checkpoint is written before the final (off-schedule) report, so
+a resumed run's reports, statistics and detector equal those of one uninterrupted run.
+On standard input or a compressed file, resuming skips the rows already consumed (the
+producer must replay the same stream). The checkpoint's folder is checked before any
+work.
+
+A checkpoint records what it belongs to: the input (the real path of the file, or
+``<stdin>``; a SHA-256 of its first bytes up to the position, at most 64 KiB; the
+header and format), the columns, ``--every`` and the monitor's settings (its state).
+``--resume`` on anything else exits 2 listing every difference, before any row is read
+and leaving the checkpoint as it was: another file, a file rewritten in its first bytes
+or truncated, other columns (``--score`` and ``--label`` swapped), a monitor option or
+``--every`` given with another value. Options left out come from the checkpoint.
+``--force-resume`` (implies ``--resume``) goes on anyway, printing the differences
+(e.g. a file that was moved); the checkpoint's monitor settings still win, the position
+is used as it is, and a different format or a file shorter than the position stays an
+error. Checkpoints of older streamrank versions (version 1) record no identity: they are
+refused unless ``--force-resume``. An empty, truncated or foreign checkpoint file is an
+error (exit 2) saying so. ``--resume`` without a checkpoint file starts from the
 beginning (with a note), so a supervisor can always pass it.
 
 Exit codes: 0 ok; 1 with ``--fail-on-alert`` when any report raised an alert (or the
-detector fired); 2 a usage or input error (the message names the file, row, column and
-value). Ctrl-C or SIGTERM (or ``--max-idle`` with ``--follow``) ends the stream cleanly,
-between two rows (`streamrank.events.StopGate`: a signal never interrupts an update): the
-final report, checkpoint, plot and summary are written, and the exit code is as at the
-end of the input.
+detector fired); 2 a usage or input error, never a traceback: the message names the
+file, row, column and value (a malformed row, a field over Python's CSV limit of 128 KiB,
+a number too large for a float, bytes that are not UTF-8, CR-only line ends, a column
+named twice in the header, a truncated gzip stream, another compression or UTF-16 text).
+Ctrl-C or SIGTERM (or ``--max-idle`` with ``--follow``) ends the stream cleanly, between
+two rows (`streamrank.events.StopGate`: a signal never interrupts an update): the final
+report, checkpoint, plot and summary are written, and the exit code is as at the end of
+the input.
 """
 
 from __future__ import annotations
@@ -152,16 +177,35 @@ def read_checkpoint(path) -> tuple[dict, bytes]:
     if meta.get("format") != _CKPT_FORMAT:
         raise InputError(f"{path}: not a streamrank monitor checkpoint (another archive)")
     version = meta.get("version", 0)
-    if not isinstance(version, int) or version > _CKPT_VERSION:
+    if not isinstance(version, int) or isinstance(version, bool):
+        raise InputError(f"{path}: not a streamrank monitor checkpoint (its version is "
+                         f"{version!r})")
+    if version > _CKPT_VERSION:
         raise InputError(f"{path}: checkpoint version {version} is newer than this "
                          f"streamrank (reads up to {_CKPT_VERSION})")
     return meta, data
 
 
+def _check_meta(meta, path) -> None:
+    """The position and counts a resumed run uses are what `write_checkpoint` wrote."""
+    def count(key, none_ok=False, min_value=0):
+        v = meta.get(key)
+        ok = (v is None and none_ok) or (isinstance(v, int) and not isinstance(v, bool)
+                                         and v >= min_value)
+        if not ok:
+            raise InputError(f"{path}: a damaged checkpoint ({key!r} is {v!r}, not a "
+                             f"count)")
+
+    count("rows")
+    count("offset", none_ok=True)
+    if "skipped" in meta:
+        count("skipped")
+    if "every" in meta:
+        count("every", min_value=1)
+
+
 def _reason(exc) -> str:
-    text = str(exc).strip()
-    if isinstance(exc, KeyError):
-        text = f"no {text} entry"
+    text = str(exc.args[0] if isinstance(exc, KeyError) and exc.args else exc).strip()
     return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
 
 
@@ -312,12 +356,14 @@ def monitor(ctx, source, id_col, score_col, label_col, weight_col, time_col, win
             max_idle, poll, input_format, fmt, on_error, progress):
     """Monitor a stream of prediction events: exact rolling AUC, alerts on a drop.
 
-    FILE holds one event per row (CSV with a header, JSON lines, or Parquet); '-' reads
-    standard input. A row with a new id and a score is a prediction; a later row with the
+    FILE holds one event per row (CSV or TSV with a header, JSON lines, or Parquet; text
+    may be gzip-compressed); '-' reads standard input. A row with a new id and a score is a prediction; a later row with the
     same id and a label is its (late) label; a new score re-scores it. Every --every
     events a report line is printed (--format table|json|csv); an alert fires when the
     window's AUC is significantly below the reference window's (one-sided test, --test,
-    --alpha). A summary goes to stderr at the end.
+    --alpha). A summary goes to stderr at the end. --resume continues from a
+    --checkpoint taken on the same input with the same columns and options (anything
+    else is an error unless --force-resume).
 
     \b
     Example:
@@ -377,9 +423,10 @@ def monitor(ctx, source, id_col, score_col, label_col, weight_col, time_col, win
                         "as it is).")
                 _note(f"--force-resume: checkpoint version {version} resumed without "
                       "checking its input, columns and options.")
+            _check_meta(meta, checkpoint)
             differences += _option_differences(ctx, given, mon, period, meta, every)
             if "every" in meta and "every" not in given:
-                every = int(meta["every"])
+                every = meta["every"]
         else:
             _note(f"no checkpoint at {checkpoint} yet; starting from the beginning.")
     if meta is None:
@@ -456,7 +503,9 @@ def monitor(ctx, source, id_col, score_col, label_col, weight_col, time_col, win
             def save(position, head):
                 if checkpoint is None:
                     return
-                n, digest = src.head(min(HEAD_BYTES, head))
+                # the bytes before the position (a replayed Parquet file: its start)
+                n, digest = src.head(None if src.format == "parquet"
+                                     else min(HEAD_BYTES, head))
                 meta_out = {
                     "source": {"identity": src.identity, "head_bytes": n,
                                "head_sha256": digest},
@@ -620,8 +669,8 @@ def _option_differences(ctx, given, mon, period, meta, every) -> list:
         if name in given:
             value = period if name == "period" else ctx.params[name]
             if value != current[name]:
-                out.append(f"--{name.replace('_', '-')} {value} ignored: the checkpoint's "
-                           f"monitor has {name}={current[name]!r}")
+                out.append(f"--{name.replace('_', '-')} {value}: the checkpoint's monitor "
+                           f"has {name}={current[name]!r} (which a resumed run keeps)")
     if "every" in given and "every" in meta and every != meta["every"]:
         out.append(f"--every {every}: the checkpoint's run reported every {meta['every']}")
     return out
