@@ -397,9 +397,9 @@ class EventSource:
 
     def _check_head(self, ended=False) -> None:
         n, digest, on_mismatch = self._expect
-        data = self._head_bytes(n)
-        if len(data) < n and not ended and not (self.seekable or self.format == "parquet"):
+        if not (ended or self.seekable or self.format == "parquet") and len(self._head) < n:
             return  # a stream: not read that far yet
+        data = self._head_bytes(n)
         self._expect = None
         if len(data) < n:
             message = (f"it has {len(data)} bytes, fewer than the {n} the checkpoint "
