@@ -506,8 +506,16 @@ def test_resume_without_a_checkpoint_starts_fresh_and_settings_come_from_it(tmp_
     res = run([path, "--checkpoint", ckpt, "--resume", "--window", 50])
     assert res.exit_code == 0 and "starting from the beginning" in res.stderr
     assert ckpt.exists()
+    # an option left out comes from the checkpoint; one that differs is an error ...
+    assert run([path, "--checkpoint", ckpt, "--resume"]).exit_code == 0
     res = run([path, "--checkpoint", ckpt, "--resume", "--window", 70])
-    assert "--window 70 ignored: the checkpoint's monitor has window=50" in res.stderr
+    assert res.exit_code == 2
+    assert "--window 70: the checkpoint's monitor has window=50" in res.stderr
+    # ... unless forced: the checkpoint's monitor settings still win
+    res = run([path, "--checkpoint", ckpt, "--force-resume", "--window", 70])
+    assert res.exit_code == 0
+    assert "--force-resume: --window 70: the checkpoint's monitor has window=50" in \
+        res.stderr
     # the file shrank under the checkpoint
     path.write_text("id,score,label,ts\n")
     res = run([path, "--checkpoint", ckpt, "--resume"])
@@ -518,7 +526,7 @@ def test_checkpoint_writes_are_atomic(tmp_path, monkeypatch):
     target = tmp_path / "a.ckpt"
     write_checkpoint(target, b"first", {"rows": 1})
     assert read_checkpoint(target) == ({"rows": 1, "format": "streamrank.monitor.checkpoint",
-                                        "version": 1}, b"first")
+                                        "version": 2}, b"first")
 
     def boom(f, **arrays):
         f.write(b"half a checkpoint")

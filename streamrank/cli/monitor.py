@@ -1,51 +1,82 @@
 """``streamrank monitor FILE|-``: exact rolling AUC of an event stream, with drift alerts.
 
-Reads prediction events (CSV with a header, JSON lines, or Parquet replayed) from a file
-or standard input, one row at a time (`streamrank.events`), feeds them to a
-`streamrank.monitor.Monitor`, and prints a report line every ``--every`` events. The
-semantics of windows, late labels, re-scores, the reference window and the test are the
-`Monitor`'s (see `streamrank.monitor`).
+Reads prediction events (CSV or TSV with a header, JSON lines, or Parquet replayed; text
+may be gzip-compressed, ``.csv.gz``) from a file, a named pipe or standard input, one row
+at a time (`streamrank.events`), feeds them to a `streamrank.monitor.Monitor`, and prints
+a report line every ``--every`` events. The semantics of windows, late labels,
+re-scores, the reference window and the test are the `Monitor`'s (see
+`streamrank.monitor`). Blank lines are skipped (they keep their row number).
+
+Follow mode (``--follow``, a regular file): a line is read only once its newline is
+written, whatever stops the run (``--max-idle``, SIGTERM, Ctrl-C, a kill): a half-written
+last line is left for the next run, and the position (and checkpoint) stays before it.
+Without ``--follow``, and on a pipe once it closes, the end is real and a last line
+without a newline is a row.
 
 Checkpoints: ``--checkpoint PATH`` writes, every ``--checkpoint-every`` rows and at the
-end, the monitor's whole state and the input position (rows consumed and, for files,
-the byte offset just past them) in one file, atomically (a temporary file in the same
-directory, flushed and fsynced, then ``os.replace``; the directory is fsynced too). A
-crash leaves either the previous checkpoint or the new one, never half of one; the rows
-read after the last checkpoint are read again on ``--resume``, which restores the state
-as of that checkpoint: nothing lost, nothing counted twice. The last checkpoint is
-written before the final (off-schedule) report, so a resumed run's reports, statistics
-and detector equal those of one uninterrupted run. On standard input, resuming
-skips the rows already consumed (the producer must replay the same stream). The
-checkpoint's monitor settings win over the command line's (a differing option is
-reported on stderr and ignored). ``--resume`` without a checkpoint file starts from the
+end, the monitor's whole state and the input position (rows consumed and, for plain
+files, the byte offset just past them) in one file, atomically (a temporary file
+``.NAME.PID.XXXX.tmp`` in the same directory, flushed and fsynced, then ``os.replace``;
+the directory is fsynced too; the temporary files of writers that were killed are
+removed at the next write). A crash leaves either the previous checkpoint or the new
+one, never half of one; the rows read after the last checkpoint are read again on
+``--resume``, which restores the state as of that checkpoint: nothing lost, nothing
+counted twice. The last checkpoint is written before the final (off-schedule) report, so
+a resumed run's reports, statistics and detector equal those of one uninterrupted run.
+On standard input or a compressed file, resuming skips the rows already consumed (the
+producer must replay the same stream). The checkpoint's folder is checked before any
+work.
+
+A checkpoint records what it belongs to: the input (the real path of the file, or
+``<stdin>``; a SHA-256 of its first bytes up to the position, at most 64 KiB; the
+header and format), the columns, ``--every`` and the monitor's settings (its state).
+``--resume`` on anything else exits 2 listing every difference, before any row is read
+and leaving the checkpoint as it was: another file, a file rewritten in its first bytes
+or truncated, other columns (``--score`` and ``--label`` swapped), a monitor option or
+``--every`` given with another value. Options left out come from the checkpoint.
+``--force-resume`` (implies ``--resume``) goes on anyway, printing the differences
+(e.g. a file that was moved); the checkpoint's monitor settings still win, the position
+is used as it is, and a different format or a file shorter than the position stays an
+error. Checkpoints of older streamrank versions (version 1) record no identity: they are
+refused unless ``--force-resume``. An empty, truncated or foreign checkpoint file is an
+error (exit 2) saying so. ``--resume`` without a checkpoint file starts from the
 beginning (with a note), so a supervisor can always pass it.
 
 Exit codes: 0 ok; 1 with ``--fail-on-alert`` when any report raised an alert (or the
-detector fired); 2 a usage or input error (the message names the file, row, column and
-value). Ctrl-C or SIGTERM (or ``--max-idle`` with ``--follow``) ends the stream cleanly,
-between two rows (`streamrank.events.StopGate`: a signal never interrupts an update): the
-final report, checkpoint, plot and summary are written, and the exit code is as at the
-end of the input.
+detector fired); 2 a usage or input error, never a traceback: the message names the
+file, row, column and value (a malformed row, a field over Python's CSV limit of 128 KiB,
+a number too large for a float, bytes that are not UTF-8, CR-only line ends, a column
+named twice in the header, a truncated gzip stream, another compression or UTF-16 text).
+Ctrl-C or SIGTERM (or ``--max-idle`` with ``--follow``) ends the stream cleanly, between
+two rows (`streamrank.events.StopGate`: a signal never interrupts an update): the final
+report, checkpoint, plot and summary are written, and the exit code is as at the end of
+the input.
 """
 
 from __future__ import annotations
 
+import gzip
 import json
 import math
 import os
 import re
 import sys
 import tempfile
+import zlib
 
 import click
 import numpy as np
+from click.core import ParameterSource
 
-from ._common import EXIT_ALERT, InputError, format_option, on_error_option, progress_option
+from ._common import (EXIT_ALERT, InputError, check_distinct_columns, check_output_folder,
+                      format_option, on_error_option, progress_option)
 
 __all__ = ["monitor", "read_checkpoint", "write_checkpoint"]
 
 _CKPT_FORMAT = "streamrank.monitor.checkpoint"
-_CKPT_VERSION = 1
+#: 2: the input's identity (path, fingerprint of its first bytes), the columns and
+#: ``--every`` are stored and checked on ``--resume``; 1 had only the position.
+_CKPT_VERSION = 2
 
 #: Report columns, in output order (``Report.as_dict`` keys).
 COLUMNS = ("events", "time", "n", "pending", "metric", "auc", "reference_auc", "se", "z",
@@ -62,12 +93,16 @@ def write_checkpoint(path, monitor_bytes: bytes, meta: dict) -> None:
     """Write a checkpoint atomically: temp file in the same directory, fsync, replace.
 
     The file is an ``np.savez`` archive (no pickle): ``meta`` (JSON: format, version,
-    input position, options) and ``monitor`` (`Monitor.to_bytes`).
+    input position and identity, options) and ``monitor`` (`Monitor.to_bytes`). The
+    temporary file is ``.NAME.PID.XXXX.tmp`` beside ``NAME``; those that a killed
+    writer left behind (their process is gone) are removed first.
     """
     path = os.path.abspath(os.fspath(path))
-    directory = os.path.dirname(path)
+    directory, base = os.path.split(path)
     meta = dict(meta, format=_CKPT_FORMAT, version=_CKPT_VERSION)
-    fd, tmp = tempfile.mkstemp(prefix=".ckpt-", suffix=".tmp", dir=directory)
+    _remove_stale_temps(directory, base)
+    fd, tmp = tempfile.mkstemp(prefix=f".{base}.{os.getpid()}.", suffix=".tmp",
+                               dir=directory)
     try:
         umask = os.umask(0)
         os.umask(umask)
@@ -94,20 +129,84 @@ def write_checkpoint(path, monitor_bytes: bytes, meta: dict) -> None:
         pass
 
 
+def _remove_stale_temps(directory, base) -> None:
+    """Remove ``.BASE.PID.*.tmp`` files whose writing process no longer runs."""
+    prefix = f".{base}."
+    try:
+        names = [n for n in os.listdir(directory)
+                 if n.startswith(prefix) and n.endswith(".tmp")]
+    except OSError:
+        return
+    for name in names:
+        pid = name[len(prefix):].split(".", 1)[0]
+        if not pid.isdigit() or (int(pid) != os.getpid() and _running(int(pid))):
+            continue
+        try:
+            os.unlink(os.path.join(directory, name))
+        except OSError:
+            pass
+
+
+def _running(pid) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:
+        return True   # another user's process
+    return True
+
+
 def read_checkpoint(path) -> tuple[dict, bytes]:
-    """``(meta, monitor_bytes)`` of a checkpoint written by `write_checkpoint`."""
+    """``(meta, monitor_bytes)`` of a checkpoint written by `write_checkpoint`.
+
+    Anything else (an empty, truncated or foreign file) is an `InputError` (exit 2)
+    saying so."""
     try:
         with np.load(os.fspath(path), allow_pickle=False) as z:
             meta = json.loads(str(z["meta"]))
             data = z["monitor"].tobytes()
-    except (OSError, ValueError, KeyError) as exc:
-        raise InputError(f"{path}: not a streamrank monitor checkpoint ({exc})") from None
+        if not isinstance(meta, dict):
+            raise ValueError("its metadata is not a JSON object")
+    except OSError as exc:
+        raise InputError(f"{path}: cannot read the checkpoint "
+                         f"({exc.strerror or exc})") from None
+    except Exception as exc:  # noqa: BLE001 (EOFError, BadZipFile, ValueError, KeyError)
+        what = "an empty file" if os.path.getsize(path) == 0 else f"{_reason(exc)}"
+        raise InputError(f"{path}: not a streamrank monitor checkpoint ({what})") from None
     if meta.get("format") != _CKPT_FORMAT:
-        raise InputError(f"{path}: not a streamrank monitor checkpoint")
-    if meta.get("version", 0) > _CKPT_VERSION:
-        raise InputError(f"{path}: checkpoint version {meta['version']} is newer than this "
+        raise InputError(f"{path}: not a streamrank monitor checkpoint (another archive)")
+    version = meta.get("version", 0)
+    if not isinstance(version, int) or isinstance(version, bool):
+        raise InputError(f"{path}: not a streamrank monitor checkpoint (its version is "
+                         f"{version!r})")
+    if version > _CKPT_VERSION:
+        raise InputError(f"{path}: checkpoint version {version} is newer than this "
                          f"streamrank (reads up to {_CKPT_VERSION})")
     return meta, data
+
+
+def _check_meta(meta, path) -> None:
+    """The position and counts a resumed run uses are what `write_checkpoint` wrote."""
+    def count(key, none_ok=False, min_value=0):
+        v = meta.get(key)
+        ok = (v is None and none_ok) or (isinstance(v, int) and not isinstance(v, bool)
+                                         and v >= min_value)
+        if not ok:
+            raise InputError(f"{path}: a damaged checkpoint ({key!r} is {v!r}, not a "
+                             f"count)")
+
+    count("rows")
+    count("offset", none_ok=True)
+    if "skipped" in meta:
+        count("skipped")
+    if "every" in meta:
+        count("every", min_value=1)
+
+
+def _reason(exc) -> str:
+    text = str(exc.args[0] if isinstance(exc, KeyError) and exc.args else exc).strip()
+    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
 
 
 # --------------------------------------------------------------------------- output
@@ -227,7 +326,13 @@ def _period(ctx, param, value):
 @click.option("--checkpoint-every", type=click.IntRange(min=1), default=10000,
               show_default=True, metavar="N", help="Rows between checkpoints.")
 @click.option("--resume", is_flag=True,
-              help="Continue from --checkpoint (state and input position).")
+              help="Continue from --checkpoint (state and input position). It must have "
+                   "been taken on this input (same file and first bytes, header, "
+                   "columns, options): anything else is an error.")
+@click.option("--force-resume", is_flag=True,
+              help="--resume even on another input, other columns or options, or an old "
+                   "checkpoint (the differences are printed; the checkpoint's monitor "
+                   "settings still win).")
 @click.option("--plot", type=click.Path(dir_okay=False), default=None,
               help="Write a PNG of the metric over events (or time) with alerts, at the end.")
 @click.option("--follow", "-f", is_flag=True,
@@ -236,63 +341,94 @@ def _period(ctx, param, value):
               help="With --follow: stop after SECONDS without a new line.")
 @click.option("--poll", type=click.FloatRange(min=0.001), default=0.2, show_default=True,
               metavar="SECONDS", help="With --follow: seconds between polls at the end.")
-@click.option("--input-format", type=click.Choice(["auto", "csv", "jsonl", "parquet"]),
+@click.option("--input-format",
+              type=click.Choice(["auto", "csv", "tsv", "jsonl", "parquet"]),
               default="auto", show_default=True,
-              help="Input format (auto: by extension, else by the first line).")
+              help="Input format (auto: by extension, else by the first bytes or line). "
+                   "Gzip-compressed text (.csv.gz) is read too.")
 @format_option
 @on_error_option
 @progress_option
 @click.pass_context
 def monitor(ctx, source, id_col, score_col, label_col, weight_col, time_col, window, period,
             reference, every, test, alpha, detector, min_window, labels, max_history,
-            fail_on_alert, checkpoint, checkpoint_every, resume, plot, follow, max_idle,
-            poll, input_format, fmt, on_error, progress):
+            fail_on_alert, checkpoint, checkpoint_every, resume, force_resume, plot, follow,
+            max_idle, poll, input_format, fmt, on_error, progress):
     """Monitor a stream of prediction events: exact rolling AUC, alerts on a drop.
 
-    FILE holds one event per row (CSV with a header, JSON lines, or Parquet); '-' reads
-    standard input. A row with a new id and a score is a prediction; a later row with the
+    FILE holds one event per row (CSV or TSV with a header, JSON lines, or Parquet; text
+    may be gzip-compressed); '-' reads standard input. A row with a new id and a score is a prediction; a later row with the
     same id and a label is its (late) label; a new score re-scores it. Every --every
     events a report line is printed (--format table|json|csv); an alert fires when the
     window's AUC is significantly below the reference window's (one-sided test, --test,
-    --alpha). A summary goes to stderr at the end.
+    --alpha). A summary goes to stderr at the end. --resume continues from a
+    --checkpoint taken on the same input with the same columns and options (anything
+    else is an error unless --force-resume).
 
     \b
     Example:
       streamrank monitor events.csv --time ts --period 1h --every 500 \\
           --checkpoint mon.ckpt --plot auc.png --fail-on-alert
     """
-    from ..events import Columns, EventError, EventParser, EventSource, Position, StopGate
+    from ..events import (HEAD_BYTES, Columns, EventError, EventParser, EventSource,
+                          InputMismatch, Position, StopGate)
     from ..monitor import Monitor
 
+    resume = resume or force_resume
     if window is not None and period is not None:
         raise click.UsageError("--window and --period are exclusive (a window of events or "
                                "of time).")
     if period is not None and time_col is None:
         raise click.UsageError("--period needs --time (the time column).")
     if resume and checkpoint is None:
-        raise click.UsageError("--resume needs --checkpoint PATH.")
-    if follow and source == "-":
-        raise click.UsageError("--follow is for files; standard input is read until it "
-                               "closes.")
-    if source != "-" and not os.path.isfile(source):
+        raise click.UsageError(f"--{'force-' if force_resume else ''}resume needs "
+                               "--checkpoint PATH.")
+    check_distinct_columns({"--id": id_col, "--score": score_col, "--label": label_col,
+                            "--weight": weight_col, "--time": time_col})
+    if source != "-" and not os.path.exists(source):
         raise InputError(f"{source}: no such file")
+    if source != "-" and os.path.isdir(source):
+        raise InputError(f"{source}: a directory, not a file")
+    if follow and (source == "-" or not os.path.isfile(source)):
+        raise click.UsageError("--follow is for files; standard input is read until it "
+                               "closes." if source == "-" else "--follow is for regular "
+                               "files; a pipe is read until it closes.")
     if follow and input_format == "parquet" or (
             follow and source.lower().endswith((".parquet", ".pq"))):
         raise click.UsageError("--follow cannot follow a Parquet file (it is replayed).")
+    _check_outputs(source, checkpoint, plot)
+    name = _name(source)
+    given = {p for p in ctx.params
+             if ctx.get_parameter_source(p) is ParameterSource.COMMANDLINE}
 
     # ---- state: fresh, or from the checkpoint
     meta = None
+    differences: list = []      # how this run differs from the checkpoint's
     if resume:
         if os.path.exists(checkpoint):
             meta, data = read_checkpoint(checkpoint)
             try:
                 mon = Monitor.from_bytes(data)
-            except (ValueError, TypeError, KeyError) as exc:
-                raise InputError(f"{checkpoint}: a damaged checkpoint ({exc})") from None
-            _warn_ignored(ctx, mon, period)
+            except Exception as exc:  # noqa: BLE001 (whatever a damaged snapshot raises)
+                raise InputError(f"{checkpoint}: a damaged checkpoint ({_reason(exc)})") \
+                    from None
+            version = meta.get("version", 1)
+            if version < 2:
+                if not force_resume:
+                    raise InputError(
+                        f"{checkpoint}: a checkpoint of an older streamrank (version "
+                        f"{version}): it does not record the input, columns and options "
+                        f"it was taken with, so resuming it on {name} cannot be checked. "
+                        "Use --force-resume to resume it anyway (the position is used "
+                        "as it is).")
+                _note(f"--force-resume: checkpoint version {version} resumed without "
+                      "checking its input, columns and options.")
+            _check_meta(meta, checkpoint)
+            differences += _option_differences(ctx, given, mon, period, meta, every)
+            if "every" in meta and "every" not in given:
+                every = meta["every"]
         else:
-            click.echo(f"streamrank monitor: no checkpoint at {checkpoint} yet; starting "
-                       "from the beginning.", err=True)
+            _note(f"no checkpoint at {checkpoint} yet; starting from the beginning.")
     if meta is None:
         try:
             mon = Monitor(window=window, period=period, reference=reference, test=test,
@@ -309,94 +445,144 @@ def monitor(ctx, source, id_col, score_col, label_col, weight_col, time_col, win
     # ---- input
     columns = Columns(id=id_col or "id", id_required=id_col is not None, score=score_col,
                       label=label_col, weight=weight_col, time=time_col)
+    wanted = {"id": columns.id, "score": score_col, "label": label_col,
+              "weight": weight_col, "time": time_col}
     gate = StopGate()
-    try:
-        src = EventSource(source, fmt=input_format, follow=follow, poll=poll,
-                          max_idle=max_idle, start=start, gate=gate)
-        parser = EventParser(src, columns)
-    except EventError as exc:
-        raise InputError(f"{_name(source)}: {exc}") from None
-    except (OSError, ValueError) as exc:
-        raise InputError(f"{_name(source)}: {exc}") from None
-    name = src.name
-    if meta is not None:
-        if meta.get("input_format") and meta["input_format"] != src.format:
-            raise InputError(f"{name}: the checkpoint was taken on {meta['input_format']} "
-                             f"input, this is {src.format}")
-        if meta.get("header") is not None and meta["header"] != src.header:
-            raise InputError(f"{name}: its header {src.header} differs from the "
-                             f"checkpoint's {meta['header']}")
-        if meta.get("iso_time"):
-            parser.iso_time = True
+    status = {"error": None, "at": None, "decided": False}
 
-    printer = _Printer(fmt, lambda: parser.iso_time, show_time=time_col is not None)
-    event_columns = {"score": score_col, "label": label_col, "weight": weight_col,
-                     "time": time_col}
-    observe, report = mon.observe, mon.report
-    events = mon.stats
-    status = {"error": None}
+    def on_mismatch(message):
+        text = f"{name}: {message}"
+        if not status["decided"]:
+            differences.append(text)
+        elif force_resume:
+            _note(f"--force-resume: {text}")
+        else:
+            raise InputMismatch(f"{message}. The checkpoint {checkpoint} was taken on "
+                                "another input; use --force-resume to resume it anyway.")
 
-    def save(position):
-        if checkpoint is None:
+    with gate:   # from here on Ctrl-C and SIGTERM stop between rows
+        try:
+            src = EventSource(source, fmt=input_format, follow=follow, poll=poll,
+                              max_idle=max_idle, start=start, gate=gate)
+        except KeyboardInterrupt:      # stopped while waiting for the first line
+            src = None
+        except EventError as exc:
+            raise InputError(_located(name, exc)) from None
+        except (OSError, EOFError, zlib.error) as exc:
+            raise InputError(f"{name}: {_read_error(exc)}") from None
+        except ValueError as exc:   # cannot follow a compressed file, not Parquet, ...
+            raise InputError(f"{name}: {exc}") from None
+        if src is None:
+            _summary(mon, skipped, None, True, bool(meta and meta.get("iso_time")))
             return
-        write_checkpoint(checkpoint, mon.to_bytes(), {
-            "source": name, "input_format": src.format, "rows": position.rows,
-            "offset": position.offset, "header": src.header, "skipped": skipped,
-            "iso_time": parser.iso_time, "columns": [id_col, score_col, label_col,
-                                                      weight_col, time_col]})
-
-    bar = _progress_bar(progress, src, follow)
-    since_ckpt = 0
-    try:
-        gate.__enter__()
-        for row, rec in src:
+        try:
             try:
-                key, score, label, weight, t = parser(row, rec)
-                observe(key, score=score, label=label, weight=weight, time=t)
-            except (ValueError, TypeError) as exc:   # EventError, or the Monitor's
-                message = (_located(name, exc) if isinstance(exc, EventError) else
-                           _rejected(name, row, exc, event_columns))
-                if on_error == "fail":
-                    status["error"] = message
-                    break
-                skipped += 1
-                _note_skip(skipped, message)
-            else:
-                if events["events"] % every == 0:
-                    printer(report())
-            since_ckpt += 1
-            if since_ckpt >= checkpoint_every:
-                save(src.position)
-                since_ckpt = 0
-            if bar is not None and row % 4096 == 0:
-                bar.update(src.position.offset - bar.n)
-            if gate.requested:
-                break
-    except KeyboardInterrupt:
-        pass
-    except EventError as exc:  # a file truncated under a resume, ...
-        status["error"] = _located(name, exc)
-    finally:
-        gate.__exit__()
-        interrupted = gate.requested
-        if bar is not None:
-            bar.close()
-        src.close()
+                parser = EventParser(src, columns)
+            except EventError as exc:
+                raise InputError(_located(name, exc)) from None
+            if meta is not None:
+                _check_input(meta, src, parser, wanted, checkpoint, differences,
+                             on_mismatch)
+                if differences and not force_resume:
+                    raise InputError(
+                        f"{checkpoint}: the checkpoint belongs to another run:\n  - "
+                        + "\n  - ".join(differences)
+                        + "\nUse --force-resume to resume it anyway.")
+                for text in differences:
+                    _note(f"--force-resume: {text}")
+                status["decided"] = True
+                if meta.get("iso_time"):
+                    parser.iso_time = True
+                if meta.get("columns") == wanted and meta.get("resolved"):
+                    parser.restore(meta["resolved"])
+            printer = _Printer(fmt, lambda: parser.iso_time,
+                               show_time=time_col is not None)
+            event_columns = {"score": score_col, "label": label_col,
+                             "weight": weight_col, "time": time_col}
+
+            def save(position, head):
+                if checkpoint is None:
+                    return
+                # the bytes before the position (a replayed Parquet file: its start)
+                n, digest = src.head(None if src.format == "parquet"
+                                     else min(HEAD_BYTES, head))
+                meta_out = {
+                    "source": {"identity": src.identity, "head_bytes": n,
+                               "head_sha256": digest},
+                    "input_format": src.format, "rows": position.rows,
+                    "offset": position.offset, "header": src.header, "skipped": skipped,
+                    "iso_time": parser.iso_time, "columns": wanted,
+                    "resolved": parser.resolved, "every": every}
+                try:
+                    write_checkpoint(checkpoint, mon.to_bytes(), meta_out)
+                except OSError as exc:
+                    raise InputError(f"{checkpoint}: cannot write the checkpoint "
+                                     f"({exc.strerror or exc})") from None
+
+            observe, report = mon.observe, mon.report
+            events = mon.stats
+            bar = _progress_bar(progress, src, follow)
+            since_ckpt = 0
+            try:
+                for row, rec in src:
+                    try:
+                        key, score, label, weight, t = parser(row, rec)
+                        observe(key, score=score, label=label, weight=weight, time=t)
+                    except (ValueError, TypeError) as exc:   # EventError, or the Monitor's
+                        message = (_located(name, exc) if isinstance(exc, EventError) else
+                                   _rejected(name, row, exc, event_columns))
+                        if on_error == "fail":
+                            status["error"] = message + (" (use --on-error skip to skip "
+                                                         "bad rows)")
+                            status["at"] = (src.before, src.consumed_before)
+                            break
+                        skipped += 1
+                        _note_skip(skipped, message)
+                    else:
+                        if events["events"] % every == 0:
+                            printer(report())
+                    since_ckpt += 1
+                    if since_ckpt >= checkpoint_every:
+                        save(src.position, src.consumed)
+                        since_ckpt = 0
+                    if bar is not None and row % 4096 == 0:
+                        bar.update(src.position.offset - bar.n)
+                    if gate.requested:
+                        break
+            except KeyboardInterrupt:
+                pass
+            except InputMismatch as exc:  # nothing read: the checkpoint stays as it is
+                raise InputError(_located(name, exc)) from None
+            except EventError as exc:
+                status["error"] = _located(name, exc)
+            except _READ_ERRORS as exc:   # a damaged gzip stream, a failing disk, ...
+                status["error"] = (f"{name}, row {src.position.rows + 1}: "
+                                   f"{_read_error(exc)}")
+            finally:
+                if bar is not None:
+                    bar.close()
+        finally:
+            src.close()
+    interrupted = gate.requested
 
     # ---- the end: checkpoint, final report, plot, summary. The checkpoint comes first:
     # the final report is off the --every schedule, and a resumed run must not find it
     # (nor the value it fed the detector) in the state it continues from.
-    save(src.before if status["error"] else src.position)
+    save(*(status["at"] or (src.position, src.consumed)))
     if mon.stats["events"] and printer.last_events != mon.stats["events"]:
         printer(report())
     if plot is not None:
         from ..monitor import plot_history
 
-        plot_history(mon.history, plot, title=f"streamrank monitor: {name}",
-                     dates=parser.iso_time)
+        try:
+            plot_history(mon.history, plot, title=f"streamrank monitor: {name}",
+                         dates=parser.iso_time)
+        except OSError as exc:
+            raise InputError(f"{plot}: cannot write the plot ({exc.strerror or exc})") \
+                from None
     _summary(mon, skipped, plot, interrupted, parser.iso_time)
     if status["error"]:
-        raise InputError(status["error"] + (" (use --on-error skip to skip bad rows)"))
+        raise InputError(status["error"])
     if fail_on_alert and mon.stats["alerts"]:
         ctx.exit(EXIT_ALERT)
 
@@ -436,21 +622,87 @@ def _rejected(name, row, exc, event_columns) -> str:
     return f"{name}, row {row}, column {column!r}: must be {text[m.end():]}"
 
 
-def _warn_ignored(ctx, mon, period):
-    """Monitor options given on the command line that differ from the checkpoint's."""
-    from click.core import ParameterSource
+def _note(text) -> None:
+    click.echo(f"streamrank monitor: {text}", err=True)
 
+
+#: What reading an input may raise besides `EventError`: a damaged or truncated gzip
+#: stream (OSError, EOFError, zlib.error), a failing disk, a bad Parquet file.
+_READ_ERRORS = (OSError, EOFError, ValueError, zlib.error)
+
+
+def _read_error(exc) -> str:
+    if isinstance(exc, EOFError):
+        return f"the compressed stream ends early: the file is truncated ({exc})"
+    if isinstance(exc, (zlib.error, gzip.BadGzipFile)):
+        return f"the compressed stream is damaged ({exc})"
+    if isinstance(exc, OSError):
+        return f"cannot read it ({exc.strerror or exc})"
+    return f"cannot read it ({exc})"
+
+
+def _check_outputs(source, checkpoint, plot) -> None:
+    """Before any work: the output files' folders exist and can be written, and no
+    output is the input."""
+    outputs = [(opt, path) for opt, path in (("--checkpoint", checkpoint), ("--plot", plot))
+               if path is not None]
+    for opt, path in outputs:
+        check_output_folder(path, opt)
+        folder = os.path.dirname(os.path.abspath(path))
+        if not os.access(folder, os.W_OK | os.X_OK):
+            raise click.BadParameter(f"the folder {folder!r} is not writable.",
+                                     param_hint=f"'{opt}'")
+        if source != "-" and os.path.exists(path) and os.path.samefile(path, source):
+            raise click.BadParameter(f"{path!r} is the input file.", param_hint=f"'{opt}'")
+    if len(outputs) == 2 and os.path.abspath(checkpoint) == os.path.abspath(plot):
+        raise click.UsageError("--checkpoint and --plot name the same file.")
+
+
+def _option_differences(ctx, given, mon, period, meta, every) -> list:
+    """The options given on the command line that differ from the checkpoint's run."""
     current = {"window": mon.window, "period": mon.period, "reference": mon.reference,
                "test": mon.test, "alpha": mon.alpha, "detector": mon._detector_spec,
                "min_window": mon.min_window, "labels": mon.labels,
                "max_history": mon.max_history}
+    out = []
     for name in _MONITOR_OPTIONS:
-        if ctx.get_parameter_source(name) is ParameterSource.COMMANDLINE:
+        if name in given:
             value = period if name == "period" else ctx.params[name]
             if value != current[name]:
-                click.echo(f"streamrank monitor: --{name.replace('_', '-')} {value} ignored: "
-                           f"the checkpoint's monitor has {name}={current[name]!r}.",
-                           err=True)
+                out.append(f"--{name.replace('_', '-')} {value}: the checkpoint's monitor "
+                           f"has {name}={current[name]!r} (which a resumed run keeps)")
+    if "every" in given and "every" in meta and every != meta["every"]:
+        out.append(f"--every {every}: the checkpoint's run reported every {meta['every']}")
+    return out
+
+
+def _check_input(meta, src, parser, wanted, checkpoint, differences, on_mismatch) -> None:
+    """Compare the input and columns with the checkpoint's; a different format is an
+    error whatever --force-resume says, the rest goes to ``differences``."""
+    name = src.name
+    if meta.get("input_format") and meta["input_format"] != src.format:
+        raise InputError(f"{name}: the checkpoint was taken on {meta['input_format']} "
+                         f"input, this is {src.format}")
+    if meta.get("header") is not None and meta["header"] != src.header:
+        differences.append(f"{name}: its header {src.header} differs from the "
+                           f"checkpoint's {meta['header']}")
+    source = meta.get("source")
+    if not isinstance(source, dict):
+        return   # an old checkpoint (version 1), resumed with --force-resume
+    if source.get("identity") != src.identity:
+        differences.append(f"the input is {src.identity}; the checkpoint was taken on "
+                           f"{source.get('identity')}")
+    old = meta.get("columns") or {}
+    for role, column in wanted.items():
+        if old.get(role) != column:
+            differences.append(f"--{role} is {_shown(column)}; the checkpoint's run read "
+                               f"{_shown(old.get(role))}")
+    if "head_bytes" in source:
+        src.expect_head(source["head_bytes"], source.get("head_sha256"), on_mismatch)
+
+
+def _shown(column) -> str:
+    return "(none)" if column is None else repr(column)
 
 
 def _progress_bar(progress, src, follow):

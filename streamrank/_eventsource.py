@@ -1,0 +1,653 @@
+"""The byte side of `streamrank.events`: opening an input (plain, gzip), reading complete
+lines (following a growing file), positions and the fingerprint a checkpoint keeps.
+
+`EventSource` is documented in `streamrank.events`, which re-exports everything public
+here.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import os
+import re
+import stat as _stat
+import time as _time
+from typing import Iterator, NamedTuple
+
+__all__ = ["FORMATS", "HEAD_BYTES", "EventError", "EventSource", "InputMismatch",
+           "Position", "StopGate", "detect_format"]
+
+FORMATS = ("csv", "tsv", "jsonl", "parquet")
+_EXT = {".csv": "csv", ".tsv": "tsv", ".tab": "tsv", ".txt": "csv", ".jsonl": "jsonl",
+        ".ndjson": "jsonl", ".json": "jsonl", ".parquet": "parquet", ".pq": "parquet"}
+
+
+class Position(NamedTuple):
+    """Where a reader is: ``rows`` consumed (header excluded), and the byte ``offset``
+    just past the last of them (None when not seekable: a pipe, standard input, a
+    compressed file, Parquet)."""
+
+    rows: int
+    offset: int | None
+
+
+class EventError(ValueError):
+    """A bad row: ``row`` (1-based), the ``column`` and ``value`` at fault (if any), and
+    a ``reason``. ``str()`` is ``"row 3, column 'score': 'abc': not a number"``."""
+
+    def __init__(self, reason, row=None, column=None, value=None):
+        self.reason, self.row, self.column, self.value = reason, row, column, value
+        where = self.where()
+        super().__init__(f"{where}: {reason}" if where else reason)
+
+    def where(self, file=None) -> str:
+        parts = [] if file is None else [str(file)]
+        if self.row is not None:
+            parts.append(f"row {self.row}")
+        if self.column is not None:
+            parts.append(f"column {self.column!r}")
+        text = ", ".join(parts)
+        return text if self.value is None else f"{text}: {self.value!r}"
+
+
+def detect_format(path: str, first_line: str | None = None) -> str:
+    """``csv``, ``tsv``, ``jsonl`` or ``parquet`` from the file extension (a ``.gz``
+    suffix aside), else from the first line (``{`` starts JSON lines).
+
+    >>> detect_format("events.csv.gz"), detect_format("log", '{"id": 1}')
+    ('csv', 'jsonl')
+    """
+    path = str(path)
+    if path.lower().endswith(".gz"):
+        path = path[:-3]
+    ext = os.path.splitext(path)[1].lower()
+    if ext in _EXT:
+        return _EXT[ext]
+    if first_line is not None and first_line.lstrip().startswith("{"):
+        return "jsonl"
+    return "csv"
+
+
+# --------------------------------------------------------------------------- stopping
+class StopGate:
+    """Turns Ctrl-C (SIGINT) and SIGTERM into a *request* to stop between rows.
+
+    A signal arriving while a row is being processed only sets `requested`; the loop
+    checks it after the row, so the monitor's state is never left half-updated (a
+    `KeyboardInterrupt` in the middle of an update could not be undone). A signal
+    arriving while the source *waits* (a poll at the end of a followed file, a read on
+    standard input) raises `KeyboardInterrupt` there, so a stop does not wait for a
+    next line that may never come. Use as a context manager (the previous handlers come
+    back on exit; outside the main thread it installs nothing).
+    """
+
+    def __init__(self):
+        self.requested = False
+        self.blocking = False
+        self.signal = None
+        self._old: dict = {}
+
+    def _handler(self, signum, frame):
+        self.requested = True
+        self.signal = signum
+        if self.blocking:
+            raise KeyboardInterrupt
+
+    def __enter__(self):
+        import signal
+        import threading
+
+        if threading.current_thread() is threading.main_thread():
+            for sig in (signal.SIGINT, signal.SIGTERM):
+                self._old[sig] = signal.signal(sig, self._handler)
+        return self
+
+    def __exit__(self, *exc):
+        import signal
+
+        for sig, old in self._old.items():
+            signal.signal(sig, old)
+        self._old.clear()
+
+
+# --------------------------------------------------------------------------- sources
+#: Bytes at the start of an input that a checkpoint fingerprints (`EventSource.head`).
+HEAD_BYTES = 1 << 16
+
+_OTHER_COMPRESSION = ((b"BZh", "bzip2"), (b"\xfd7zXZ\x00", "xz"),
+                      (b"\x28\xb5\x2f\xfd", "zstd"), (b"PK\x03\x04", "zip"),
+                      (b"\x04\x22\x4d\x18", "lz4"))
+
+
+class InputMismatch(EventError):
+    """The input is not the one a resumed position belongs to (another file, one
+    truncated or rewritten, a stream shorter than the position): nothing was read."""
+
+
+def _peek(stream, n=16) -> bytes:
+    """The first ``n`` bytes of a stream, left unread (b"" when it cannot tell)."""
+    if hasattr(stream, "peek"):
+        return stream.peek(n)[:n]
+    if getattr(stream, "seekable", lambda: False)():
+        pos = stream.tell()
+        data = stream.read(n)
+        stream.seek(pos)
+        return data
+    return b""
+
+
+def _sniff(head: bytes) -> str | None:
+    """``gzip``, ``parquet``, another compression, ``utf-16``, or None (text)."""
+    if head[:2] == b"\x1f\x8b":
+        return "gzip"
+    if head[:4] == b"PAR1":
+        return "parquet"
+    if head[:2] in (b"\xff\xfe", b"\xfe\xff"):
+        return "utf-16"
+    for magic, kind in _OTHER_COMPRESSION:
+        if head.startswith(magic) and (kind != "bzip2" or head[4:10] == b"1AY&SY"):
+            return kind
+    return None
+
+
+def _csv_reason(exc: csv.Error) -> str:
+    """What Python's CSV parser found, in the words of a row error."""
+    text = str(exc)
+    m = re.match(r"field larger than field limit \((\d+)\)", text)
+    if m:
+        return f"a field longer than {m.group(1)} characters (the CSV field limit)"
+    if text.startswith("new-line character seen in unquoted field"):
+        return ("a carriage return (\\r) inside an unquoted field: are the line ends CR "
+                "only (old Mac)? Lines must end with LF or CRLF")
+    return f"not CSV ({text})"
+
+
+class _DupDict(dict):
+    """A JSON object with a repeated field (`dups`: the repeated names)."""
+
+    dups: tuple = ()
+
+
+def _object(pairs):
+    d = dict(pairs)
+    if len(d) != len(pairs):
+        seen: set = set()
+        d = _DupDict(d)
+        d.dups = tuple({k for k, _ in pairs if k in seen or seen.add(k)})
+    return d
+
+
+_JSON = json.JSONDecoder(object_pairs_hook=_object).decode
+
+
+class EventSource:
+    """The rows of an event stream, one at a time, with the position after each.
+
+    Parameters
+    ----------
+    stream : binary file object or path
+        A path (opened here; a regular file is seekable: byte offsets), ``"-"`` for
+        standard input, or an open binary stream. Gzip-compressed input (by its first
+        bytes) is decompressed (not seekable then); other compressions and UTF-16 text
+        are refused with an `EventError`.
+    fmt : {"auto", "csv", "tsv", "jsonl", "parquet"}
+        ``auto``: from the extension (a ``.gz`` suffix aside), else from the first bytes
+        (Parquet) or the first line (``{`` starts JSON lines).
+    follow : bool
+        Poll at the end of the file for more lines (``tail -f``); a regular file only.
+    poll, max_idle : float
+        Seconds between polls; stop after ``max_idle`` idle seconds (None: never).
+    start : Position, optional
+        Resume here: seek to ``start.offset`` (a seekable file) or skip ``start.rows``
+        rows. The CSV header is read from the start of the file either way.
+    name : str, optional
+        The name used in messages (default: the path, or ``<stdin>``).
+    gate : StopGate, optional
+        Marks the waits (reads, polls) where a stop signal may interrupt, and ends a
+        followed file's polling once a stop was requested.
+
+    Attributes
+    ----------
+    header : list of str or None
+        CSV column names (None for JSON lines; Parquet: the schema's names).
+    identity : str
+        What the input is, for a checkpoint: the real path of a regular file, the
+        absolute path of another file (a named pipe), ``<stdin>``, or the stream's name.
+    position : Position
+        After the last row yielded.
+    before : Position
+        Before the last row yielded (where a checkpoint taken because of that row's
+        failure must point).
+    stopped : bool
+        True once a followed file's reading stopped (idle, or a stop request) rather
+        than ended: a last line without its newline, or a CSV record cut inside a quoted
+        field, was left unread for the next run.
+
+    Notes
+    -----
+    In follow mode a line is read only once complete (its newline written), on every
+    stop path: at the idle timeout or a stop request the fragment is left unread and the
+    position stays before it. Without ``follow`` the end of the input is real, and a
+    last line without a newline is read as a row. Blank lines (only spaces, tabs or a
+    CR) are skipped; they keep their number, so CSV row ``r`` is on line ``r + 1`` when
+    no field holds a line break. Each line costs ``O(its length)``; memory is one line.
+    """
+
+    def __init__(self, stream, *, fmt="auto", follow=False, poll=0.2, max_idle=None,
+                 start: Position | None = None, name=None, gate: StopGate | None = None):
+        import sys
+
+        self._owned = False
+        self.gate = gate
+        self.path = None
+        self.compression = None
+        self.follow, self.poll, self.max_idle = follow, poll, max_idle
+        self.stopped = False
+        self.seekable = False     # set once the format is known
+        self._idle_since = None
+        self._pending = b""       # bytes read past the last complete line
+        self._offset = 0          # bytes of the complete lines read
+        self._head = bytearray()  # the first HEAD_BYTES of a stream (fingerprint)
+        self._expect = None       # (bytes, sha256, on_mismatch) still to check
+        self._raw = None          # the file under a decompressor
+        regular = False
+        if isinstance(stream, (str, os.PathLike)) and str(stream) == "-":
+            stream = sys.stdin.buffer
+            self.name = name or "<stdin>"
+            self.identity = "<stdin>"
+        elif isinstance(stream, (str, os.PathLike)):
+            self.path = os.fspath(stream)
+            self.name = name or self.path
+            stream = open(self.path, "rb")  # noqa: SIM115 (closed in close())
+            self._owned = True
+            regular = _stat.S_ISREG(os.fstat(stream.fileno()).st_mode)
+            self.identity = (os.path.realpath(self.path) if regular
+                             else os.path.abspath(self.path))
+        else:
+            self.name = name or getattr(stream, "name", "<stream>")
+            self.identity = str(self.name)
+        self.stream = stream
+        try:
+            self._open(fmt, regular, start)
+        except BaseException:
+            self.close()
+            raise
+
+    def _open(self, fmt, regular, start):
+        if self.follow and not regular:
+            raise ValueError("only a regular file can be followed (a pipe or standard "
+                             "input is read until it closes)")
+        kind = _sniff(self._blocking(_peek, self.stream))
+        if kind == "parquet" and fmt == "auto":
+            fmt = "parquet"
+        elif kind == "gzip" and fmt != "parquet":
+            if self.follow:
+                raise ValueError("a gzip-compressed file cannot be followed (it is read "
+                                 "to its end)")
+            import gzip
+
+            self._raw = self.stream
+            self.stream = gzip.GzipFile(fileobj=self.stream, mode="rb")
+            self.compression = "gzip"
+        elif kind == "utf-16":
+            raise EventError("UTF-16 text (it starts with a UTF-16 byte-order mark): "
+                             "events must be UTF-8; convert it, e.g. "
+                             "iconv -f UTF-16 -t UTF-8")
+        elif kind is not None and kind != "parquet":
+            raise EventError(f"{kind}-compressed: events must be plain or "
+                             f"gzip-compressed text; decompress it first and pipe it in "
+                             f"(... | streamrank monitor -)")
+        if fmt == "auto":
+            base = str(self.path or self.name)
+            if base.lower().endswith(".gz"):
+                base = base[:-3]
+            if os.path.splitext(base)[1].lower() in _EXT:
+                fmt = detect_format(base)
+            else:
+                first = self._first_line()
+                fmt = detect_format(base, first.decode("utf-8", "replace"))
+        if fmt not in FORMATS:
+            raise ValueError(f"unknown input format {fmt!r}; use one of {FORMATS}")
+        if fmt == "parquet" and (self.path is None or not regular):
+            raise ValueError("Parquet is read from a file (not a pipe or standard input)")
+        self.format = fmt
+        self.delimiter = "\t" if fmt == "tsv" else ","
+        self.seekable = regular and self.compression is None and fmt != "parquet"
+        self._start = start or Position(0, 0 if self.seekable else None)
+        self._rows = 0
+        self._prev = self._start
+        self.header = None
+        if fmt == "parquet":
+            import pyarrow.parquet as pq
+
+            self.close()
+            self._owned = False
+            self._pq = pq.ParquetFile(self.path)
+            self.header = list(self._pq.schema_arrow.names)
+        elif fmt != "jsonl":
+            self._read_header()
+        self._end = self._offset  # bytes up to the end of the last record
+        self._prev_end = self._end
+
+    # ------------------------------------------------------------------ position
+    @property
+    def position(self) -> Position:
+        return Position(self._rows, self._end if self.seekable else None)
+
+    @property
+    def before(self) -> Position:
+        return self._prev
+
+    @property
+    def consumed(self) -> int:
+        """Bytes of the (decompressed) input up to `position`, the header included."""
+        return self._end
+
+    @property
+    def consumed_before(self) -> int:
+        """Bytes of the input up to `before`."""
+        return self._prev_end
+
+    def close(self) -> None:
+        if self._owned:
+            self.stream.close()
+            if self._raw is not None:  # under a GzipFile, which leaves it open
+                self._raw.close()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    # ------------------------------------------------------------------ fingerprint
+    def head(self, n: int | None = None) -> tuple[int, str]:
+        """``(n, sha256 hex)`` of the input's first ``n`` bytes (default: the bytes up to
+        `position`, at most `HEAD_BYTES`; a Parquet file: its first `HEAD_BYTES`).
+
+        A checkpoint stores it; `expect_head` checks a resumed input against it.
+        """
+        import hashlib
+
+        if n is None:
+            n = min(HEAD_BYTES, os.path.getsize(self.path) if self.format == "parquet"
+                    else self.consumed)
+        data = self._head_bytes(n)
+        return n, hashlib.sha256(data[:n]).hexdigest()
+
+    def _head_bytes(self, n) -> bytes:
+        if self.seekable and not self.stream.closed:
+            return os.pread(self.stream.fileno(), n, 0)
+        if self.seekable or self.format == "parquet":
+            with open(self.path, "rb") as f:
+                return f.read(n)
+        return bytes(self._head[:n])
+
+    def expect_head(self, n: int, digest: str, on_mismatch=None) -> None:
+        """Check that the input starts with the ``n`` bytes whose SHA-256 is ``digest``.
+
+        A file is checked now; a stream (standard input, a compressed file) as its first
+        ``n`` bytes are read, before any row past them. A mismatch calls
+        ``on_mismatch(message)`` (default: raise `InputMismatch`).
+        """
+        self._expect = (int(n), digest, on_mismatch)
+        if self.seekable or self.format == "parquet" or len(self._head) >= n:
+            self._check_head()
+
+    def _check_head(self, ended=False) -> None:
+        n, digest, on_mismatch = self._expect
+        if not (ended or self.seekable or self.format == "parquet") and len(self._head) < n:
+            return  # a stream: not read that far yet
+        data = self._head_bytes(n)
+        self._expect = None
+        if len(data) < n:
+            message = (f"it has {len(data)} bytes, fewer than the {n} the checkpoint "
+                       "fingerprinted: it was truncated or replaced")
+        elif self.head(n)[1] != digest:
+            message = (f"its first {n} bytes differ from those of the input the "
+                       "checkpoint was taken on (another file, or one rewritten)")
+        else:
+            return
+        if on_mismatch is None:
+            raise InputMismatch(message)
+        on_mismatch(message)
+
+    # ------------------------------------------------------------------ lines
+    def _blocking(self, read, *args):
+        """``read(*args)`` as a wait: a stop signal may interrupt it."""
+        gate = self.gate
+        if gate is None:
+            return read(*args)
+        gate.blocking = True
+        try:
+            return read(*args)
+        finally:
+            gate.blocking = False
+
+    def _read(self) -> bytes:
+        chunk = self._blocking(self.stream.readline)
+        if len(self._head) < HEAD_BYTES and not self.seekable:
+            self._head.extend(chunk[:HEAD_BYTES - len(self._head)])
+            if self._expect is not None:
+                self._check_head()
+        return chunk
+
+    def _next_line(self) -> bytes | None:
+        """The next complete line (a real end: the last line, newline or not), or None
+        at the end (in follow mode, a stop: `stopped`, the fragment kept unread)."""
+        pending = self._pending
+        if pending[-1:] == b"\n":
+            self._pending = b""
+            self._offset += len(pending)
+            return pending
+        while True:
+            chunk = self._read()
+            if chunk:
+                if pending:
+                    chunk = pending + chunk
+                if chunk[-1:] == b"\n":
+                    self._pending = b""
+                    self._offset += len(chunk)
+                    self._idle_since = None
+                    return chunk
+                pending = chunk  # no newline yet (or the last line of the input)
+                continue
+            if self.follow and self._wait():
+                continue
+            if self.follow:
+                self._pending = pending
+                self.stopped = True
+                return None
+            self._pending = b""
+            self._offset += len(pending)
+            return pending or None
+
+    def _first_line(self) -> bytes:
+        """The first line, read ahead (to sniff the format) and kept for the reader."""
+        line = self._whole_line("first line")
+        self._offset -= len(line)
+        self._pending = line
+        return line
+
+    def _whole_line(self, what) -> bytes:
+        line = self._next_line()
+        if line is None and self.stopped:
+            if self.gate is not None and self.gate.requested:
+                raise KeyboardInterrupt
+            raise EventError(f"no complete {what} after {self.max_idle:g} s idle (the file "
+                             "is empty, or that line has no line end yet)")
+        return line or b""
+
+    def _read_header(self) -> None:
+        line = self._whole_line("header line")
+        try:
+            text = line.decode("utf-8-sig").rstrip("\r\n")
+        except UnicodeDecodeError as exc:
+            raise EventError(f"the header line is not UTF-8 text ({exc.reason} at byte "
+                             f"{exc.start})") from None
+        if not text.strip():
+            raise EventError("no header line (an empty input)", row=None)
+        try:
+            self.header = next(csv.reader([text], delimiter=self.delimiter))
+        except csv.Error as exc:
+            raise EventError(f"the header line {text[:60]!r}: {_csv_reason(exc)}") \
+                from None
+
+    def _wait(self) -> bool:
+        """Sleep one poll at the end of a followed file; False once idle too long."""
+        gate = self.gate
+        if gate is not None and gate.requested:
+            return False
+        now = _time.monotonic()
+        if self._idle_since is None:
+            self._idle_since = now
+        if self.max_idle is not None and now - self._idle_since >= self.max_idle:
+            return False
+        self._blocking(_time.sleep, self.poll)
+        return True
+
+    def _lines(self) -> Iterator[str]:
+        """Complete lines, decoded (`_bad_text` holds a line's UTF-8 error)."""
+        codec = "utf-8-sig" if self._offset == 0 else "utf-8"  # a JSON file's BOM
+        self._idle_since = None
+        readline, gate = self.stream.readline, self.gate
+        while True:
+            if self._pending or (len(self._head) < HEAD_BYTES and not self.seekable):
+                raw = self._next_line()       # the careful way: a fragment, the head
+            else:                             # the common case: one whole line
+                if gate is None:
+                    raw = readline()
+                else:
+                    gate.blocking = True
+                    try:
+                        raw = readline()
+                    finally:
+                        gate.blocking = False
+                if raw[-1:] == b"\n":
+                    self._offset += len(raw)
+                    self._idle_since = None
+                else:
+                    self._pending = raw
+                    raw = self._next_line()
+            if raw is None:
+                return
+            try:
+                text = raw.decode(codec)
+            except UnicodeDecodeError as exc:
+                self._bad_text = exc
+                text = raw.decode(codec, "replace")
+            codec = "utf-8"
+            self._line = text
+            yield text
+
+    def _seek_or_skip(self) -> int:
+        """Move to the start position: seek (returns 0 rows left to skip) or not."""
+        start = self._start
+        if start.rows == 0:
+            return 0
+        if self.seekable and start.offset is not None:
+            size = os.fstat(self.stream.fileno()).st_size
+            if size < start.offset:
+                raise InputMismatch(f"the file has {size} bytes, fewer than the "
+                                    f"checkpoint's position {start.offset}: it was "
+                                    "truncated or replaced")
+            self.stream.seek(start.offset)
+            self._offset = self._end = self._prev_end = start.offset
+            self._pending = b""
+            self._rows = start.rows
+            return 0
+        return start.rows
+
+    def __iter__(self) -> Iterator[tuple[int, object]]:
+        """``(row, record)``: a list of strings (CSV), a parsed object (JSON lines), a
+        dict (Parquet). A line that does not parse gives an `EventError` record."""
+        skip = self._seek_or_skip()
+        if self.format == "parquet":
+            yield from self._parquet(skip)
+            return
+        self._bad_text = None
+        self._line = ""
+        jsonl = self.format == "jsonl"
+        seekable = self.seekable
+        lines = self._lines()
+        records = lines if jsonl else csv.reader(lines, delimiter=self.delimiter)
+        while True:
+            try:
+                rec = next(records)
+            except StopIteration:
+                break
+            except csv.Error as exc:
+                rec = EventError(_csv_reason(exc), row=self._rows + 1,
+                                 value=self._line.rstrip("\r\n")[:60])
+            if self.stopped:
+                break   # a CSV record cut by the stop inside a quoted field: unread
+            row = self._rows + 1
+            bad, self._bad_text = self._bad_text, None
+            if skip:
+                skip -= 1
+                self._rows, self._end = row, self._offset
+                continue
+            if isinstance(rec, EventError):
+                pass
+            elif bad is not None:
+                text = self.delimiter.join(rec) if isinstance(rec, list) else rec.strip()
+                rec = EventError(f"not UTF-8 text ({bad.reason} at byte {bad.start} of "
+                                 "the line)", row=row, value=text[:60])
+            elif jsonl:
+                text = rec.strip()
+                if not text:
+                    self._rows, self._end = row, self._offset  # a blank line
+                    continue
+                rec = _json_record(text, row)
+            elif isinstance(rec, list) and (not rec or (len(rec) == 1
+                                                        and not rec[0].strip())):
+                self._rows, self._end = row, self._offset      # a blank line
+                continue
+            # the csv reader pulls exactly the lines of one row: the offset now is past
+            # this row, and `_end` (at the previous row) is before it
+            end = self._end
+            self._prev = Position(row - 1, end if seekable else None)
+            self._prev_end = end
+            self._rows, self._end = row, self._offset
+            yield row, rec
+        if self.stopped:
+            return
+        if skip:
+            raise InputMismatch(f"it ends after {self._rows} rows, before the "
+                                f"checkpoint's position (row {self._start.rows}): it is "
+                                "not the input the checkpoint was taken on")
+        if self._expect is not None:
+            self._check_head(ended=True)
+
+    def _parquet(self, skip) -> Iterator[tuple[int, object]]:
+        names = self.header
+        for batch in self._pq.iter_batches(batch_size=65536):
+            n = batch.num_rows
+            if skip >= n:
+                skip -= n
+                self._rows += n
+                continue
+            cols = [batch.column(i).to_pylist() for i in range(len(names))]
+            for i in range(skip, n):
+                row = self._rows + 1
+                self._prev = Position(self._rows, None)
+                self._rows = row
+                yield row, {name: col[i] for name, col in zip(names, cols)}
+            skip = 0
+        if skip:
+            raise InputMismatch(f"it has {self._rows} rows, fewer than the checkpoint's "
+                                f"position (row {self._start.rows})")
+
+
+def _json_record(text, row):
+    """A JSON line's value, or the `EventError` saying why it is not one."""
+    try:
+        return _JSON(text)
+    except RecursionError:
+        reason = "nested too deeply"
+    except ValueError as exc:  # JSONDecodeError, or an integer of over 4300 digits
+        reason = getattr(exc, "msg", None) or str(exc)
+    if "\r" in text.rstrip("\r"):
+        reason += "; it holds a carriage return (\\r): are the line ends CR only?"
+    return EventError(f"not a JSON object ({reason})", row=row, value=text[:60])
