@@ -943,3 +943,15 @@ def test_level_counter_levels_open_and_close():
     dc.remove(2, 0.5, 1.5)
     assert dc.levels == (1.0, 3.0) and dc.total_weight == 4.5
     assert dc.pairs_with(2, 0.25) == (1.5, 3.0, 0.0, 0.0, 0.0)
+
+
+def test_compiled_counter_is_built_and_its_doctests_pass():
+    """The two-level counter is the compiled extension (no Python fallback), and the
+    examples in its docstrings run (pytest's doctest collection reads .py files only)."""
+    import doctest
+
+    from streamrank.structures import _cbinary
+    assert _cbinary.__file__.endswith((".so", ".pyd"))
+    assert BinaryDominanceCounter is _cbinary.BinaryDominanceCounter
+    result = doctest.testmod(_cbinary, optionflags=doctest.ELLIPSIS)
+    assert result.attempted >= 8 and result.failed == 0, result
