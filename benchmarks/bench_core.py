@@ -1,0 +1,108 @@
+"""Per-change cost of the compiled core, side by side with another source tree.
+
+Times `PairCounter` (binary labels) single inserts, removals and score updates, and
+`update_many` of ``k`` keys, at each ``n`` held, against a full `pair_counts` recount of
+the same ``n``. With ``--against PATH`` (another checkout of streamrank, e.g. the commit
+before the compiled core) both trees are timed in alternating subprocess rounds of one
+run, and the table gives their ratio. Medians over ``--rounds``.
+
+    python benchmarks/bench_core.py --against ../streamrank-old
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+
+WORKER = r"""
+import json, sys, time
+import numpy as np
+import streamrank as sr
+n, ops, ks, seed = int(sys.argv[1]), int(sys.argv[2]), json.loads(sys.argv[3]), int(sys.argv[4])
+rng = np.random.default_rng(seed)
+y = rng.integers(0, 2, n).astype(float); s = rng.random(n)
+pc = sr.PairCounter()
+pc.insert_many(range(n), y, s)
+out = {}
+t0 = time.perf_counter(); sr.pair_counts(y, s); out["recount"] = time.perf_counter() - t0
+new_y = rng.integers(0, 2, ops).astype(float); new_s = rng.random(ops)
+t0 = time.perf_counter()
+for i in range(ops):
+    pc.insert(n + i, new_y[i], new_s[i])
+out["insert"] = (time.perf_counter() - t0) / ops
+t0 = time.perf_counter()
+for i in range(ops):
+    pc.remove(n + i)
+out["remove"] = (time.perf_counter() - t0) / ops
+keys = rng.integers(0, n, ops).tolist(); upd = rng.random(ops)
+t0 = time.perf_counter()
+for i in range(ops):
+    pc.update(keys[i], score=upd[i])
+out["update"] = (time.perf_counter() - t0) / ops
+for k in ks:
+    kk = rng.choice(n, k, replace=False).tolist()
+    t0 = time.perf_counter(); pc.update_many(kk, scores=rng.random(k))
+    out[f"update_many k={k}"] = time.perf_counter() - t0
+print(json.dumps(out))
+"""
+
+
+def run(tree: Path, n: int, ops: int, ks, seed: int) -> dict:
+    env = dict(os.environ, PYTHONPATH=str(tree))
+    got = subprocess.run([sys.executable, "-c", WORKER, str(n), str(ops), json.dumps(ks),
+                          str(seed)], env=env, cwd=tree, capture_output=True, text=True,
+                         check=True)
+    return json.loads(got.stdout)
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--n", type=float, nargs="+", default=[1e4, 1e5, 1e6])
+    ap.add_argument("--ops", type=int, default=2000)
+    ap.add_argument("--k", type=int, nargs="+", default=[100, 10_000])
+    ap.add_argument("--rounds", type=int, default=5)
+    ap.add_argument("--against", type=Path, help="another streamrank source tree")
+    args = ap.parse_args(argv)
+    trees = {"this": HERE.parent}
+    if args.against:
+        trees["other"] = args.against.resolve()
+    load = os.getloadavg()[0]
+    print(f"# bench_core: rounds={args.rounds}, ops={args.ops}, load average {load:.2f}\n")
+    head = "| n | measure | this | " + ("other | other / this | " if args.against else "")
+    print(head + "this / recount |")
+    print("|" + "---|" * (head.count("|") ))
+    for n in map(int, args.n):
+        results = {name: [] for name in trees}
+        for r in range(args.rounds):            # alternate the trees in each round
+            for name, tree in trees.items():
+                results[name].append(run(tree, n, args.ops, [k for k in args.k if k < n], r))
+        med = {name: {m: statistics.median(x[m] for x in rs) for m in rs[0]}
+               for name, rs in results.items()}
+        this = med["this"]
+        for m, v in this.items():
+            if m == "recount":
+                continue
+            unit = (f"{v * 1e6:.2f} us" if not m.startswith("update_many")
+                    else f"{v * 1e3:.2f} ms")
+            row = f"| {n:.0e} | {m} | {unit} | "
+            if args.against:
+                o = med["other"][m]
+                ounit = (f"{o * 1e6:.2f} us" if not m.startswith("update_many")
+                         else f"{o * 1e3:.2f} ms")
+                row += f"{ounit} | {o / v:.1f}x | "
+            print(row + f"{v / this['recount']:.2%} |")
+        print(f"| {n:.0e} | pair_counts recount | {this['recount'] * 1e3:.1f} ms | "
+              + ("| | " if args.against else "") + "100% |")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
