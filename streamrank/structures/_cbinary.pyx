@@ -1,8 +1,9 @@
 # cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True
 """The compiled two-level dominance counter behind `PairEngine` (see `binary.py`).
 
-A treap over the distinct scores held, in flat C arrays: each node carries its score, the
-copies and the weight of *both* classes at that score, and both classes' subtree sums.
+A treap over the distinct scores held, in one C array of nodes: each node carries its
+score, the copies and the weight of *both* classes at that score, and both classes' sums
+over its left subtree and its whole subtree, so that a query reads one node per level.
 Priorities are a hash of the score's bits, so the tree's shape is a function of the set
 of scores held (not of the order of the changes): the same contents give bit-identical
 sums whatever came and went.
@@ -52,31 +53,38 @@ cdef inline uint64_t _prio(double key):
     return z ^ (z >> 31)
 
 
+cdef struct Node:
+    # line 1: what an int-mode walk reads
+    double key
+    int32_t left, right
+    int64_t ilsum[2]      # int mode: the left subtree's sum, per class
+    int64_t iw[2]         # int mode: own weight at this score, per class
+    int64_t c[2]          # copies per class
+    # line 2: float mode
+    double flsum[2]       # the left subtree's sum
+    double fw[2]          # own weight (Neumaier sum) ...
+    double fe[2]          # ... and its compensation
+    double ftsum[2]       # the subtree's sum
+    # line 3
+    int64_t itsum[2]      # int mode: the subtree's sum
+    uint64_t prio
+
+
 cdef class _Treap:
-    """Nodes in parallel C arrays; node ``i`` is free when ``key`` is unused (free list)."""
+    """Nodes in one C array of `Node` (free ones chained through ``left``). A node keeps its
+    left subtree's sum, so a walk reads only the nodes on its path."""
     cdef int32_t cap, size, root, free_head, distinct
     cdef bint floats
-    cdef double* key
-    cdef uint64_t* prio
-    cdef int32_t* left
-    cdef int32_t* right
-    cdef int64_t* c        # copies: 2 per node
-    cdef int64_t* iw       # int mode: own weight, 2 per node
-    cdef int64_t* isum     # int mode: subtree sum, 2 per node
-    cdef double* fw        # float mode: own weight (Neumaier sum), 2 per node
-    cdef double* fe        # ... its compensation
-    cdef double* fsum      # float mode: subtree sum, 2 per node
+    cdef Node* n
 
     def __cinit__(self):
         self.cap = 0
-        self.key = NULL
+        self.n = NULL
         self._grow(16)
         self.clear()
 
     def __dealloc__(self):
-        free(self.key); free(self.prio); free(self.left); free(self.right)
-        free(self.c); free(self.iw); free(self.isum); free(self.fw); free(self.fe)
-        free(self.fsum)
+        free(self.n)
 
     cdef void clear(self):
         self.root = NIL
@@ -84,85 +92,75 @@ cdef class _Treap:
         self.free_head = NIL
         self.distinct = 0
 
-    cdef void _grow(self, int32_t cap):
-        cdef void* p
-        self.key = <double*>realloc(self.key, cap * sizeof(double))
-        self.prio = <uint64_t*>realloc(self.prio, cap * sizeof(uint64_t))
-        self.left = <int32_t*>realloc(self.left, cap * sizeof(int32_t))
-        self.right = <int32_t*>realloc(self.right, cap * sizeof(int32_t))
-        self.c = <int64_t*>realloc(self.c, 2 * cap * sizeof(int64_t))
-        self.iw = <int64_t*>realloc(self.iw, 2 * cap * sizeof(int64_t))
-        self.isum = <int64_t*>realloc(self.isum, 2 * cap * sizeof(int64_t))
-        self.fw = <double*>realloc(self.fw, 2 * cap * sizeof(double))
-        self.fe = <double*>realloc(self.fe, 2 * cap * sizeof(double))
-        self.fsum = <double*>realloc(self.fsum, 2 * cap * sizeof(double))
-        if (self.key == NULL or self.prio == NULL or self.left == NULL or self.right == NULL
-                or self.c == NULL or self.iw == NULL or self.isum == NULL or self.fw == NULL
-                or self.fe == NULL or self.fsum == NULL):
+    cdef void _grow(self, int32_t cap) except *:
+        cdef Node* p = <Node*>realloc(self.n, cap * sizeof(Node))
+        if p == NULL:
             raise MemoryError()
+        self.n = p
         self.cap = cap
 
     cdef int32_t _new(self, double s) except -2:
         cdef int32_t i
+        cdef int k
         if self.free_head != NIL:
             i = self.free_head
-            self.free_head = self.left[i]
+            self.free_head = self.n[i].left
         else:
             if self.size == self.cap:
+                if self.cap >= 1 << 30:
+                    raise MemoryError("BinaryDominanceCounter holds at most 2**30 scores")
                 self._grow(2 * self.cap)
             i = self.size
             self.size += 1
-        self.key[i] = s + 0.0
-        self.prio[i] = _prio(s)
-        self.left[i] = NIL
-        self.right[i] = NIL
-        self.c[2 * i] = 0
-        self.c[2 * i + 1] = 0
-        self.iw[2 * i] = 0
-        self.iw[2 * i + 1] = 0
-        self.isum[2 * i] = 0
-        self.isum[2 * i + 1] = 0
-        self.fw[2 * i] = 0.0
-        self.fw[2 * i + 1] = 0.0
-        self.fe[2 * i] = 0.0
-        self.fe[2 * i + 1] = 0.0
-        self.fsum[2 * i] = 0.0
-        self.fsum[2 * i + 1] = 0.0
+        cdef Node* x = &self.n[i]
+        x.key = s + 0.0
+        x.prio = _prio(s)
+        x.left = NIL
+        x.right = NIL
+        for k in range(2):
+            x.c[k] = 0
+            x.iw[k] = 0
+            x.ilsum[k] = 0
+            x.itsum[k] = 0
+            x.fw[k] = 0.0
+            x.fe[k] = 0.0
+            x.flsum[k] = 0.0
+            x.ftsum[k] = 0.0
         self.distinct += 1
         return i
 
     cdef void _release(self, int32_t i):
-        self.left[i] = self.free_head
+        self.n[i].left = self.free_head
         self.free_head = i
         self.distinct -= 1
 
     cdef inline void _pull(self, int32_t i):
-        """Recompute node ``i``'s subtree sums from its children and own weights."""
-        cdef int32_t l = self.left[i], r = self.right[i]
+        """Recompute node ``i``'s sums from its children's and its own weights."""
+        cdef Node* x = &self.n[i]
+        cdef int32_t l = x.left, r = x.right
         cdef int k
         if self.floats:
             for k in range(2):
-                self.fsum[2 * i + k] = ((self.fsum[2 * l + k] if l != NIL else 0.0)
-                                        + (self.fw[2 * i + k] + self.fe[2 * i + k])
-                                        + (self.fsum[2 * r + k] if r != NIL else 0.0))
+                x.flsum[k] = self.n[l].ftsum[k] if l != NIL else 0.0
+                x.ftsum[k] = (x.flsum[k] + (x.fw[k] + x.fe[k])
+                              + (self.n[r].ftsum[k] if r != NIL else 0.0))
         else:
             for k in range(2):
-                self.isum[2 * i + k] = ((self.isum[2 * l + k] if l != NIL else 0)
-                                        + self.iw[2 * i + k]
-                                        + (self.isum[2 * r + k] if r != NIL else 0))
+                x.ilsum[k] = self.n[l].itsum[k] if l != NIL else 0
+                x.itsum[k] = x.ilsum[k] + x.iw[k] + (self.n[r].itsum[k] if r != NIL else 0)
 
     cdef int32_t _rotate_right(self, int32_t i):
-        cdef int32_t l = self.left[i]
-        self.left[i] = self.right[l]
-        self.right[l] = i
+        cdef int32_t l = self.n[i].left
+        self.n[i].left = self.n[l].right
+        self.n[l].right = i
         self._pull(i)
         self._pull(l)
         return l
 
     cdef int32_t _rotate_left(self, int32_t i):
-        cdef int32_t r = self.right[i]
-        self.right[i] = self.left[r]
-        self.left[r] = i
+        cdef int32_t r = self.n[i].right
+        self.n[i].right = self.n[r].left
+        self.n[r].left = i
         self._pull(i)
         self._pull(r)
         return r
@@ -175,13 +173,15 @@ cdef class _Treap:
             j = self._new(s)
             found[0] = j
             return j
-        if s < self.key[i]:
-            self.left[i] = self._insert(self.left[i], s, found)
-            if self.prio[self.left[i]] > self.prio[i]:
+        if s < self.n[i].key:
+            j = self._insert(self.n[i].left, s, found)
+            self.n[i].left = j
+            if self.n[j].prio > self.n[i].prio:
                 return self._rotate_right(i)
-        elif s > self.key[i]:
-            self.right[i] = self._insert(self.right[i], s, found)
-            if self.prio[self.right[i]] > self.prio[i]:
+        elif s > self.n[i].key:
+            j = self._insert(self.n[i].right, s, found)
+            self.n[i].right = j
+            if self.n[j].prio > self.n[i].prio:
                 return self._rotate_left(i)
         else:
             found[0] = i
@@ -195,30 +195,31 @@ cdef class _Treap:
     cdef void _repath_from(self, int32_t i, double s):
         if i == NIL:
             return
-        if s < self.key[i]:
-            self._repath_from(self.left[i], s)
-        elif s > self.key[i]:
-            self._repath_from(self.right[i], s)
+        if s < self.n[i].key:
+            self._repath_from(self.n[i].left, s)
+        elif s > self.n[i].key:
+            self._repath_from(self.n[i].right, s)
         self._pull(i)
 
     cdef int32_t _delete(self, int32_t i, double s):
         """Remove the node of ``s`` (held) from the subtree ``i``."""
-        cdef int32_t j
-        if s < self.key[i]:
-            self.left[i] = self._delete(self.left[i], s)
-        elif s > self.key[i]:
-            self.right[i] = self._delete(self.right[i], s)
+        cdef int32_t j, l, r
+        if s < self.n[i].key:
+            self.n[i].left = self._delete(self.n[i].left, s)
+        elif s > self.n[i].key:
+            self.n[i].right = self._delete(self.n[i].right, s)
         else:
-            if self.left[i] == NIL or self.right[i] == NIL:
-                j = self.left[i] if self.left[i] != NIL else self.right[i]
+            l, r = self.n[i].left, self.n[i].right
+            if l == NIL or r == NIL:
+                j = l if l != NIL else r
                 self._release(i)
                 return j
-            if self.prio[self.left[i]] > self.prio[self.right[i]]:
+            if self.n[l].prio > self.n[r].prio:
                 j = self._rotate_right(i)
-                self.right[j] = self._delete(self.right[j], s)
+                self.n[j].right = self._delete(self.n[j].right, s)
             else:
                 j = self._rotate_left(i)
-                self.left[j] = self._delete(self.left[j], s)
+                self.n[j].left = self._delete(self.n[j].left, s)
             self._pull(j)
             return j
         self._pull(i)
@@ -227,68 +228,66 @@ cdef class _Treap:
     cdef int32_t find(self, double s):
         cdef int32_t i = self.root
         while i != NIL:
-            if s < self.key[i]:
-                i = self.left[i]
-            elif s > self.key[i]:
-                i = self.right[i]
+            if s < self.n[i].key:
+                i = self.n[i].left
+            elif s > self.n[i].key:
+                i = self.n[i].right
             else:
                 return i
         return NIL
 
     cdef void ibelow(self, double s, int64_t* below, int64_t* equal):
-        """Each class's int weight below ``s`` and at ``s``."""
-        cdef int32_t i = self.root, l
+        """Each class's int weight below ``s`` and at ``s``: one node per level."""
+        cdef int32_t i = self.root
+        cdef Node* x
         below[0] = below[1] = equal[0] = equal[1] = 0
         while i != NIL:
-            l = self.left[i]
-            if s < self.key[i]:
-                i = l
+            x = &self.n[i]
+            if s < x.key:
+                i = x.left
+            elif s > x.key:
+                below[0] += x.ilsum[0] + x.iw[0]
+                below[1] += x.ilsum[1] + x.iw[1]
+                i = x.right
             else:
-                if l != NIL:
-                    below[0] += self.isum[2 * l]
-                    below[1] += self.isum[2 * l + 1]
-                if s > self.key[i]:
-                    below[0] += self.iw[2 * i]
-                    below[1] += self.iw[2 * i + 1]
-                    i = self.right[i]
-                else:
-                    equal[0] = self.iw[2 * i]
-                    equal[1] = self.iw[2 * i + 1]
-                    return
+                below[0] += x.ilsum[0]
+                below[1] += x.ilsum[1]
+                equal[0] = x.iw[0]
+                equal[1] = x.iw[1]
+                return
 
     cdef void fbelow(self, double s, double* below, double* equal):
-        """Each class's float weight below ``s`` and at ``s``."""
-        cdef int32_t i = self.root, l
+        """Each class's float weight below ``s`` and at ``s``: one node per level."""
+        cdef int32_t i = self.root
+        cdef Node* x
         below[0] = below[1] = equal[0] = equal[1] = 0.0
         while i != NIL:
-            l = self.left[i]
-            if s < self.key[i]:
-                i = l
+            x = &self.n[i]
+            if s < x.key:
+                i = x.left
+            elif s > x.key:
+                below[0] += x.flsum[0] + (x.fw[0] + x.fe[0])
+                below[1] += x.flsum[1] + (x.fw[1] + x.fe[1])
+                i = x.right
             else:
-                if l != NIL:
-                    below[0] += self.fsum[2 * l]
-                    below[1] += self.fsum[2 * l + 1]
-                if s > self.key[i]:
-                    below[0] += self.fw[2 * i] + self.fe[2 * i]
-                    below[1] += self.fw[2 * i + 1] + self.fe[2 * i + 1]
-                    i = self.right[i]
-                else:
-                    equal[0] = self.fw[2 * i] + self.fe[2 * i]
-                    equal[1] = self.fw[2 * i + 1] + self.fe[2 * i + 1]
-                    return
+                below[0] += x.flsum[0]
+                below[1] += x.flsum[1]
+                equal[0] = x.fw[0] + x.fe[0]
+                equal[1] = x.fw[1] + x.fe[1]
+                return
 
     cdef void inorder(self, int32_t* out):
         """Node indices in score order (``distinct`` of them)."""
-        cdef int n = 0
-        self._inorder(self.root, out, &n)
+        cdef int m = 0
+        self._inorder(self.root, out, &m)
 
-    cdef void _inorder(self, int32_t i, int32_t* out, int* n):
+    cdef void _inorder(self, int32_t i, int32_t* out, int* m):
         if i == NIL:
             return
-        self._inorder(self.left[i], out, n)
-        out[n[0]] = i
-        n[0] += 1
-        self._inorder(self.right[i], out, n)
+        self._inorder(self.n[i].left, out, m)
+        out[m[0]] = i
+        m[0] += 1
+        self._inorder(self.n[i].right, out, m)
 
 
 cdef inline double _two_sum_add(double* acc, double* comp, double x):
@@ -394,8 +393,8 @@ cdef class BinaryDominanceCounter:
         if r == NIL:
             return 0.0 if self._floats else 0
         if self._floats:
-            return self._t.fsum[2 * r + k]
-        return self._t.isum[2 * r + k]
+            return self._t.n[r].ftsum[k]
+        return self._t.n[r].itsum[k]
 
     @property
     def total_weight(self):
@@ -463,8 +462,8 @@ cdef class BinaryDominanceCounter:
             t.fbelow(score, fb, fe_)
             other_tot, ty = self._tot(o), self._tot(k)
             t.root = t._insert(t.root, score, &node)
-            _two_sum_add(&t.fw[2 * node + k], &t.fe[2 * node + k], fw)
-            t.c[2 * node + k] += 1
+            _two_sum_add(&t.n[node].fw[k], &t.n[node].fe[k], fw)
+            t.n[node].c[k] += 1
             t._repath(score)
             self._n[k] += 1
             return self._terms(k, label, fb[o], fe_[o], other_tot, ty, fe_[k])
@@ -474,10 +473,10 @@ cdef class BinaryDominanceCounter:
                               "a weight that keeps the total held below 2**62 (use "
                               "dtype=float)", repr(weight))
         t.ibelow(score, ib, ie)
-        other_tot, ty = t.isum[2 * t.root + o] if t.root != NIL else 0, self._tot(k)
+        other_tot, ty = t.n[t.root].itsum[o] if t.root != NIL else 0, self._tot(k)
         t.root = t._insert(t.root, score, &node)
-        t.iw[2 * node + k] += iw
-        t.c[2 * node + k] += 1
+        t.n[node].iw[k] += iw
+        t.n[node].c[k] += 1
         t._repath(score)
         self._n[k] += 1
         return self._terms(k, label, ib[o], ie[o], other_tot, ty, ie[k])
@@ -501,29 +500,29 @@ cdef class BinaryDominanceCounter:
             raise param_error("label", func, "the label of a point held", repr(label))
         o = 1 - k
         node = t.find(score)
-        if node == NIL or t.c[2 * node + k] == 0:
+        if node == NIL or t.n[node].c[k] == 0:
             raise param_error("score", func, f"the score of a point held with label "
                               f"{label!r}", repr(score))
-        copies = t.c[2 * node + k]
+        copies = t.n[node].c[k]
         if not self._floats:
             iw = weight
-            held = t.iw[2 * node + k]
+            held = t.n[node].iw[k]
             if iw > held or (copies == 1 and iw != held):
                 expected = (f"{held!r}, the weight of the last copy of {score!r}"
                             if copies == 1 else f"at most {held!r}, the weight held at "
                             f"{score!r}")
                 raise param_error("weight", func, expected, describe(weight))
-            t.iw[2 * node + k] = held - iw
+            t.n[node].iw[k] = held - iw
         elif copies == 1:   # the last copy takes the weight left (rounding included)
-            t.fw[2 * node + k] = 0.0
-            t.fe[2 * node + k] = 0.0
+            t.n[node].fw[k] = 0.0
+            t.n[node].fe[k] = 0.0
         else:
-            _two_sum_add(&t.fw[2 * node + k], &t.fe[2 * node + k], -<double>weight)
-            if t.fw[2 * node + k] + t.fe[2 * node + k] < 0:
-                t.fw[2 * node + k] = 0.0
-                t.fe[2 * node + k] = 0.0
-        t.c[2 * node + k] = copies - 1
-        if copies == 1 and t.c[2 * node + o] == 0:
+            _two_sum_add(&t.n[node].fw[k], &t.n[node].fe[k], -<double>weight)
+            if t.n[node].fw[k] + t.n[node].fe[k] < 0:
+                t.n[node].fw[k] = 0.0
+                t.n[node].fe[k] = 0.0
+        t.n[node].c[k] = copies - 1
+        if copies == 1 and t.n[node].c[o] == 0:
             t.root = t._delete(t.root, score)
         else:
             t._repath(score)
@@ -628,7 +627,7 @@ cdef class BinaryDominanceCounter:
         if k < 0:
             return 0
         node = self._t.find(score)
-        return 0 if node == NIL else self._t.c[2 * node + k]
+        return 0 if node == NIL else self._t.n[node].c[k]
 
     # ------------------------------------------------------------------ batches
     def pairs_with_many(self, labels, scores, weights=None):
@@ -757,10 +756,10 @@ cdef class BinaryDominanceCounter:
             node = NIL
             t.root = t._insert(t.root, sv[i], &node)
             if self._floats:
-                _two_sum_add(&t.fw[2 * node + k], &t.fe[2 * node + k], fwv[i])
+                _two_sum_add(&t.n[node].fw[k], &t.n[node].fe[k], fwv[i])
             else:
-                t.iw[2 * node + k] += iwv[i]
-            t.c[2 * node + k] += cv[i]
+                t.n[node].iw[k] += iwv[i]
+            t.n[node].c[k] += cv[i]
             t._repath(sv[i])
             self._n[k] += cv[i]
         for k in range(2):
@@ -796,13 +795,13 @@ cdef class BinaryDominanceCounter:
             raise MemoryError()
         try:
             t.inorder(order)
-            s = [t.key[order[j]] for j in range(m)]
-            c = [[t.c[2 * order[j] + k] for j in range(m)] for k in range(2)]
+            s = [t.n[order[j]].key for j in range(m)]
+            c = [[t.n[order[j]].c[k] for j in range(m)] for k in range(2)]
             if self._floats:
-                w = [[t.fw[2 * order[j] + k] + t.fe[2 * order[j] + k] for j in range(m)]
+                w = [[t.n[order[j]].fw[k] + t.n[order[j]].fe[k] for j in range(m)]
                      for k in range(2)]
             else:
-                w = [[t.iw[2 * order[j] + k] for j in range(m)] for k in range(2)]
+                w = [[t.n[order[j]].iw[k] for j in range(m)] for k in range(2)]
         finally:
             free(order)
         return s, c, w
@@ -832,30 +831,34 @@ cdef class BinaryDominanceCounter:
     cdef tuple _check_node(self, int32_t i, lo, hi):
         cdef _Treap t = self._t
         cdef int k
+        cdef object own     # a Python int or float: exact sums for the check
         if i == NIL:
             return 0, [0, 0], [0, 0]
-        key = t.key[i]
+        key = t.n[i].key
         assert (lo is None or lo < key) and (hi is None or key < hi), "BST order"
-        for child in (t.left[i], t.right[i]):
+        for child in (t.n[i].left, t.n[i].right):
             if child != NIL:
-                assert t.prio[child] <= t.prio[i], "heap order"
-        assert t.c[2 * i] + t.c[2 * i + 1] >= 1, "a score with no copy"
-        nl, sl, cl = self._check_node(t.left[i], lo, key)
-        nr, sr, cr = self._check_node(t.right[i], key, hi)
+                assert t.n[child].prio <= t.n[i].prio, "heap order"
+        assert t.n[i].c[0] + t.n[i].c[1] >= 1, "a score with no copy"
+        nl, sl, cl = self._check_node(t.n[i].left, lo, key)
+        nr, sr, cr = self._check_node(t.n[i].right, key, hi)
         sums, copies = [0, 0], [0, 0]
         for k in range(2):
-            assert t.c[2 * i + k] >= 0
+            assert t.n[i].c[k] >= 0
             if self._floats:
-                own = t.fw[2 * i + k] + t.fe[2 * i + k]
-                assert own >= 0 and (t.c[2 * i + k] > 0 or own == 0), "orphan weight"
+                own = t.n[i].fw[k] + t.n[i].fe[k]
+                assert own >= 0 and (t.n[i].c[k] > 0 or own == 0), "orphan weight"
                 sums[k] = math.fsum((sl[k], own, sr[k]))
-                assert abs(t.fsum[2 * i + k] - sums[k]) <= 1e-12 * max(sums[k], 1e-300)
+                assert abs(t.n[i].ftsum[k] - sums[k]) <= 1e-12 * max(sums[k], 1e-300)
+                assert t.n[i].flsum[k] == (t.n[t.n[i].left].ftsum[k] if t.n[i].left != NIL
+                                           else 0.0), "left sum"
             else:
-                own = t.iw[2 * i + k]
-                assert own >= 0 and (t.c[2 * i + k] > 0 or own == 0), "orphan weight"
+                own = t.n[i].iw[k]
+                assert own >= 0 and (t.n[i].c[k] > 0 or own == 0), "orphan weight"
                 sums[k] = sl[k] + own + sr[k]
-                assert t.isum[2 * i + k] == sums[k], "subtree sum"
-            copies[k] = cl[k] + t.c[2 * i + k] + cr[k]
+                assert t.n[i].itsum[k] == sums[k], "subtree sum"
+                assert t.n[i].ilsum[k] == sl[k], "left sum"
+            copies[k] = cl[k] + t.n[i].c[k] + cr[k]
         return nl + nr + 1, sums, copies
 
 
