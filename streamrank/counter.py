@@ -117,8 +117,9 @@ class PairCounter:
         """Insert item ``key`` with label ``y``, score ``s`` and weight ``w``.
 
         Raises `KeyError` if ``key`` is held already (use `update`), `ValueError` /
-        `TypeError` for a non-finite label or score, a negative weight, or a third label
-        with ``labels="binary"``: all before anything changes.
+        `TypeError` for a non-finite label or score (or an int float64 cannot hold
+        exactly), a weight outside ``{0} U [2**-400, 2**400]`` (README, "Weights"), or a
+        third label with ``labels="binary"``: all before anything changes.
         """
         func = "PairCounter.insert"
         if key in self._slot:

@@ -312,7 +312,6 @@ class PairEngine:
         self._reset_counts()
         self._set_structure(dtype, self._kind)
         if dtype is float:
-            self._acc = [0.0] * 6
             w = np.ones(y.size) if w is None else np.asarray(w, np.float64)
         self.add_many(np.asarray(y, np.float64), np.asarray(s, np.float64), w,
                       "PairEngine.rebuild")
