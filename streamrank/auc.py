@@ -244,8 +244,6 @@ def group_auc_score(y_true, y_score, groups, *, weighting="impressions", sample_
     else:
         vg = np.ones(int(ok.sum()))
     vg = vg.astype(np.float64)
-    if e and weighting != "uniform":   # report the group weights in the caller's scale
-        vg = np.ldexp(vg, e if weighting == "impressions" else 2 * e)
     if not ok.any() or vg.sum() == 0:
         warnings.warn("Group AUC is undefined: no group contains both classes; returning nan.",
                       UndefinedMetricWarning, stacklevel=2)
@@ -255,5 +253,8 @@ def group_auc_score(y_true, y_score, groups, *, weighting="impressions", sample_
         score = min(1.0, max(0.0, score))
     if not return_details:
         return score
+    if e and weighting != "uniform":   # report the group weights in the caller's scale
+        with np.errstate(over="ignore"):
+            vg = np.ldexp(vg, e if weighting == "impressions" else 2 * e)
     return GroupAUCResult(score, int(ok.sum()), int(n_groups - ok.sum()),
                           group_ids[run_group[group_first_run][ok]], auc, vg)

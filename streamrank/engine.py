@@ -88,7 +88,8 @@ class PairEngine:
     Parameters
     ----------
     labels : {"auto", "binary", "ordinal", "continuous"}
-        ``"binary"`` rejects a third label value; ``"ordinal"`` keeps one multiset per
+        ``"binary"`` rejects a third label value (a label held only with weight 0
+        still counts as held); ``"ordinal"`` keeps one multiset per
         level (any number of levels, cost ``O(L log n)`` per change) once a third level
         is held; ``"continuous"`` uses the dominance counter from the start; ``"auto"``
         moves on to the dominance counter past ``MAX_LEVELS`` levels. All but
@@ -228,10 +229,12 @@ class PairEngine:
     def check_labels_after(self, removed, added, func, name="y") -> None:
         """Raise, changing nothing, if removing samples labelled ``removed`` and adding
         samples labelled ``added`` would hold more than two labels with
-        ``labels="binary"``. Runtime complexity: O(len(removed) + len(added))."""
+        ``labels="binary"``. Every copy held counts, zero weights included (a label held
+        with weight 0 still takes one of the structure's two levels).
+        Runtime complexity: O(len(removed) + len(added))."""
         if self.labels != "binary":
             return
-        after = dict(self._label_copies)
+        after = self._dom.level_copies()
         for y in removed:
             if y in after:
                 _bump_copies(after, y, -1)

@@ -475,16 +475,22 @@ def test_engine_moves_from_two_levels_to_levels_then_dominance():
         e._check(y, s, w)
 
 
-def test_engine_binary_zero_weight_third_level_moves_out_of_the_tree():
-    """labels="binary" counts labels held with weight: a zero-weight sample of a label
-    still takes a level of the tree, so a third weighted label moves the engine on."""
+def test_engine_binary_counts_zero_weight_labels_as_held():
+    """labels="binary" counts every label held, zero weights included: a zero-weight
+    sample of a label still takes a level of the tree, so a third label is refused (and
+    the engine is unchanged), rather than accepted and later refused half-way through a
+    change of that sample."""
     e = PairEngine("binary")
     e.add(0, 0.5, 0)
     e.add(1, 0.25)
-    e.add(2, 0.75)       # {1, 2} held with weight; 0 only with weight 0
-    assert not e._fused
-    e._check([0, 1, 2], [0.5, 0.25, 0.75], [0, 1, 1])
-    assert e.counts == pair_counts([0, 1, 2], [0.5, 0.25, 0.75], sample_weight=[0, 1, 1])
+    before = e.counts
+    with pytest.raises(ValueError, match="at most two labels"):
+        e.add(2, 0.75)
+    assert e._fused and e.counts == before
+    e._check([0, 1], [0.5, 0.25], [0, 1])
+    e.remove(0, 0.5, 0)
+    e.add(2, 0.75)                      # label 0 left: 2 takes its level
+    e._check([1, 2], [0.25, 0.75], [1, 1])
 
 
 def test_engine_two_level_tree_fractional_weight_switch():

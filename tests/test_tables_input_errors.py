@@ -237,7 +237,7 @@ def test_json_lines_with_cr_line_ends_are_refused(tmp_path):
 def test_long_values_are_shortened_in_messages(tmp_path):
     path = _file(tmp_path, "v.csv", b"s\n1\n" + b"7x" * 50_000 + b"\n")
     e = _err(path, numeric=["s"])
-    assert len(e.value) == 100_000 and len(str(e)) < 200
+    assert len(e.value) == 100_000 and len(str(e)) - len(str(path)) < 150   # (not the tmp path)
     assert e.reason.endswith("... (100,000 characters) is not a number")
 
 

@@ -396,6 +396,10 @@ cdef class BinaryDominanceCounter:
             return self._t.n[r].ftsum[k]
         return self._t.n[r].itsum[k]
 
+    def level_copies(self):
+        """``{label: copies}`` of each level held, zero-weight copies included."""
+        return {self._label[k]: self._n[k] for k in range(2) if self._has[k]}
+
     @property
     def total_weight(self):
         """Weight of all points held. Runtime complexity: O(1)."""
@@ -454,6 +458,12 @@ cdef class BinaryDominanceCounter:
         cdef double fw
         cdef int32_t node = NIL
         cdef _Treap t = self._t
+        if not self._floats:
+            iw = weight
+            if self._tot(0) + self._tot(1) + iw > _INT_TOTAL_MAX:   # before any change
+                raise param_error("weight", "BinaryDominanceCounter.add_pairs",
+                                  "a weight that keeps the total held below 2**62 (use "
+                                  "dtype=float)", repr(weight))
         if k < 0:
             k = self._new_level(label, "BinaryDominanceCounter.add_pairs")
         o = 1 - k
@@ -467,11 +477,6 @@ cdef class BinaryDominanceCounter:
             t._repath(score)
             self._n[k] += 1
             return self._terms(k, label, fb[o], fe_[o], other_tot, ty, fe_[k])
-        iw = weight
-        if self._tot(0) + self._tot(1) + iw > _INT_TOTAL_MAX:
-            raise param_error("weight", "BinaryDominanceCounter.add_pairs",
-                              "a weight that keeps the total held below 2**62 (use "
-                              "dtype=float)", repr(weight))
         t.ibelow(score, ib, ie)
         other_tot, ty = t.n[t.root].itsum[o] if t.root != NIL else 0, self._tot(k)
         t.root = t._insert(t.root, score, &node)
