@@ -4,7 +4,9 @@ where each row starts.
 pyarrow parses the rows; these helpers read the bytes around it for what pyarrow does not
 say: the column names (checked before any row is read: text, no NUL byte, UTF-8, no
 blank line), and, for messages only, the line of a row as an editor numbers it (a row
-after blank lines or with a quoted field spanning lines is not on line ``row + 1``).
+after blank lines or with a quoted field spanning lines is not on line ``row + 1``);
+and the stream pyarrow reads the text from (`Guarded`: safe to close under pyarrow's
+read-ahead).
 
 Lines end with LF, CRLF or CR alone, as pyarrow reads them. A *record* is what pyarrow
 counts as a row (its ``row.number``, the header being record 0): a line end outside
@@ -17,12 +19,14 @@ from __future__ import annotations
 import csv
 import io
 import sys
+import threading
 import zlib
+from contextlib import contextmanager
 from dataclasses import dataclass
 
 import numpy as np
 
-__all__ = ["Header", "HeaderError", "Prefixed", "RecordLines", "is_blank_record",
+__all__ = ["Guarded", "Header", "HeaderError", "Prefixed", "RecordLines", "is_blank_record",
            "read_header"]
 
 #: Bytes read for a header before giving up (a file without a line end this long is not
@@ -30,6 +34,28 @@ __all__ = ["Header", "HeaderError", "Prefixed", "RecordLines", "is_blank_record"
 HEADER_MAX = 1 << 24
 
 _LF, _CR, _QUOTE = 10, 13, 34
+
+
+_limit_lock = threading.Lock()
+_lifted = {"uses": 0, "limit": None}    # uses of `_any_field_length`; the limit it lifted
+
+
+@contextmanager
+def _any_field_length():
+    """Python's ``csv`` module without its limit on a field's length (131072 characters)
+    for the duration. The limit is global: the first of overlapping uses (nested, or in
+    other threads) lifts it, the last one puts it back."""
+    with _limit_lock:
+        if _lifted["uses"] == 0:
+            _lifted["limit"] = csv.field_size_limit(sys.maxsize)
+        _lifted["uses"] += 1
+    try:
+        yield
+    finally:
+        with _limit_lock:
+            _lifted["uses"] -= 1
+            if _lifted["uses"] == 0:
+                csv.field_size_limit(_lifted["limit"])
 
 
 class HeaderError(ValueError):
@@ -123,7 +149,8 @@ def read_header(read, delimiter: str) -> Header:
     if not text.strip(" \t"):
         raise HeaderError("a blank line where the header (the column names) should be",
                           line)
-    names = next(csv.reader(io.StringIO(text, newline=""), delimiter=delimiter))
+    with _any_field_length():
+        names = next(csv.reader(io.StringIO(text, newline=""), delimiter=delimiter))
     return Header(names, line, buf, at_end)
 
 
@@ -168,6 +195,79 @@ class Prefixed(io.RawIOBase):
     def close(self):
         super().close()
         self.rest.close()
+
+
+class Guarded(io.RawIOBase):
+    """A byte stream that one thread may close while another reads it: for pyarrow.
+
+    pyarrow's streaming CSV reader reads its input on a thread of its own, blocks ahead of
+    the parser, and goes on reading after it has raised an error. A `pyarrow.OSFile`
+    closed under such a read frees its descriptor while the read may be about to use it:
+    the next file opened (the same file again, read with larger blocks, or any other) gets
+    that descriptor, and loses a block of its bytes to the stale read. Here `close` stops
+    the reads at once (a read after it fails without touching the stream) but closes the
+    inner stream only when no read is in progress: a read still running closes it when it
+    returns. `close` never waits (a read from a pipe may wait for its writer).
+
+    ``inner``: a pyarrow stream (`read_buffer` hands its buffer over, no copy) or a Python
+    binary stream, read by one thread at a time; ``close_inner=False`` leaves it open
+    (standard input). ``O(1)`` besides the inner read (a lock taken twice per read).
+
+    >>> g = Guarded(io.BytesIO(b"ab,c"))
+    >>> g.read(2), g.closed, g.close(), g.closed, g.inner.closed
+    (b'ab', False, None, True, True)
+    >>> g.read(2)
+    Traceback (most recent call last):
+    ...
+    ValueError: I/O operation on closed file.
+    """
+
+    def __init__(self, inner, close_inner=True):
+        self.inner, self.close_inner = inner, close_inner
+        self._lock = threading.Lock()
+        self._reads = 0     # reads in progress
+
+    def readable(self):
+        return True
+
+    def read(self, n=-1):
+        return self._read(self.inner.read, n)
+
+    def read_buffer(self, n):
+        """What pyarrow calls: the inner stream's `read_buffer` when it has one."""
+        return self._read(getattr(self.inner, "read_buffer", None) or self.inner.read, n)
+
+    def readinto(self, b):
+        data = self.read(len(b))
+        b[:len(data)] = data
+        return len(data)
+
+    def _read(self, read, n):
+        with self._lock:
+            if self.closed:
+                raise ValueError("I/O operation on closed file.")
+            self._reads += 1
+        try:
+            return read(n)
+        finally:
+            with self._lock:
+                self._reads -= 1
+                last = self.closed and self._reads == 0
+            if last:
+                self._release()
+
+    def close(self):
+        with self._lock:
+            if self.closed:
+                return
+            super().close()     # no read starts from here on
+            idle = self._reads == 0
+        if idle:
+            self._release()
+
+    def _release(self):
+        if self.close_inner:
+            self.inner.close()
 
 
 class _End(Exception):
@@ -277,9 +377,7 @@ class RecordLines:
         """Records by the ``csv`` module, until the wanted ones are found."""
         st = self._state
         stream, reader = st["csv"]
-        limit = csv.field_size_limit()
-        csv.field_size_limit(sys.maxsize)
-        try:
+        with _any_field_length():
             while j < wanted.size:
                 before = reader.line_num
                 try:
@@ -293,6 +391,4 @@ class RecordLines:
                     blank[j] = is_blank_record(fields, self.delimiter)
                     j += 1
                 st["number"] += 1
-        finally:
-            csv.field_size_limit(limit)
         return j

@@ -97,6 +97,7 @@ _CSV_BLOCK = 1 << 20
 # A row longer than a block makes pyarrow fail; the read starts over with blocks 8 times
 # larger, up to this (a longer row is an error that names it).
 _CSV_BLOCK_MAX = 1 << 26
+_GZ_READ = 1 << 22          # bytes of a .gz file read at a time
 _JSON_BLOCK = 1 << 24       # bytes of whole lines per JSON block
 _PARQUET_BATCH = 1 << 16    # rows per Parquet batch
 
@@ -857,7 +858,7 @@ def _read_csv(path, name, make, delimiter, progress) -> _Collector:
 def _read_csv_blocks(path, name, col: _Collector, delimiter, progress, block):
     import pyarrow.csv as pcsv
 
-    from ._csvtext import Prefixed, RecordLines, is_blank_record
+    from ._csvtext import Guarded, Prefixed, RecordLines, is_blank_record
 
     wanted = list(dict.fromkeys(col.numeric + col.keys))
     gz = str(path).lower().endswith(".gz")
@@ -866,13 +867,24 @@ def _read_csv_blocks(path, name, col: _Collector, delimiter, progress, block):
     if head.at_end:
         return      # a header and nothing else: no rows
     lines = None    # record -> line (not for standard input, which cannot be read again)
+    # pyarrow reads ahead on a thread of its own, and on after an error: `Guarded` refuses
+    # the reads after the close below, and closes the file only once the read in progress
+    # (if any) has returned, not under it.
     if path == "-":
-        source = Prefixed(head.consumed, sys.stdin.buffer)
-        position, total = (lambda: source.count), None
+        stdin = Prefixed(head.consumed, sys.stdin.buffer)
+        position, total = (lambda: stdin.count), None
+        guard = Guarded(stdin, close_inner=False)
+        source = pa.PythonFile(guard, mode="r")
     else:
         osf = pa.OSFile(str(path), "rb")
-        source = pa.CompressedInputStream(osf, "gzip") if gz else osf
         position, total = osf.tell, os.path.getsize(path)
+        guard = Guarded(osf)
+        source = pa.PythonFile(guard, mode="r")
+        if gz:
+            # Inflated by pyarrow, without the GIL; the compressed bytes come through
+            # Python in large reads (a read per 1 MiB block costs 15% of a .gz read).
+            source = pa.CompressedInputStream(pa.BufferedInputStream(source, _GZ_READ),
+                                              "gzip")
         lines = RecordLines(lambda: _open_bytes(path), delimiter)
 
     numbers = _Records()
@@ -974,8 +986,7 @@ def _read_csv_blocks(path, name, col: _Collector, delimiter, progress, block):
         if batches is not None:
             batches.close()
         bar.close()
-        if path != "-":
-            source.close()
+        guard.close()
         if lines is not None:
             lines.close()
 
