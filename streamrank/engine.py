@@ -59,6 +59,7 @@ from ._kernels import count_pairs
 from ._validation import INT_TOTAL_MAX, check_scalar, check_weight, describe, param_error
 from .counts import PairCounts
 from .structures import BinaryDominanceCounter, DominanceCounter, LevelDominanceCounter
+from .structures._cbinary import Sums
 
 __all__ = ["LABEL_KINDS", "PairEngine", "check_scalar", "check_weight"]
 
@@ -116,26 +117,51 @@ class PairEngine:
     def clear(self) -> None:
         """Drop every sample. Runtime complexity: O(1)."""
         self._dtype = int
+        self._sums = Sums(False)  # C, D, T, Ty, Tyy and the weight held (compiled)
         self._set_structure(int, "continuous" if self.labels == "continuous" else "binary")
-        self._label_copies: dict[float, int] = {}  # copies of weight > 0, per label
-        self._score_copies: dict[float, int] = {}  # ... per score (for tau-c)
-        self._n = 0
-        self._n_pos = 0                            # samples of weight > 0
+        # Off the two-level tree (which keeps its own): copies of weight > 0 per label and
+        # per score (for the level counts), and the samples of weight > 0.
+        self._label_copies: dict[float, int] = {}
+        self._score_copies: dict[float, int] = {}
+        self._n_pos = 0
         self._reset_counts()
 
     def _reset_counts(self) -> None:
-        self._acc = [self._dtype(0)] * 6  # C, D, T, Ty, Tyy, and the weight held
-        self._comp = [0.0] * 6            # Neumaier compensation (float mode)
-        self._hist = 0.0                  # float mode: weight through since the last recount
+        self._sums.reset(self._dtype is float)
         self._cached = None
 
     def __len__(self) -> int:
-        return self._n
+        return len(self._dom)
+
+    def __setstate__(self, state) -> None:
+        """Unpickle; state pickled by version 0.1 (sums kept in Python lists) is
+        converted."""
+        if "_acc" in state:
+            acc, comp = state.pop("_acc"), state.pop("_comp")
+            dtype = state["_dtype"]
+            sums = Sums(dtype is float)
+            if dtype is float:
+                sums.add([a + b for a, b in zip(acc[:5], comp[:5])], 1.0, acc[5] + comp[5])
+            else:
+                sums.add(acc[:5], 1, acc[5])
+            sums.hist = state.pop("_hist", 0.0)
+            state["_sums"] = sums
+            state.pop("_n", None)
+            if state["_kind"] == "binary":
+                state["_dom"].sums = sums
+                state["_label_copies"], state["_score_copies"] = {}, {}
+                state["_n_pos"] = 0
+        self.__dict__.update(state)
 
     @property
     def weighted(self) -> bool:
         """True once a fractional weight was seen (counts are floats from then on)."""
         return self._dtype is float
+
+    @property
+    def weight(self):
+        """The weight held (an int while the counts are exact). O(1)."""
+        return self._sums.weight()
 
     @property
     def continuous(self) -> bool:
@@ -147,20 +173,20 @@ class PairEngine:
         """True when float rounding from weight that came and went may exceed what a
         recount of the held samples would have (see the module docstring): the owner
         should call `rebuild`. Always false with exact integer counts. O(1)."""
-        return (self._dtype is float
-                and self._hist > REBUILD_RATIO * (self._acc[_W] + self._comp[_W]))
+        sums = self._sums
+        return sums.floats and sums.hist > REBUILD_RATIO * sums.weight()
 
     @property
     def counts(self) -> PairCounts:
         """The current `PairCounts`. Runtime complexity: O(1) (cached until a change)."""
         if self._cached is None:
-            if self._dtype is float:
-                c = [max(0.0, a + b) for a, b in zip(self._acc, self._comp)]
-            else:
-                c = list(self._acc)
+            c = self._sums.values()
             zero = self._dtype(0)
-            n_levels, n_scores, n_pos = (len(self._label_copies), len(self._score_copies),
-                                         self._n_pos)
+            if self._fused:
+                n_levels, n_scores, n_pos = self._dom.stats()
+            else:
+                n_levels, n_scores, n_pos = (len(self._label_copies),
+                                             len(self._score_copies), self._n_pos)
             if n_levels <= 1:                  # structural zeros (module docstring)
                 c[_C] = c[_D] = c[_T] = zero
             if n_scores <= 1:
@@ -169,7 +195,7 @@ class PairEngine:
                 c[_TY] = c[_TYY] = zero
             if n_scores == n_pos:
                 c[_T] = c[_TYY] = zero
-            self._cached = PairCounts(c[_C], c[_D], c[_T], c[_TY], c[_TYY], self._n,
+            self._cached = PairCounts(c[_C], c[_D], c[_T], c[_TY], c[_TYY], len(self._dom),
                                       c[_W] if n_pos else zero, n_levels, n_scores)
         return self._cached
 
@@ -177,6 +203,9 @@ class PairEngine:
     def add(self, y, s, w=1) -> None:
         """Add one sample. Runtime complexity: ``O(L log n)`` (``O(log^2 n)`` amortized
         with the dominance counter)."""
+        if self._fused and self._dom.engine_add(y, s, w):  # the whole change in C
+            self._cached = None
+            return
         func = "PairEngine.add"
         self._add(check_scalar(y, "y", func), check_scalar(s, "s", func),
                   check_weight(w, func), func)
@@ -187,7 +216,7 @@ class PairEngine:
             self.check_label(y, func)
             self._make_room((y,))
         if self._dtype is int:
-            if type(w) is float or self._acc[_W] + w > INT_TOTAL_MAX:
+            if type(w) is float or self._sums.weight() + w > INT_TOTAL_MAX:
                 self._to_float()
                 w = float(w)
         else:
@@ -203,6 +232,9 @@ class PairEngine:
     def remove(self, y, s, w=1) -> None:
         """Remove one sample added with these values (`ValueError`, and nothing changes,
         if none is held). Runtime complexity: as `add`."""
+        if self._fused and self._dom.engine_remove(y, s, w):  # the whole change in C
+            self._cached = None
+            return
         func = "PairEngine.remove"
         self._remove(check_scalar(y, "y", func), check_scalar(s, "s", func),
                      check_weight(w, func))
@@ -218,7 +250,7 @@ class PairEngine:
             terms = self._dom.pairs_with(y, s)
         self._bump(y, s, w, -1)
         self._accumulate(terms, -w)
-        if self._n == 0:
+        if not len(self._dom):
             self._reset_counts()  # an emptied engine holds exact zeros, not float residue
 
     def check_label(self, y, func, name="y") -> None:
@@ -270,7 +302,7 @@ class PairEngine:
         inside = count_pairs(y, s, None if wv is None else wv.astype(np.float64))
         terms = self._batch_terms(y, s, wv)
         terms = [t + _count_value(inside, f, self._dtype) for t, f in zip(terms, _FIELDS)]
-        if y.size >= max(self._n, 256):
+        if y.size >= max(len(self._dom), 256):
             self._load(y, s, wv)
         else:
             wl = [1] * y.size if wv is None else wv.tolist()
@@ -300,7 +332,7 @@ class PairEngine:
         terms = [t + _count_value(inside, f, self._dtype) for t, f in zip(terms, _FIELDS)]
         self._bump_many(y, s, wv, -1)
         self._accumulate(terms, -1, -_batch_sum(y, wv, self._dtype))
-        if self._n == 0:
+        if not len(self._dom):
             self._reset_counts()
 
     def rebuild(self, y: np.ndarray, s: np.ndarray, w: np.ndarray | None) -> None:
@@ -311,21 +343,23 @@ class PairEngine:
         dtype = self._dtype
         self._label_copies.clear()
         self._score_copies.clear()
-        self._n = self._n_pos = 0
+        self._n_pos = 0
         self._reset_counts()
         self._set_structure(dtype, self._kind)
         if dtype is float:
             w = np.ones(y.size) if w is None else np.asarray(w, np.float64)
         self.add_many(np.asarray(y, np.float64), np.asarray(s, np.float64), w,
                       "PairEngine.rebuild")
-        self._hist = float(self._acc[_W]) if dtype is float else 0.0
+        self._sums.hist = float(self._sums.weight()) if dtype is float else 0.0
 
     # ------------------------------------------------------------------ internals
     def _set_structure(self, dtype, kind: str) -> None:
         """An empty structure of ``kind``: "binary", "levels" or "continuous"."""
         self._kind = kind
-        self._fused = kind == "binary"
+        self._fused = kind == "binary"   # the two-level tree: whole changes in C
         self._dom = _STRUCTURES[kind](dtype=dtype)
+        if self._fused:
+            self._dom.sums = self._sums
 
     def _make_room(self, new_labels) -> None:
         """Before labels ``new_labels`` (those not held with weight) come: leave the
@@ -345,7 +379,7 @@ class PairEngine:
         if w is None:
             return None
         if (self._dtype is int and _integral(w)
-                and self._acc[_W] + float(w.sum()) <= INT_TOTAL_MAX):
+                and self._sums.weight() + float(w.sum()) <= INT_TOTAL_MAX):
             return w.astype(np.int64)
         if self._dtype is int:
             self._to_float()
@@ -357,7 +391,7 @@ class PairEngine:
         the per-sample path, whose counts are Python ints."""
         if wv is None or self._dtype is float:
             return True
-        total = float(self._acc[_W]) + (0.0 if added is None else float(added.sum()))
+        total = float(self._sums.weight()) + (0.0 if added is None else float(added.sum()))
         return total * total < 2.0 ** 53
 
     def _batch_terms(self, y, s, wv) -> list:
@@ -366,15 +400,16 @@ class PairEngine:
         return [self._dtype(t) for t in totals]
 
     def _bump(self, y, s, w, sign) -> None:
-        self._n += sign
-        if w > 0:
+        if w > 0 and not self._fused:   # (the two-level tree keeps its own)
             self._n_pos += sign
             _bump_copies(self._label_copies, y, sign)
             _bump_copies(self._score_copies, s, sign)
         self._cached = None
 
     def _bump_many(self, y, s, wv, sign) -> None:
-        self._n += sign * int(y.size)
+        self._cached = None
+        if self._fused:                 # the two-level tree keeps its own
+            return
         keep = slice(None) if wv is None else wv > 0
         self._n_pos += sign * int(y.size if wv is None else np.count_nonzero(keep))
         for table, values in ((self._label_copies, y[keep]), (self._score_copies, s[keep])):
@@ -385,79 +420,83 @@ class PairEngine:
 
     def _accumulate(self, terms, w, wsum=None) -> None:
         """Add ``w * terms`` to the running counts and ``wsum`` (default ``w``) to the
-        weight held (exact ints, or Neumaier floats)."""
-        acc = self._acc
-        if wsum is None:
-            wsum = w
-        if self._dtype is int:
-            c, d, t, ty, tyy = terms
-            acc[0] += w * c
-            acc[1] += w * d
-            acc[2] += w * t
-            acc[3] += w * ty
-            acc[4] += w * tyy
-            acc[5] += wsum
-        else:
-            comp = self._comp
-            self._hist += abs(wsum)
-            for j in range(6):  # Neumaier: the rounding of each addition is kept in comp
-                x = w * terms[j] if j < 5 else wsum
-                t = acc[j] + x
-                if abs(acc[j]) >= abs(x):
-                    comp[j] += (acc[j] - t) + x
-                else:
-                    comp[j] += (x - t) + acc[j]
-                acc[j] = t
+        weight held (exact ints, or compensated floats: `Sums`)."""
+        self._sums.add(terms, w, w if wsum is None else wsum)
         self._cached = None
 
     def _items(self):
-        """Aggregated held samples: arrays of (label, score, copies, weight)."""
+        """Aggregated held samples: arrays of (label, score, copies, weight) and, from
+        the two-level tree, the copies of weight > 0 (else None)."""
+        if self._fused:
+            return self._dom.columns()
         rows = list(self._dom.items())
         if not rows:
             return (np.zeros(0), np.zeros(0), np.zeros(0, np.int64),
-                    np.zeros(0, np.int64 if self._dtype is int else np.float64))
+                    np.zeros(0, np.int64 if self._dtype is int else np.float64), None)
         y, s, c, w = zip(*rows)
         return (np.array(y, dtype=np.float64), np.array(s, dtype=np.float64),
                 np.array(c, dtype=np.int64),
-                np.array(w, dtype=np.int64 if self._dtype is int else np.float64))
+                np.array(w, dtype=np.int64 if self._dtype is int else np.float64), None)
 
     def _reload(self, kind=None, dtype=None) -> None:
         """Rebuild the structure (not the counts) from its own aggregated contents, into
         another kind of structure and/or float weights: one O(n log n) rebuild."""
-        y, s, c, w = self._items()
+        y, s, c, w, p = self._items()
+        was_fused = self._fused
         self._dtype = dtype or self._dtype
         self._set_structure(self._dtype, kind or self._kind)
-        self._dom.load(y, s, c, w.astype(np.float64) if self._dtype is float else w)
+        w = w.astype(np.float64) if self._dtype is float else w
+        if self._fused:
+            self._dom.load(y, s, c, w, p)
+            return
+        self._dom.load(y, s, c, w)
+        if was_fused:   # the level counts leave the two-level tree
+            keep = p > 0
+            self._n_pos = int(p.sum())
+            for table, values in ((self._label_copies, y[keep]),
+                                  (self._score_copies, s[keep])):
+                if not values.size:
+                    continue
+                order = np.argsort(values, kind="stable")
+                values, counts = values[order], p[keep][order]
+                starts = np.flatnonzero(np.r_[True, values[1:] != values[:-1]])
+                for key, n in zip(values[starts].tolist(),
+                                  np.add.reduceat(counts, starts).tolist()):
+                    table[key] = n
 
     def _load(self, y, s, wv) -> None:
         """Rebuild the structure with a batch added (counts are handled by the caller)."""
-        hy, hs, hc, hw = self._items()
+        hy, hs, hc, hw, hp = self._items()
         one = np.ones(y.size, dtype=np.int64)
         ww = one if wv is None else wv
         self._set_structure(self._dtype, self._kind)
-        self._dom.load(np.concatenate((hy, y)), np.concatenate((hs, s)),
-                       np.concatenate((hc, one)),
-                       np.concatenate((hw, ww)).astype(np.int64 if self._dtype is int
-                                                        else np.float64))
+        args = (np.concatenate((hy, y)), np.concatenate((hs, s)), np.concatenate((hc, one)),
+                np.concatenate((hw, ww)).astype(np.int64 if self._dtype is int
+                                                else np.float64))
+        if self._fused:
+            self._dom.load(*args, np.concatenate((hp, (ww > 0).astype(np.int64))))
+        else:
+            self._dom.load(*args)
 
     def _to_float(self) -> None:
         """Switch the structure and the counts to float weights (one O(n) rebuild)."""
         self._reload(dtype=float)
-        self._acc = [float(a) for a in self._acc]
-        self._hist = self._acc[_W]
+        self._sums.to_float()
         self._cached = None
 
     def _check(self, y=None, s=None, w=None) -> None:
         """Invariants: the structure's own checks; with the held samples given as arrays,
         the counts equal a batch recount of them (exactly for integer weights)."""
         self._dom._check()
-        assert len(self._dom) == self._n, (len(self._dom), self._n)
+        assert self._sums.floats == (self._dtype is float)
+        if self._fused:
+            assert self._dom.sums is self._sums
         if y is None:
             return
-        assert len(y) == self._n
+        assert len(y) == len(self._dom)
         got = self.counts
         fresh = count_pairs(np.asarray(y, float), np.asarray(s, float),
-                            None if w is None else np.asarray(w, float)) if self._n else None
+                            None if w is None else np.asarray(w, float)) if len(self._dom) else None
         # the float error bound's scale: the square of the weight held
         scale = 0.0 if fresh is None else float(fresh.weight_sum) ** 2
         for f in _FIELDS:

@@ -1,32 +1,36 @@
 # cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True
-"""The compiled two-level dominance counter behind `PairEngine` (see `binary.py`).
+"""The compiled core of `PairEngine`: the running counts and the two-level counter.
 
-A treap over the distinct scores held, in one C array of nodes: each node carries its
-score, the copies and the weight of *both* classes at that score, and both classes' sums
-over its left subtree and its whole subtree, so that a query reads one node per level.
-Priorities are a hash of the score's bits, so the tree's shape is a function of the set
-of scores held (not of the order of the changes): the same contents give bit-identical
-sums whatever came and went.
+`Sums` keeps the running counts ``C, D, T, Ty, Tyy`` and the weight held, for every mode of
+the engine: exact 128-bit integers while the weights are integers (the engine keeps the
+total weight below ``2**62`` and each weight at most ``2**53``, so no count can pass
+``2**124``), or float64 sums with Neumaier compensation.
 
-Exactness. ``dtype=int``: int64 weights and sums; the total held must stay below ``2**62``
-(`PairEngine` moves to floats before that). ``dtype=float``: each node's own weight is a
-compensated (Neumaier) sum of the weights added and removed there, and subtree sums are
-recomputed from the children on every walk instead of updated in place, so an inner sum
-never keeps the rounding of a weight that left; only the own weight of a score still
-shared with such a weight keeps it, to ``O(eps)`` of that weight after compensation.
+`BinaryDominanceCounter` holds the samples while at most two label levels are held: a B+
+tree over the distinct scores (`_btree.pxi`) whose entries carry *both* classes' copies and
+weights, so one walk reads the other class's weight below and at a score and one more
+changes it. Its ``engine_add`` / ``engine_remove`` do a whole change of `PairEngine` in C
+-- validation of plain Python numbers, the terms, the update, the counts -- and leave
+anything unusual (other types, a third label, a weight that needs float counts, a sample
+that is not held) to the engine's checked path, having changed nothing.
+
+Exactness. ``dtype=int``: int64 weights and sums (the total held stays below ``2**62``).
+``dtype=float``: each score's own weight is a compensated (Neumaier) sum of the weights
+that came and went there, and inner sums are recomputed from the children on every walk,
+so an inner sum never keeps the rounding of a weight that left.
 """
 
 from libc.stdint cimport int64_t, uint64_t, int32_t
 from libc.stdlib cimport malloc, realloc, free
-from libc.string cimport memcpy
-from libc.math cimport fabs
+from libc.string cimport memcpy, memmove
+from libc.math cimport fabs, isfinite
 
 import math
 
 import numpy as np
 
 from .._validation import describe, param_error
-from .dominance import _check_dtype, _checked_point, _exact_dot, _load_args, _points
+from .dominance import _check_dtype, _checked_point, _load_args, _points
 from .multiset import _check_weight, _weights_array
 
 cdef extern from *:
@@ -35,270 +39,12 @@ cdef extern from *:
     """
     ctypedef long long sr_int128
 
-cdef enum:
-    NIL = -1
-
 cdef int64_t _INT_TOTAL_MAX = (<int64_t>1) << 62
+cdef int64_t _EXACT = (<int64_t>1) << 53
+cdef double _MIN_W = 2.0 ** -400
+cdef double _MAX_W = 2.0 ** 400
 
-
-cdef inline uint64_t _prio(double key):
-    """A hash of the score's bits (splitmix64): the treap's shape depends only on the
-    set of scores held. -0.0 and 0.0 are one score."""
-    cdef double k = key + 0.0
-    cdef uint64_t z
-    memcpy(&z, &k, 8)
-    z += 0x9E3779B97F4A7C15ULL
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL
-    return z ^ (z >> 31)
-
-
-cdef struct Node:
-    # line 1: what an int-mode walk reads
-    double key
-    int32_t left, right
-    int64_t ilsum[2]      # int mode: the left subtree's sum, per class
-    int64_t iw[2]         # int mode: own weight at this score, per class
-    int64_t c[2]          # copies per class
-    # line 2: float mode
-    double flsum[2]       # the left subtree's sum
-    double fw[2]          # own weight (Neumaier sum) ...
-    double fe[2]          # ... and its compensation
-    double ftsum[2]       # the subtree's sum
-    # line 3
-    int64_t itsum[2]      # int mode: the subtree's sum
-    uint64_t prio
-
-
-cdef class _Treap:
-    """Nodes in one C array of `Node` (free ones chained through ``left``). A node keeps its
-    left subtree's sum, so a walk reads only the nodes on its path."""
-    cdef int32_t cap, size, root, free_head, distinct
-    cdef bint floats
-    cdef Node* n
-
-    def __cinit__(self):
-        self.cap = 0
-        self.n = NULL
-        self._grow(16)
-        self.clear()
-
-    def __dealloc__(self):
-        free(self.n)
-
-    cdef void clear(self):
-        self.root = NIL
-        self.size = 0
-        self.free_head = NIL
-        self.distinct = 0
-
-    cdef void _grow(self, int32_t cap) except *:
-        cdef Node* p = <Node*>realloc(self.n, cap * sizeof(Node))
-        if p == NULL:
-            raise MemoryError()
-        self.n = p
-        self.cap = cap
-
-    cdef int32_t _new(self, double s) except -2:
-        cdef int32_t i
-        cdef int k
-        if self.free_head != NIL:
-            i = self.free_head
-            self.free_head = self.n[i].left
-        else:
-            if self.size == self.cap:
-                if self.cap >= 1 << 30:
-                    raise MemoryError("BinaryDominanceCounter holds at most 2**30 scores")
-                self._grow(2 * self.cap)
-            i = self.size
-            self.size += 1
-        cdef Node* x = &self.n[i]
-        x.key = s + 0.0
-        x.prio = _prio(s)
-        x.left = NIL
-        x.right = NIL
-        for k in range(2):
-            x.c[k] = 0
-            x.iw[k] = 0
-            x.ilsum[k] = 0
-            x.itsum[k] = 0
-            x.fw[k] = 0.0
-            x.fe[k] = 0.0
-            x.flsum[k] = 0.0
-            x.ftsum[k] = 0.0
-        self.distinct += 1
-        return i
-
-    cdef void _release(self, int32_t i):
-        self.n[i].left = self.free_head
-        self.free_head = i
-        self.distinct -= 1
-
-    cdef inline void _pull(self, int32_t i):
-        """Recompute node ``i``'s sums from its children's and its own weights."""
-        cdef Node* x = &self.n[i]
-        cdef int32_t l = x.left, r = x.right
-        cdef int k
-        if self.floats:
-            for k in range(2):
-                x.flsum[k] = self.n[l].ftsum[k] if l != NIL else 0.0
-                x.ftsum[k] = (x.flsum[k] + (x.fw[k] + x.fe[k])
-                              + (self.n[r].ftsum[k] if r != NIL else 0.0))
-        else:
-            for k in range(2):
-                x.ilsum[k] = self.n[l].itsum[k] if l != NIL else 0
-                x.itsum[k] = x.ilsum[k] + x.iw[k] + (self.n[r].itsum[k] if r != NIL else 0)
-
-    cdef int32_t _rotate_right(self, int32_t i):
-        cdef int32_t l = self.n[i].left
-        self.n[i].left = self.n[l].right
-        self.n[l].right = i
-        self._pull(i)
-        self._pull(l)
-        return l
-
-    cdef int32_t _rotate_left(self, int32_t i):
-        cdef int32_t r = self.n[i].right
-        self.n[i].right = self.n[r].left
-        self.n[r].left = i
-        self._pull(i)
-        self._pull(r)
-        return r
-
-    cdef int32_t _insert(self, int32_t i, double s, int32_t* found) except -2:
-        """Insert score ``s`` under ``i`` if absent; ``found[0]`` = its node. The caller
-        then changes that node's weights and calls `_repath`."""
-        cdef int32_t j
-        if i == NIL:
-            j = self._new(s)
-            found[0] = j
-            return j
-        if s < self.n[i].key:
-            j = self._insert(self.n[i].left, s, found)
-            self.n[i].left = j
-            if self.n[j].prio > self.n[i].prio:
-                return self._rotate_right(i)
-        elif s > self.n[i].key:
-            j = self._insert(self.n[i].right, s, found)
-            self.n[i].right = j
-            if self.n[j].prio > self.n[i].prio:
-                return self._rotate_left(i)
-        else:
-            found[0] = i
-        self._pull(i)
-        return i
-
-    cdef void _repath(self, double s):
-        """Recompute the sums on the path to ``s`` (after a change of its own weight)."""
-        self._repath_from(self.root, s)
-
-    cdef void _repath_from(self, int32_t i, double s):
-        if i == NIL:
-            return
-        if s < self.n[i].key:
-            self._repath_from(self.n[i].left, s)
-        elif s > self.n[i].key:
-            self._repath_from(self.n[i].right, s)
-        self._pull(i)
-
-    cdef int32_t _delete(self, int32_t i, double s):
-        """Remove the node of ``s`` (held) from the subtree ``i``."""
-        cdef int32_t j, l, r
-        if s < self.n[i].key:
-            self.n[i].left = self._delete(self.n[i].left, s)
-        elif s > self.n[i].key:
-            self.n[i].right = self._delete(self.n[i].right, s)
-        else:
-            l, r = self.n[i].left, self.n[i].right
-            if l == NIL or r == NIL:
-                j = l if l != NIL else r
-                self._release(i)
-                return j
-            if self.n[l].prio > self.n[r].prio:
-                j = self._rotate_right(i)
-                self.n[j].right = self._delete(self.n[j].right, s)
-            else:
-                j = self._rotate_left(i)
-                self.n[j].left = self._delete(self.n[j].left, s)
-            self._pull(j)
-            return j
-        self._pull(i)
-        return i
-
-    cdef int32_t find(self, double s):
-        cdef int32_t i = self.root
-        while i != NIL:
-            if s < self.n[i].key:
-                i = self.n[i].left
-            elif s > self.n[i].key:
-                i = self.n[i].right
-            else:
-                return i
-        return NIL
-
-    cdef void ibelow(self, double s, int64_t* below, int64_t* equal):
-        """Each class's int weight below ``s`` and at ``s``: one node per level."""
-        cdef int32_t i = self.root
-        cdef Node* x
-        below[0] = below[1] = equal[0] = equal[1] = 0
-        while i != NIL:
-            x = &self.n[i]
-            if s < x.key:
-                i = x.left
-            elif s > x.key:
-                below[0] += x.ilsum[0] + x.iw[0]
-                below[1] += x.ilsum[1] + x.iw[1]
-                i = x.right
-            else:
-                below[0] += x.ilsum[0]
-                below[1] += x.ilsum[1]
-                equal[0] = x.iw[0]
-                equal[1] = x.iw[1]
-                return
-
-    cdef void fbelow(self, double s, double* below, double* equal):
-        """Each class's float weight below ``s`` and at ``s``: one node per level."""
-        cdef int32_t i = self.root
-        cdef Node* x
-        below[0] = below[1] = equal[0] = equal[1] = 0.0
-        while i != NIL:
-            x = &self.n[i]
-            if s < x.key:
-                i = x.left
-            elif s > x.key:
-                below[0] += x.flsum[0] + (x.fw[0] + x.fe[0])
-                below[1] += x.flsum[1] + (x.fw[1] + x.fe[1])
-                i = x.right
-            else:
-                below[0] += x.flsum[0]
-                below[1] += x.flsum[1]
-                equal[0] = x.fw[0] + x.fe[0]
-                equal[1] = x.fw[1] + x.fe[1]
-                return
-
-    cdef void inorder(self, int32_t* out):
-        """Node indices in score order (``distinct`` of them)."""
-        cdef int m = 0
-        self._inorder(self.root, out, &m)
-
-    cdef void _inorder(self, int32_t i, int32_t* out, int* m):
-        if i == NIL:
-            return
-        self._inorder(self.n[i].left, out, m)
-        out[m[0]] = i
-        m[0] += 1
-        self._inorder(self.n[i].right, out, m)
-
-
-cdef inline double _two_sum_add(double* acc, double* comp, double x):
-    """``acc += x`` with the rounding kept in ``comp`` (Neumaier)."""
-    cdef double a = acc[0], t = a + x
-    if fabs(a) >= fabs(x):
-        comp[0] += (a - t) + x
-    else:
-        comp[0] += (x - t) + a
-    acc[0] = t
-    return t
+include "_btree.pxi"
 
 
 cdef object _py128(sr_int128 x):
@@ -311,13 +57,134 @@ cdef object _py128(sr_int128 x):
     return -value if neg else value
 
 
-cdef class BinaryDominanceCounter:
-    """Dominance weights for points on at most two label levels (`binary.py`).
+cdef sr_int128 _from_py(object x) except? -1:
+    """A Python int of magnitude below ``2**126`` as an int128."""
+    cdef bint neg = x < 0
+    if neg:
+        x = -x
+    if x >> 126:
+        raise OverflowError("a count beyond 2**126")
+    cdef uint64_t lo = <uint64_t>(x & 0xFFFFFFFFFFFFFFFF)
+    cdef uint64_t hi = <uint64_t>(x >> 64)
+    cdef sr_int128 v = ((<sr_int128>hi) << 64) | <sr_int128>lo
+    return -v if neg else v
 
-    The interface of `LevelDominanceCounter` that `PairEngine` uses, plus the fused
-    `add_pairs` / `remove_pairs`. Each label level held takes one of the tree's two
-    classes; a level is dropped when its last point leaves, so another label can take its
-    class. A third level is refused (`ValueError`).
+
+cdef class Sums:
+    """The running counts ``C, D, T, Ty, Tyy`` and the weight held ``W``.
+
+    Integer mode: exact 128-bit sums (`values` gives Python ints). Float mode: Neumaier
+    sums (`values` gives ``acc + compensation``, counts clipped at 0), and `hist`, the
+    weight that passed through since the last `reset`. Every change is ``O(1)``.
+
+    >>> s = Sums(); s.add((3, 1, 0, 2, 0), 2, 2); s.values()
+    [6, 2, 0, 4, 0, 2]
+    >>> s.to_float(); s.add((0.5, 0.0, 0.0, 0.0, 0.0), 1.0, 1.0); s.values()
+    [6.5, 2.0, 0.0, 4.0, 0.0, 3.0]
+    """
+
+    cdef sr_int128 i[6]
+    cdef double f[6]
+    cdef double e[6]
+    cdef public double hist
+    cdef readonly bint floats
+
+    def __init__(self, bint floats=False):
+        self.reset(floats)
+
+    cpdef void reset(self, bint floats):
+        """Zero every sum (and `hist`); ``floats`` picks the mode."""
+        cdef int j
+        self.floats = floats
+        for j in range(6):
+            self.i[j] = 0
+            self.f[j] = 0.0
+            self.e[j] = 0.0
+        self.hist = 0.0
+
+    def to_float(self):
+        """Move to float sums (the integer values, rounded once); `hist` = the weight."""
+        cdef int j
+        if self.floats:
+            return
+        values = self.values()
+        for j in range(6):
+            self.f[j] = float(values[j])
+            self.e[j] = float(values[j] - int(self.f[j]))
+        self.floats = True
+        self.hist = self.f[5] + self.e[5]
+
+    cdef inline void add_i(self, int64_t* terms, int64_t w, int64_t wsum) noexcept:
+        cdef int j
+        for j in range(5):
+            self.i[j] += <sr_int128>w * terms[j]
+        self.i[5] += wsum
+
+    cdef inline void add_f(self, double* terms, double w, double wsum) noexcept:
+        cdef int j
+        for j in range(5):
+            _two_sum_add(&self.f[j], &self.e[j], w * terms[j])
+        _two_sum_add(&self.f[5], &self.e[5], wsum)
+        self.hist += fabs(wsum)
+
+    def add(self, terms, w, wsum):
+        """Add ``w * terms[j]`` to each count and ``wsum`` to the weight held (Python
+        numbers: ints in integer mode, of any size below ``2**126``)."""
+        cdef double ft[5]
+        cdef int j
+        if self.floats:
+            for j in range(5):
+                ft[j] = terms[j]
+            self.add_f(ft, w, wsum)
+            return
+        for j in range(5):
+            self.i[j] += _from_py(w * terms[j])
+        self.i[5] += _from_py(wsum)
+
+    def values(self):
+        """``[C, D, T, Ty, Tyy, W]`` as Python numbers. O(1)."""
+        cdef int j
+        if self.floats:
+            return [max(0.0, self.f[j] + self.e[j]) for j in range(6)]
+        return [_py128(self.i[j]) for j in range(6)]
+
+    def __reduce__(self):
+        return _restore_sums, (self.floats, self.values(), self.hist)
+
+    def weight(self):
+        """The weight held, ``W``, as a Python number."""
+        return (self.f[5] + self.e[5]) if self.floats else _py128(self.i[5])
+
+
+cdef inline bint _plain(object x, double* out) noexcept:
+    """A finite float, or an int float64 holds exactly (``|x| <= 2**53``), as a double."""
+    cdef double v
+    if type(x) is float:
+        v = <double>x
+        if not isfinite(v):
+            return False
+        out[0] = v
+        return True
+    if type(x) is int:
+        try:
+            v = <double>(<int64_t>x)
+        except OverflowError:
+            return False
+        if fabs(v) > _EXACT:
+            return False
+        out[0] = v
+        return True
+    return False
+
+
+cdef class BinaryDominanceCounter:
+    """Dominance weights for points on at most two label levels.
+
+    The interface of `LevelDominanceCounter` that `PairEngine` uses, the fused
+    `add_pairs` / `remove_pairs`, and the engine's whole-change ``engine_add`` /
+    ``engine_remove``. Each label level held takes one of the tree's two classes; a level
+    is dropped when its last point leaves, so another label can take its class. A third
+    level is refused (`ValueError`).
 
     Parameters
     ----------
@@ -327,9 +194,11 @@ cdef class BinaryDominanceCounter:
 
     Notes
     -----
-    Runtime complexity: `add_pairs`, `remove_pairs`, `add`, `remove`, `pairs_with` one
-    walk of the treap, ``O(log n)`` expected (``n`` distinct scores); `pairs_with_many`
-    ``O(k log n)`` in C; `load` ``O(n log n)``; `items` ``O(n)``.
+    Runtime complexity: every single change or query is one or two walks of the B+ tree,
+    ``O(log n)`` (``n`` distinct scores, at most 32 entries scanned per node);
+    `pairs_with_many` ``O(k log n)`` in C; `load` ``O(n log n)``; `items` ``O(n)``. Equal
+    scores share one entry, so ties cost nothing extra: a score's weight of each class is
+    read at once as the tied weight.
 
     Examples
     --------
@@ -344,24 +213,26 @@ cdef class BinaryDominanceCounter:
     ((1, 0, 1, 2, 0), 4)
     """
 
-    cdef _Treap _t
+    cdef _BTree _t
     cdef object _dtype
     cdef bint _floats
     cdef double _label[2]
     cdef bint _has[2]
-    cdef int64_t _n[2]
+    cdef public Sums sums       # the engine's running counts (``engine_add`` updates them)
 
     def __init__(self, *, dtype=int):
         self._dtype = _check_dtype(dtype, "BinaryDominanceCounter")
         self._floats = self._dtype is float
+        self.sums = Sums(self._floats)
         self.clear()
 
     def clear(self):
         """Remove every point. Runtime complexity: O(1)."""
-        self._t = _Treap()
+        if self._t is None:
+            self._t = _BTree()
+        self._t.clear()
         self._t.floats = self._floats
         self._has[0] = self._has[1] = False
-        self._n[0] = self._n[1] = 0
 
     @classmethod
     def from_arrays(cls, labels, scores, weights=None, *, dtype=None):
@@ -389,16 +260,22 @@ cdef class BinaryDominanceCounter:
         return tuple(sorted(self._label[k] for k in range(2) if self._has[k]))
 
     cdef object _tot(self, int k):
-        cdef int32_t r = self._t.root
-        if r == NIL:
-            return 0.0 if self._floats else 0
         if self._floats:
-            return self._t.n[r].ftsum[k]
-        return self._t.n[r].itsum[k]
+            return self._t.ftot(k)
+        return self._t.itot[k]
 
     def level_copies(self):
         """``{label: copies}`` of each level held, zero-weight copies included."""
-        return {self._label[k]: self._n[k] for k in range(2) if self._has[k]}
+        return {self._label[k]: self._t.ncopies[k] for k in range(2) if self._has[k]}
+
+    def stats(self):
+        """``(label levels, score levels, copies)`` held with weight > 0. O(1).
+
+        >>> dc = BinaryDominanceCounter(); dc.add(0, 0.5); dc.add(1, 0.5, 0); dc.stats()
+        (1, 1, 1)
+        """
+        cdef _BTree t = self._t
+        return ((t.npos[0] > 0) + (t.npos[1] > 0), t.pos_scores, t.npos[0] + t.npos[1])
 
     @property
     def total_weight(self):
@@ -407,14 +284,14 @@ cdef class BinaryDominanceCounter:
 
     def __len__(self):
         """Number of points held (not their weight)."""
-        return self._n[0] + self._n[1]
+        return self._t.ncopies[0] + self._t.ncopies[1]
 
     def __repr__(self):
         return (f"BinaryDominanceCounter(dtype={self._dtype.__name__}) holding {len(self)} "
                 f"points on {sum(self._has[k] for k in range(2))} levels")
 
     # ------------------------------------------------------------------ single points
-    cdef int _class_of(self, double label):
+    cdef inline int _class_of(self, double label) noexcept:
         if self._has[0] and self._label[0] == label:
             return 0
         if self._has[1] and self._label[1] == label:
@@ -434,113 +311,208 @@ cdef class BinaryDominanceCounter:
         self._label[k] = label
         return k
 
-    cdef tuple _terms(self, int k, double label, below, equal, other_tot, ty, own):
-        """The `pairs_with` tuple from the other class's weight below / at the score."""
+    cdef inline bint _other_above(self, int k, double label) noexcept:
+        return self._has[1 - k] and self._label[1 - k] > label
+
+    cdef void _iterms(self, int k, double label, double s, int64_t* out) noexcept:
+        """The `pairs_with` terms of ``(label, s)`` of class ``k`` (int mode)."""
+        cdef int64_t b[2]
+        cdef int64_t e[2]
         cdef int o = 1 - k
-        above = other_tot - below - equal
-        if self._floats and above < 0:
+        self._t.ibelow(s, b, e)
+        cdef int64_t above = self._t.itot[o] - b[o] - e[o]
+        if self._other_above(k, label):
+            out[0], out[1] = above, b[o]
+        else:
+            out[0], out[1] = b[o], above
+        out[2] = e[o]
+        out[3] = self._t.itot[k]
+        out[4] = e[k]
+
+    cdef void _fterms(self, int k, double label, double s, double* out) noexcept:
+        """The `pairs_with` terms of ``(label, s)`` of class ``k`` (float mode)."""
+        cdef double b[2]
+        cdef double e[2]
+        cdef int o = 1 - k
+        self._t.fbelow(s, b, e)
+        cdef double above = self._t.ftot(o) - b[o] - e[o]
+        if above < 0:
             above = 0.0
-        if self._has[o] and self._label[o] > label:
-            return above, below, equal, ty, own
-        return below, above, equal, ty, own
+        if self._other_above(k, label):
+            out[0], out[1] = above, b[o]
+        else:
+            out[0], out[1] = b[o], above
+        out[2] = e[o]
+        out[3] = self._t.ftot(k)
+        out[4] = e[k]
+
+    cdef tuple _terms_tuple(self, int k, double label, double s):
+        cdef int64_t it[5]
+        cdef double ft[5]
+        if self._floats:
+            self._fterms(k, label, s, ft)
+            return ft[0], ft[1], ft[2], ft[3], ft[4]
+        self._iterms(k, label, s, it)
+        return it[0], it[1], it[2], it[3], it[4]
 
     cpdef tuple add_pairs(self, double label, double score, weight):
-        """`pairs_with` ``(label, score)``, then add the point: one walk. Arguments are
-        trusted (a float label and score, a weight of the counter's type, ``>= 0``);
-        `ValueError` for a third label, before anything changes."""
+        """`pairs_with` ``(label, score)``, then add the point. Arguments are trusted (a
+        float label and score, a weight of the counter's type, ``>= 0``); `ValueError` for
+        a third label or an int total past ``2**62``, before anything changes."""
         cdef int k = self._class_of(label)
-        cdef int o
-        cdef int64_t ib[2]
-        cdef int64_t ie[2]
-        cdef double fb[2]
-        cdef double fe_[2]
-        cdef int64_t iw
-        cdef double fw
-        cdef int32_t node = NIL
-        cdef _Treap t = self._t
-        if not self._floats:
+        cdef int64_t iw = 0
+        cdef double fw = 0.0
+        if self._floats:
+            fw = weight
+        else:
             iw = weight
-            if self._tot(0) + self._tot(1) + iw > _INT_TOTAL_MAX:   # before any change
+            if self._t.itot[0] + self._t.itot[1] + iw > _INT_TOTAL_MAX:
                 raise param_error("weight", "BinaryDominanceCounter.add_pairs",
                                   "a weight that keeps the total held below 2**62 (use "
                                   "dtype=float)", repr(weight))
         if k < 0:
             k = self._new_level(label, "BinaryDominanceCounter.add_pairs")
-        o = 1 - k
-        if self._floats:
-            fw = weight
-            t.fbelow(score, fb, fe_)
-            other_tot, ty = self._tot(o), self._tot(k)
-            t.root = t._insert(t.root, score, &node)
-            _two_sum_add(&t.n[node].fw[k], &t.n[node].fe[k], fw)
-            t.n[node].c[k] += 1
-            t._repath(score)
-            self._n[k] += 1
-            return self._terms(k, label, fb[o], fe_[o], other_tot, ty, fe_[k])
-        t.ibelow(score, ib, ie)
-        other_tot, ty = t.n[t.root].itsum[o] if t.root != NIL else 0, self._tot(k)
-        t.root = t._insert(t.root, score, &node)
-        t.n[node].iw[k] += iw
-        t.n[node].c[k] += 1
-        t._repath(score)
-        self._n[k] += 1
-        return self._terms(k, label, ib[o], ie[o], other_tot, ty, ie[k])
+        terms = self._terms_tuple(k, label, score)
+        self._t.add_at(score, k, 1, (fw > 0) if self._floats else (iw > 0), iw, fw)
+        return terms
+
+    cdef int _held(self, int k, double score, int64_t iw, double fw, bint positive,
+                   bint quiet) except -1:
+        """1 if a copy ``(class k, score, weight)`` is held; else 0 (``quiet``) or the
+        `ValueError` naming what is not held."""
+        cdef str func = "BinaryDominanceCounter.remove"
+        cdef int32_t leaf
+        cdef int pos
+        cdef BNode* x
+        if k < 0:
+            if quiet:
+                return 0
+            raise param_error("label", func, "the label of a point held", "")
+        if not self._t.find(score, &leaf, &pos) or self._t.n[leaf].c[k][pos] == 0:
+            if quiet:
+                return 0
+            raise param_error("score", func, f"the score of a point held with label "
+                              f"{self._label[k]!r}", repr(score))
+        x = &self._t.n[leaf]
+        if positive and x.pc[k][pos] == 0 or not positive and x.c[k][pos] == x.pc[k][pos]:
+            if quiet:
+                return 0
+            raise param_error("weight", func, "the weight of a copy held at "
+                              f"{score!r}" + (" (only weight-0 copies are)" if positive
+                                              else " (none of weight 0 is)"),
+                              repr(fw if self._floats else iw))
+        if not self._floats and positive:
+            held = x.w[k][pos].i
+            if iw > held or (x.pc[k][pos] == 1 and iw != held):
+                if quiet:
+                    return 0
+                expected = (f"{held!r}, the weight of the last copy of {score!r}"
+                            if x.pc[k][pos] == 1 else f"at most {held!r}, the weight held "
+                            f"at {score!r}")
+                raise param_error("weight", func, expected, repr(iw))
+        return 1
+
+    cdef void _drop(self, int k, double score, int64_t iw, double fw, bint positive):
+        self._t.remove_at(score, k, iw, fw, positive)
+        if not self._t.ncopies[k]:
+            self._has[k] = False
 
     cpdef tuple remove_pairs(self, double label, double score, weight):
         """Remove one point added as ``(label, score, weight)``, then return `pairs_with`
-        of it against what is left: one walk. `ValueError`, and nothing changes, if no
-        such point is held (with ``dtype=int``, also if ``weight`` does not match)."""
-        cdef str func = "BinaryDominanceCounter.remove"
+        of it against what is left. `ValueError`, and nothing changes, if no such point
+        is held (with ``dtype=int``, also if ``weight`` does not match)."""
         cdef int k = self._class_of(label)
-        cdef int o
-        cdef int32_t node
-        cdef _Treap t = self._t
-        cdef int64_t ib[2]
-        cdef int64_t ie[2]
-        cdef double fb[2]
-        cdef double fe_[2]
-        cdef int64_t held, iw
-        cdef double fheld
-        if k < 0:
-            raise param_error("label", func, "the label of a point held", repr(label))
-        o = 1 - k
-        node = t.find(score)
-        if node == NIL or t.n[node].c[k] == 0:
-            raise param_error("score", func, f"the score of a point held with label "
-                              f"{label!r}", repr(score))
-        copies = t.n[node].c[k]
-        if not self._floats:
-            iw = weight
-            held = t.n[node].iw[k]
-            if iw > held or (copies == 1 and iw != held):
-                expected = (f"{held!r}, the weight of the last copy of {score!r}"
-                            if copies == 1 else f"at most {held!r}, the weight held at "
-                            f"{score!r}")
-                raise param_error("weight", func, expected, describe(weight))
-            t.n[node].iw[k] = held - iw
-        elif copies == 1:   # the last copy takes the weight left (rounding included)
-            t.n[node].fw[k] = 0.0
-            t.n[node].fe[k] = 0.0
-        else:
-            _two_sum_add(&t.n[node].fw[k], &t.n[node].fe[k], -<double>weight)
-            if t.n[node].fw[k] + t.n[node].fe[k] < 0:
-                t.n[node].fw[k] = 0.0
-                t.n[node].fe[k] = 0.0
-        t.n[node].c[k] = copies - 1
-        if copies == 1 and t.n[node].c[o] == 0:
-            t.root = t._delete(t.root, score)
-        else:
-            t._repath(score)
-        self._n[k] -= 1
-        if not self._n[k]:
-            self._has[k] = False
-            if not self._n[o]:
-                self.clear()
+        cdef int64_t iw = 0
+        cdef double fw = 0.0
         if self._floats:
-            t.fbelow(score, fb, fe_)
-            return self._terms(k, label, fb[o], fe_[o], self._tot(o), self._tot(k), fe_[k])
-        t.ibelow(score, ib, ie)
-        return self._terms(k, label, ib[o], ie[o], self._tot(o), self._tot(k), ie[k])
+            fw = weight
+        else:
+            iw = weight
+        cdef bint positive = (fw > 0) if self._floats else (iw > 0)
+        if k < 0:
+            raise param_error("label", "BinaryDominanceCounter.remove",
+                              "the label of a point held", repr(label))
+        self._held(k, score, iw, fw, positive, False)
+        self._drop(k, score, iw, fw, positive)
+        return self._terms_tuple(k, label, score)
+
+    # ------------------------------------------------------------------ whole changes
+    cdef bint _engine_weight(self, object w, int64_t* iw, double* fw) noexcept:
+        """A plain weight valid for this mode (int mode: an int ``<= 2**53``)."""
+        cdef double v
+        if not _plain(w, &v) or v < 0:
+            return False
+        if self._floats:
+            if v != 0 and not (_MIN_W <= v <= _MAX_W):
+                return False
+            fw[0] = v
+            return True
+        if v != <double>(<int64_t>v):     # a fraction: the engine moves to floats
+            return False
+        iw[0] = <int64_t>v
+        return True
+
+    def engine_add(self, y, s, w):
+        """Add the sample ``(y, s, w)`` and its pairs to `sums`, all in C, if ``y``, ``s``
+        and ``w`` are plain Python numbers valid here and ``y`` takes a free or held
+        class; ``False`` (nothing changed) otherwise. O(log n).
+
+        >>> dc = BinaryDominanceCounter(); dc.engine_add(0, 0.2, 1), dc.engine_add(1, 0.5, 1)
+        (True, True)
+        >>> dc.sums.values()       # one concordant pair, weight 2
+        [1, 0, 0, 0, 0, 2]
+        >>> dc.engine_add(2, 0.1, 1), dc.engine_add(0, 0.1, 0.5)   # third label, fraction
+        (False, False)
+        """
+        cdef double yy, ss, fw = 0.0
+        cdef int64_t iw = 0
+        cdef int64_t it[5]
+        cdef double ft[5]
+        if not _plain(y, &yy) or not _plain(s, &ss) or not self._engine_weight(w, &iw, &fw):
+            return False
+        cdef int k = self._class_of(yy)
+        if k < 0:
+            if self._has[0] and self._has[1]:
+                return False
+            if not self._floats and self._t.itot[0] + self._t.itot[1] + iw > _INT_TOTAL_MAX:
+                return False
+            k = self._new_level(yy, "")
+        elif not self._floats and self._t.itot[0] + self._t.itot[1] + iw > _INT_TOTAL_MAX:
+            return False
+        if self._floats:
+            self._fterms(k, yy, ss, ft)
+            self._t.add_at(ss, k, 1, fw > 0, 0, fw)
+            self.sums.add_f(ft, fw, fw)
+        else:
+            self._iterms(k, yy, ss, it)
+            self._t.add_at(ss, k, 1, iw > 0, iw, 0.0)
+            self.sums.add_i(it, iw, iw)
+        return True
+
+    def engine_remove(self, y, s, w):
+        """Remove a held sample ``(y, s, w)`` and its pairs from `sums`, all in C, if the
+        arguments are plain numbers and such a copy is held; ``False`` (nothing changed)
+        otherwise, for the engine's checked path to raise. O(log n)."""
+        cdef double yy, ss, fw = 0.0
+        cdef int64_t iw = 0
+        cdef int64_t it[5]
+        cdef double ft[5]
+        if not _plain(y, &yy) or not _plain(s, &ss) or not self._engine_weight(w, &iw, &fw):
+            return False
+        cdef int k = self._class_of(yy)
+        cdef bint positive = (fw > 0) if self._floats else (iw > 0)
+        if not self._held(k, ss, iw, fw, positive, True):
+            return False
+        self._drop(k, ss, iw, fw, positive)
+        if self._floats:
+            self._fterms(k, yy, ss, ft)
+            self.sums.add_f(ft, -fw, -fw)
+        else:
+            self._iterms(k, yy, ss, it)
+            self.sums.add_i(it, -iw, -iw)
+        if not self._has[0] and not self._has[1]:
+            self.sums.reset(self._floats)   # an emptied engine holds exact zeros
+        return True
 
     def add(self, label, score, weight=1):
         """Add the point ``(label, score)`` with ``weight``; `ValueError` (nothing
@@ -628,11 +600,12 @@ cdef class BinaryDominanceCounter:
     def count(self, label, score):
         """Number of points held at exactly ``(label, score)``."""
         label, score = _checked_point(label, score, "BinaryDominanceCounter.count")
-        k = self._class_of(label)
-        if k < 0:
+        cdef int k = self._class_of(label)
+        cdef int32_t leaf
+        cdef int pos
+        if k < 0 or not self._t.find(score, &leaf, &pos):
             return 0
-        node = self._t.find(score)
-        return 0 if node == NIL else self._t.n[node].c[k]
+        return self._t.n[leaf].c[k][pos]
 
     # ------------------------------------------------------------------ batches
     def pairs_with_many(self, labels, scores, weights=None):
@@ -726,10 +699,11 @@ cdef class BinaryDominanceCounter:
             return tuple(max(0.0, ft[j] + fc[j]) for j in range(5))
         return tuple(_py128(it[j]) for j in range(5))
 
-    def load(self, labels, scores, copies=None, weights=None):
+    def load(self, labels, scores, copies=None, weights=None, positive=None):
         """Replace the contents by ``copies[i]`` points at ``(labels[i], scores[i])``
-        holding ``weights[i]`` between them (at most two distinct labels). Validated
-        whole before anything changes. O(n log n)."""
+        holding ``weights[i]`` between them (at most two distinct labels), ``positive[i]``
+        of them of weight > 0 (default: all of them where ``weights[i] > 0``). Validated
+        whole before anything changes; `sums` is left alone. O(n log n)."""
         func = "BinaryDominanceCounter.load"
         y, s, c, w = _load_args(labels, scores, copies, weights, self._dtype, func)
         levels = np.unique(y)
@@ -739,36 +713,42 @@ cdef class BinaryDominanceCounter:
         if not self._floats and w.shape[0] and float(w.sum()) >= _INT_TOTAL_MAX:
             raise param_error("weights", func, "weights whose total stays below 2**62 (use "
                               "dtype=float)", f"a total of {int(w.sum(dtype=object))}")
+        if positive is None:
+            p = np.where(w > 0, c, 0)
+        else:
+            p = np.asarray(positive, dtype=np.int64)
+            if p.shape != c.shape or (p < 0).any() or (p > c).any() or \
+                    ((p == 0) & (w > 0)).any() or ((p > 0) & (w == 0)).any():
+                raise param_error("positive", func, "per point, copies of weight > 0 "
+                                  "(between 1 and copies where the weight is > 0, else 0)",
+                                  describe(positive))
         self.clear()
         cdef Py_ssize_t i, n = y.shape[0]
         cdef int k
-        cdef int32_t node
-        cdef _Treap t = self._t
         for k, level in enumerate(levels.tolist()):
             self._has[k] = True
             self._label[k] = level
-        cdef double[::1] yv = np.ascontiguousarray(y, dtype=np.float64)
-        cdef double[::1] sv = np.ascontiguousarray(s, dtype=np.float64)
-        cdef int64_t[::1] cv = np.ascontiguousarray(c, dtype=np.int64)
+        order = np.argsort(s, kind="stable")     # ascending inserts: cache-friendly walks
+        cdef double[::1] yv = np.ascontiguousarray(y[order], dtype=np.float64)
+        cdef double[::1] sv = np.ascontiguousarray(s[order], dtype=np.float64)
+        cdef int64_t[::1] cv = np.ascontiguousarray(c[order], dtype=np.int64)
+        cdef int64_t[::1] pv = np.ascontiguousarray(p[order], dtype=np.int64)
         cdef double[::1] fwv
         cdef int64_t[::1] iwv
         if self._floats:
-            fwv = np.ascontiguousarray(w, dtype=np.float64)
+            fwv = np.ascontiguousarray(w[order], dtype=np.float64)
         else:
-            iwv = np.ascontiguousarray(w, dtype=np.int64)
+            iwv = np.ascontiguousarray(w[order], dtype=np.int64)
         for i in range(n):
+            if cv[i] == 0:
+                continue
             k = 0 if yv[i] == self._label[0] else 1
-            node = NIL
-            t.root = t._insert(t.root, sv[i], &node)
             if self._floats:
-                _two_sum_add(&t.n[node].fw[k], &t.n[node].fe[k], fwv[i])
+                self._t.add_at(sv[i], k, cv[i], pv[i], 0, fwv[i])
             else:
-                t.n[node].iw[k] += iwv[i]
-            t.n[node].c[k] += cv[i]
-            t._repath(sv[i])
-            self._n[k] += cv[i]
+                self._t.add_at(sv[i], k, cv[i], pv[i], iwv[i], 0.0)
         for k in range(2):
-            if self._has[k] and not self._n[k]:
+            if self._has[k] and not self._t.ncopies[k]:
                 self._has[k] = False
 
     def items(self):
@@ -779,98 +759,102 @@ cdef class BinaryDominanceCounter:
         >>> list(dc.items())
         [(0.0, 0.9, 1, 2), (1.0, 0.5, 1, 1)]
         """
-        s, c, w = self._columns()
+        y, s, c, w, _ = self.columns()
+        for row in zip(y.tolist(), s.tolist(), c.tolist(), w.tolist()):
+            yield row
+
+    def columns(self):
+        """The distinct points as arrays ``(labels, scores, copies, weights, positive)``
+        in (label, score) order; ``positive`` counts the copies of weight > 0. O(n).
+
+        >>> BinaryDominanceCounter.from_arrays([1, 0, 1], [0.5, 0.9, 0.5], [1, 2, 0]).columns()[2:]
+        (array([1, 2]), array([2, 1]), array([1, 1]))
+        """
+        cdef _BTree t = self._t
+        cdef list where = []
+        t.entries(where)
+        cdef Py_ssize_t m = len(where), j, r = 0
+        cdef int k, pos
+        cdef int32_t node
         order = sorted((self._label[k], k) for k in range(2) if self._has[k])
+        n_rows = sum(1 for _, k in order for node, pos in where if t.n[node].c[k][pos])
+        ys = np.empty(n_rows)
+        ss = np.empty(n_rows)
+        cs = np.empty(n_rows, np.int64)
+        ps = np.empty(n_rows, np.int64)
+        ws = np.empty(n_rows, np.float64 if self._floats else np.int64)
+        cdef double[::1] yv = ys, sv = ss
+        cdef int64_t[::1] cv = cs, pv = ps
         for label, k in order:
-            for score, copies, weight in zip(s, c[k], w[k]):
-                if copies:
-                    yield label, score, copies, weight
+            for j in range(m):
+                node, pos = where[j]
+                if not t.n[node].c[k][pos]:
+                    continue
+                yv[r] = label
+                sv[r] = t.n[node].key[pos]
+                cv[r] = t.n[node].c[k][pos]
+                pv[r] = t.n[node].pc[k][pos]
+                if self._floats:
+                    ws[r] = t.n[node].w[k][pos].f + t.n[node].fe[k][pos]
+                else:
+                    ws[r] = t.n[node].w[k][pos].i
+                r += 1
+        return ys, ss, cs, ws, ps
 
     def __reduce__(self):
-        """Pickle and copy by value: the points held, rebuilt by `load`."""
-        rows = list(self.items())
-        return _restore, (self._dtype, rows)
+        """Pickle and copy by value: the points held (rebuilt by `load`) and `sums`."""
+        labels = tuple((self._label[k], self._has[k]) for k in range(2))
+        return _restore, (self._dtype, self.columns(), self.sums, self._t.raw() + (labels,))
 
-    def _columns(self):
-        """Scores in order, and per class the copies and weights at each: lists."""
-        cdef _Treap t = self._t
-        cdef int32_t m = t.distinct, j, node
-        cdef int32_t* order = <int32_t*>malloc((m + 1) * sizeof(int32_t))
-        if order == NULL:
-            raise MemoryError()
-        try:
-            t.inorder(order)
-            s = [t.n[order[j]].key for j in range(m)]
-            c = [[t.n[order[j]].c[k] for j in range(m)] for k in range(2)]
-            if self._floats:
-                w = [[t.n[order[j]].fw[k] + t.n[order[j]].fe[k] for j in range(m)]
-                     for k in range(2)]
-            else:
-                w = [[t.n[order[j]].iw[k] for j in range(m)] for k in range(2)]
-        finally:
-            free(order)
-        return s, c, w
+    def _set_raw(self, raw):
+        layout, nodes, header, labels = raw
+        if not self._t.set_raw(layout, nodes, header):
+            return False
+        for k in range(2):
+            self._label[k], self._has[k] = labels[k]
+        return True
 
     def _check(self):
-        """Assert every invariant: the BST order, the heap order of the priorities,
-        every subtree sum (exact for ints, to rounding of the weight held for floats),
-        the copies and the levels. O(n)."""
-        cdef _Treap t = self._t
-        seen = self._check_node(t.root, None, None)
-        count, sums, copies = seen
-        assert count == t.distinct, (count, t.distinct)
+        """Assert every invariant of the tree (`_btree.pxi`), the copies and the levels.
+        O(n)."""
+        count, sums, copies, pos, pscores = self._t._check()
         for k in range(2):
-            assert copies[k] == self._n[k], (copies, self._n[k])
-            assert self._has[k] == (self._n[k] > 0), (k, self._has[k], self._n[k])
+            assert self._has[k] == (copies[k] > 0), (k, self._has[k], copies[k])
+            if self._floats:
+                got = self._tot(k)
+                assert abs(got - sums[k]) <= 1e-9 * max(sums[0] + sums[1], 1e-300), \
+                    (k, got, sums[k])
         if self._has[0] and self._has[1]:
             assert self._label[0] != self._label[1]
-        if t.root != NIL:
-            for k in range(2):
-                got = self._tot(k)
-                if self._floats:
-                    assert abs(got - sums[k]) <= 1e-9 * max(sums[0] + sums[1], 1e-300), \
-                        (k, got, sums[k])
-                else:
-                    assert got == sums[k], (k, got, sums[k])
-
-    cdef tuple _check_node(self, int32_t i, lo, hi):
-        cdef _Treap t = self._t
-        cdef int k
-        cdef object own     # a Python int or float: exact sums for the check
-        if i == NIL:
-            return 0, [0, 0], [0, 0]
-        key = t.n[i].key
-        assert (lo is None or lo < key) and (hi is None or key < hi), "BST order"
-        for child in (t.n[i].left, t.n[i].right):
-            if child != NIL:
-                assert t.n[child].prio <= t.n[i].prio, "heap order"
-        assert t.n[i].c[0] + t.n[i].c[1] >= 1, "a score with no copy"
-        nl, sl, cl = self._check_node(t.n[i].left, lo, key)
-        nr, sr, cr = self._check_node(t.n[i].right, key, hi)
-        sums, copies = [0, 0], [0, 0]
-        for k in range(2):
-            assert t.n[i].c[k] >= 0
-            if self._floats:
-                own = t.n[i].fw[k] + t.n[i].fe[k]
-                assert own >= 0 and (t.n[i].c[k] > 0 or own == 0), "orphan weight"
-                sums[k] = math.fsum((sl[k], own, sr[k]))
-                assert abs(t.n[i].ftsum[k] - sums[k]) <= 1e-12 * max(sums[k], 1e-300)
-                assert t.n[i].flsum[k] == (t.n[t.n[i].left].ftsum[k] if t.n[i].left != NIL
-                                           else 0.0), "left sum"
-            else:
-                own = t.n[i].iw[k]
-                assert own >= 0 and (t.n[i].c[k] > 0 or own == 0), "orphan weight"
-                sums[k] = sl[k] + own + sr[k]
-                assert t.n[i].itsum[k] == sums[k], "subtree sum"
-                assert t.n[i].ilsum[k] == sl[k], "left sum"
-            copies[k] = cl[k] + t.n[i].c[k] + cr[k]
-        return nl + nr + 1, sums, copies
+        assert self.sums.floats == self._floats
 
 
-def _restore(dtype, rows):
+def _restore(dtype, columns, sums=None, raw=None):
+    """Unpickle a counter: the tree bit for bit where the node layout is this build's
+    (else rebuilt from ``columns``, equal to rounding); ``columns`` is a list of ``(label,
+    score, copies, weight)`` rows in pickles of version 0.1 (whose engine kept its sums
+    itself)."""
     counter = BinaryDominanceCounter(dtype=dtype)
-    if rows:
-        y, s, c, w = zip(*rows)
-        counter.load(list(y), list(s), list(c), np.array(w, dtype=np.int64 if dtype is int
-                                                         else np.float64))
+    if raw is not None and counter._set_raw(raw):
+        counter.sums = sums
+        return counter
+    if sums is None:
+        columns = [np.array(col) for col in zip(*columns)] if columns else []
+        if columns:
+            counter.load(*columns)
+        return counter
+    y, s, c, w, p = columns
+    if y.shape[0]:
+        counter.load(y, s, c, w, p)
+    counter.sums = sums
     return counter
+
+
+def _restore_sums(floats, values, hist):
+    sums = Sums(floats)
+    if floats:
+        sums.add(values[:5], 1.0, values[5])
+    else:
+        sums.add(values[:5], 1, values[5])
+    sums.hist = hist
+    return sums

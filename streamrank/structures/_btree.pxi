@@ -1,0 +1,515 @@
+# The B+ tree of `_cbinary.pyx` (included there): the distinct scores held, each with
+# both classes' copies and weights, in one C array of fixed-size nodes.
+#
+#     inner   key  [ 0.3       |  0.9      ]   an upper bound of the scores under child j
+#             w[0] [ 2         |  1        ]   class-0 weight under child j
+#             w[1] [ 1         |  3        ]   class-1 weight under child j
+#     leaf    key  [0.1 | 0.2 | 0.3]    [0.5 | 0.7 | 0.9]
+#             w[0] [ 1  |  1  |  0 ]    [ 0  |  1  |  0 ]
+#             w[1] [ 0  |  0  |  1 ]    [ 1  |  1  |  1 ]
+#             c[k], pc[k]: copies of class k at the score, and those of weight > 0
+#
+# Invariants (checked by `_check`): keys ascend in every node; every score under inner
+# child j is <= key[j] < every score under child j + 1; an inner w[k][j] is the sum of
+# child j's; every node but the root holds at least LOW entries, an inner root at least
+# two (so the height is O(log n / log LOW)).
+#
+# A walk reads one node per level and scans at most FAN keys there, adding the weights of
+# the children it passes: `ibelow` / `fbelow` read each class's weight below and at a
+# score, `add_at` / `remove_at` change one score's entry. Int mode adds the change to the
+# sums on the path (exact int64); float mode recomputes each sum on the path from the
+# child's entries, so an inner sum never keeps the rounding of a weight that left.
+
+cdef enum:
+    FAN = 32      # entries per node
+    HALF = 16     # a split leaves HALF on each side
+    LOW = 8      # a node below LOW entries merges with a neighbour, or evens out with it
+    MAXD = 64     # deeper than any tree of 2**31 entries under the invariants above
+    NIL = -1
+
+cdef union Wt:
+    int64_t i
+    double f
+
+cdef struct BNode:
+    int32_t n
+    int32_t leaf
+    double key[FAN]
+    int32_t child[FAN]
+    Wt w[2][FAN]
+    double fe[2][FAN]     # leaf, float mode: the Neumaier compensation of w
+    int64_t c[2][FAN]     # leaf: copies per class, zero weights included
+    int64_t pc[2][FAN]    # leaf: copies of weight > 0
+
+
+cdef inline double _two_sum_add(double* acc, double* comp, double x) noexcept:
+    """``acc += x`` with the rounding kept in ``comp`` (Neumaier)."""
+    cdef double a = acc[0], t = a + x
+    if fabs(a) >= fabs(x):
+        comp[0] += (a - t) + x
+    else:
+        comp[0] += (x - t) + a
+    acc[0] = t
+    return t
+
+
+cdef class _BTree:
+    """Nodes in one C array (free ones chained through ``child[0]``)."""
+    cdef BNode* n
+    cdef int32_t cap, size, free_head, root
+    cdef bint floats
+    cdef public int64_t distinct      # entries (distinct scores held)
+    cdef int64_t ncopies[2]           # copies per class
+    cdef int64_t npos[2]              # copies of weight > 0 per class
+    cdef int64_t pos_scores           # entries holding a copy of weight > 0
+    cdef int64_t itot[2]              # int mode: each class's weight
+
+    def __cinit__(self):
+        self.n = NULL
+        self.cap = 0
+        self._grow(4)
+        self.clear()
+
+    def __dealloc__(self):
+        free(self.n)
+
+    cdef void clear(self) noexcept:
+        self.size = 0
+        self.free_head = NIL
+        self.root = 0
+        self.size = 1
+        self.n[0].n = 0
+        self.n[0].leaf = 1
+        self.distinct = self.pos_scores = 0
+        self.ncopies[0] = self.ncopies[1] = self.npos[0] = self.npos[1] = 0
+        self.itot[0] = self.itot[1] = 0
+
+    cdef int _grow(self, int32_t cap) except -1:
+        cdef BNode* p = <BNode*>realloc(self.n, cap * sizeof(BNode))
+        if p == NULL:
+            raise MemoryError()
+        self.n = p
+        self.cap = cap
+        return 0
+
+    cdef int32_t _new(self, int leaf) except -2:
+        """A fresh empty node (the array may move: take pointers again after this)."""
+        cdef int32_t i
+        if self.free_head != NIL:
+            i = self.free_head
+            self.free_head = self.n[i].child[0]
+        else:
+            if self.size == self.cap:
+                if self.cap >= (1 << 30) // FAN:
+                    raise MemoryError("BinaryDominanceCounter holds at most 2**30 scores")
+                self._grow(2 * self.cap)
+            i = self.size
+            self.size += 1
+        self.n[i].n = 0
+        self.n[i].leaf = leaf
+        return i
+
+    cdef void _release(self, int32_t i) noexcept:
+        self.n[i].child[0] = self.free_head
+        self.free_head = i
+
+    # ------------------------------------------------------------------ sums
+    cdef inline double _own_f(self, BNode* x, int k, int j) noexcept:
+        if x.leaf:
+            return x.w[k][j].f + x.fe[k][j]
+        return x.w[k][j].f
+
+    cdef double _sum_f(self, int32_t i, int k) noexcept:
+        cdef BNode* x = &self.n[i]
+        cdef double t = 0.0
+        cdef int j
+        for j in range(x.n):
+            t += self._own_f(x, k, j)
+        return t
+
+    cdef int64_t _sum_i(self, int32_t i, int k) noexcept:
+        cdef BNode* x = &self.n[i]
+        cdef int64_t t = 0
+        cdef int j
+        for j in range(x.n):
+            t += x.w[k][j].i
+        return t
+
+    cdef void _set_sums(self, int32_t p, int j) noexcept:
+        """Parent ``p``'s sums of child ``j``, from the child's entries."""
+        cdef int k
+        cdef int32_t ch = self.n[p].child[j]
+        for k in range(2):
+            if self.floats:
+                self.n[p].w[k][j].f = self._sum_f(ch, k)
+            else:
+                self.n[p].w[k][j].i = self._sum_i(ch, k)
+
+    cdef double ftot(self, int k) noexcept:
+        return self._sum_f(self.root, k)
+
+    # ------------------------------------------------------------------ queries
+    cdef void ibelow(self, double s, int64_t* below, int64_t* equal) noexcept:
+        """Each class's int weight below ``s`` and at ``s``: one node per level."""
+        cdef int32_t i = self.root
+        cdef BNode* x
+        cdef int j
+        below[0] = below[1] = equal[0] = equal[1] = 0
+        while True:
+            x = &self.n[i]
+            j = 0
+            while j < x.n and x.key[j] < s:
+                below[0] += x.w[0][j].i
+                below[1] += x.w[1][j].i
+                j += 1
+            if j == x.n:
+                return
+            if x.leaf:
+                if x.key[j] == s:
+                    equal[0] = x.w[0][j].i
+                    equal[1] = x.w[1][j].i
+                return
+            i = x.child[j]
+
+    cdef void fbelow(self, double s, double* below, double* equal) noexcept:
+        """Each class's float weight below ``s`` and at ``s``: one node per level."""
+        cdef int32_t i = self.root
+        cdef BNode* x
+        cdef int j
+        below[0] = below[1] = equal[0] = equal[1] = 0.0
+        while True:
+            x = &self.n[i]
+            j = 0
+            if x.leaf:
+                while j < x.n and x.key[j] < s:
+                    below[0] += x.w[0][j].f + x.fe[0][j]
+                    below[1] += x.w[1][j].f + x.fe[1][j]
+                    j += 1
+                if j < x.n and x.key[j] == s:
+                    equal[0] = x.w[0][j].f + x.fe[0][j]
+                    equal[1] = x.w[1][j].f + x.fe[1][j]
+                return
+            while j < x.n and x.key[j] < s:
+                below[0] += x.w[0][j].f
+                below[1] += x.w[1][j].f
+                j += 1
+            if j == x.n:
+                return
+            i = x.child[j]
+
+    cdef bint find(self, double s, int32_t* leaf, int* pos) noexcept:
+        """Whether score ``s`` is held; its leaf and position if so."""
+        cdef int32_t i = self.root
+        cdef BNode* x
+        cdef int j
+        while True:
+            x = &self.n[i]
+            j = 0
+            while j < x.n and x.key[j] < s:
+                j += 1
+            if j == x.n:
+                return False
+            if x.leaf:
+                leaf[0] = i
+                pos[0] = j
+                return x.key[j] == s
+            i = x.child[j]
+
+    # ------------------------------------------------------------------ moves
+    cdef void _move(self, int32_t dst, int dj, int32_t src, int sj, int m) noexcept:
+        """Entries ``[sj, sj + m)`` of node ``src`` to ``[dj, dj + m)`` of ``dst``
+        (overlap allowed)."""
+        cdef BNode* d = &self.n[dst]
+        cdef BNode* s = &self.n[src]
+        cdef int k
+        if m <= 0:
+            return
+        memmove(&d.key[dj], &s.key[sj], m * sizeof(double))
+        memmove(&d.child[dj], &s.child[sj], m * sizeof(int32_t))
+        for k in range(2):
+            memmove(&d.w[k][dj], &s.w[k][sj], m * sizeof(Wt))
+            if d.leaf:
+                memmove(&d.fe[k][dj], &s.fe[k][sj], m * sizeof(double))
+                memmove(&d.c[k][dj], &s.c[k][sj], m * sizeof(int64_t))
+                memmove(&d.pc[k][dj], &s.pc[k][sj], m * sizeof(int64_t))
+
+    cdef int _split(self, int32_t p, int j) except -1:
+        """Split the full child ``j`` of ``p`` into children ``j`` and ``j + 1``."""
+        cdef int32_t ch = self.n[p].child[j]
+        cdef int32_t nw = self._new(self.n[ch].leaf)
+        self._move(nw, 0, ch, HALF, FAN - HALF)
+        self.n[nw].n = FAN - HALF
+        self.n[ch].n = HALF
+        self._move(p, j + 2, p, j + 1, self.n[p].n - j - 1)
+        self.n[p].n += 1
+        self.n[p].child[j + 1] = nw
+        self.n[p].key[j + 1] = self.n[p].key[j]
+        self.n[p].key[j] = self.n[ch].key[HALF - 1]
+        self._set_sums(p, j)
+        self._set_sums(p, j + 1)
+        return 0
+
+    cdef void _merge(self, int32_t p, int a) noexcept:
+        """Append child ``a + 1`` of ``p`` to child ``a`` (they fit in one node)."""
+        cdef int32_t left = self.n[p].child[a], right = self.n[p].child[a + 1]
+        cdef int k
+        self._move(left, self.n[left].n, right, 0, self.n[right].n)
+        self.n[left].n += self.n[right].n
+        self.n[p].key[a] = self.n[p].key[a + 1]
+        if self.floats:
+            self._set_sums(p, a)
+        else:
+            for k in range(2):
+                self.n[p].w[k][a].i += self.n[p].w[k][a + 1].i
+        self._move(p, a + 1, p, a + 2, self.n[p].n - a - 2)
+        self.n[p].n -= 1
+        self._release(right)
+
+    cdef void _even(self, int32_t p, int a) noexcept:
+        """Share the entries of children ``a`` and ``a + 1`` of ``p`` evenly."""
+        cdef int32_t left = self.n[p].child[a], right = self.n[p].child[a + 1]
+        cdef int nl = self.n[left].n, nr = self.n[right].n
+        cdef int half = (nl + nr) // 2, q
+        if nl > half:
+            q = nl - half
+            self._move(right, q, right, 0, nr)
+            self._move(right, 0, left, half, q)
+        else:
+            q = half - nl
+            self._move(left, nl, right, 0, q)
+            self._move(right, 0, right, q, nr - q)
+        self.n[left].n = half
+        self.n[right].n = nl + nr - half
+        self.n[p].key[a] = self.n[left].key[half - 1]
+        self._set_sums(p, a)
+        self._set_sums(p, a + 1)
+
+    # ------------------------------------------------------------------ changes
+    cdef int add_at(self, double s, int k, int64_t dc, int64_t dpc, int64_t iw,
+                    double fw) except -1:
+        """``dc`` copies of class ``k`` at score ``s``, ``dpc`` of them of weight > 0,
+        weighing ``iw`` (int mode) or ``fw`` (float mode) together: full nodes on the path
+        split on the way down."""
+        cdef int32_t pn[MAXD]
+        cdef int pj[MAXD]
+        cdef int d = 0, j, l
+        cdef int32_t i, r
+        cdef BNode* x
+        s += 0.0    # -0.0 and 0.0 are one score
+        if self.n[self.root].n == FAN:
+            r = self._new(0)
+            self.n[r].n = 1
+            self.n[r].child[0] = self.root
+            x = &self.n[self.root]
+            self.n[r].key[0] = x.key[x.n - 1]
+            self.root = r
+            self._set_sums(r, 0)
+            self._split(r, 0)
+        i = self.root
+        while not self.n[i].leaf:
+            x = &self.n[i]
+            j = 0
+            while j < x.n - 1 and x.key[j] < s:
+                j += 1
+            if self.n[x.child[j]].n == FAN:
+                self._split(i, j)
+                x = &self.n[i]
+                if s > x.key[j]:
+                    j += 1
+            if x.key[j] < s:
+                x.key[j] = s    # the last child's bound grows with a larger score
+            pn[d] = i
+            pj[d] = j
+            d += 1
+            i = x.child[j]
+        x = &self.n[i]
+        j = 0
+        while j < x.n and x.key[j] < s:
+            j += 1
+        if j == x.n or x.key[j] != s:
+            self._move(i, j + 1, i, j, x.n - j)
+            x.n += 1
+            x.key[j] = s
+            x.w[0][j].i = x.w[1][j].i = 0   # also 0.0 in float mode
+            x.fe[0][j] = x.fe[1][j] = 0.0
+            x.c[0][j] = x.c[1][j] = x.pc[0][j] = x.pc[1][j] = 0
+            self.distinct += 1
+        if dpc and x.pc[0][j] + x.pc[1][j] == 0:
+            self.pos_scores += 1
+        x.c[k][j] += dc
+        self.ncopies[k] += dc
+        x.pc[k][j] += dpc
+        self.npos[k] += dpc
+        if self.floats:
+            _two_sum_add(&x.w[k][j].f, &x.fe[k][j], fw)
+            for l in range(d - 1, -1, -1):
+                self.n[pn[l]].w[k][pj[l]].f = self._sum_f(self.n[pn[l]].child[pj[l]], k)
+        else:
+            x.w[k][j].i += iw
+            self.itot[k] += iw
+            for l in range(d):
+                self.n[pn[l]].w[k][pj[l]].i += iw
+        return 0
+
+    cdef int remove_at(self, double s, int k, int64_t iw, double fw, bint positive) except -1:
+        """Remove one copy (held: the caller checked) of class ``k`` at ``s``. In float
+        mode the last copy of weight > 0 takes the weight left, rounding included."""
+        cdef int32_t pn[MAXD]
+        cdef int pj[MAXD]
+        cdef int d = 0, j, l, a
+        cdef int32_t i, p
+        cdef BNode* x
+        s += 0.0
+        i = self.root
+        while not self.n[i].leaf:
+            x = &self.n[i]
+            j = 0
+            while j < x.n - 1 and x.key[j] < s:
+                j += 1
+            pn[d] = i
+            pj[d] = j
+            d += 1
+            i = x.child[j]
+        x = &self.n[i]
+        j = 0
+        while x.key[j] < s:
+            j += 1
+        x.c[k][j] -= 1
+        self.ncopies[k] -= 1
+        if positive:
+            x.pc[k][j] -= 1
+            self.npos[k] -= 1
+            if x.pc[0][j] + x.pc[1][j] == 0:
+                self.pos_scores -= 1
+        if self.floats:
+            if positive and x.pc[k][j] == 0:
+                x.w[k][j].f = 0.0
+                x.fe[k][j] = 0.0
+            elif positive:
+                _two_sum_add(&x.w[k][j].f, &x.fe[k][j], -fw)
+                if x.w[k][j].f + x.fe[k][j] < 0:
+                    x.w[k][j].f = 0.0
+                    x.fe[k][j] = 0.0
+        else:
+            x.w[k][j].i -= iw
+            self.itot[k] -= iw
+            for l in range(d):
+                self.n[pn[l]].w[k][pj[l]].i -= iw
+        if x.c[0][j] + x.c[1][j] == 0:
+            self._move(i, j, i, j + 1, x.n - j - 1)
+            x.n -= 1
+            self.distinct -= 1
+        if self.floats:
+            for l in range(d - 1, -1, -1):
+                self.n[pn[l]].w[k][pj[l]].f = self._sum_f(self.n[pn[l]].child[pj[l]], k)
+        # underflow: merge with a neighbour (or even out with it), level by level up
+        l = d - 1
+        while l >= 0:
+            p, j = pn[l], pj[l]
+            if self.n[self.n[p].child[j]].n >= LOW or self.n[p].n == 1:
+                break
+            a = j if j + 1 < self.n[p].n else j - 1      # the pair (a, a + 1) holds j
+            if self.n[self.n[p].child[a]].n + self.n[self.n[p].child[a + 1]].n <= FAN:
+                self._merge(p, a)
+            else:
+                self._even(p, a)
+                break
+            l -= 1
+        while not self.n[self.root].leaf and self.n[self.root].n == 1:
+            p = self.root
+            self.root = self.n[p].child[0]
+            self._release(p)
+        return 0
+
+    # ------------------------------------------------------------------ copies
+    def raw(self):
+        """The tree as it is, bit for bit: ``(layout, nodes, header)`` for `set_raw`."""
+        nodes = (<char*>self.n)[:self.size * sizeof(BNode)]
+        header = (self.size, self.free_head, self.root, self.distinct, self.pos_scores,
+                  self.ncopies[0], self.ncopies[1], self.npos[0], self.npos[1],
+                  self.itot[0], self.itot[1], self.floats)
+        return (FAN, sizeof(BNode)), nodes, header
+
+    def set_raw(self, layout, bytes nodes, header):
+        """Restore `raw`; False (nothing changed) if it was written with another node
+        layout."""
+        if tuple(layout) != (FAN, sizeof(BNode)) or len(nodes) != header[0] * sizeof(BNode):
+            return False
+        self._grow(max(header[0], 4))
+        memcpy(self.n, <char*>nodes, len(nodes))
+        (self.size, self.free_head, self.root, self.distinct, self.pos_scores,
+         self.ncopies[0], self.ncopies[1], self.npos[0], self.npos[1],
+         self.itot[0], self.itot[1], self.floats) = header
+        return True
+
+    # ------------------------------------------------------------------ reading all
+    cdef void entries(self, list out) except *:
+        """``(node, position)`` of every entry, in score order."""
+        self._entries(self.root, out)
+
+    cdef void _entries(self, int32_t i, list out) except *:
+        cdef int j
+        if self.n[i].leaf:
+            for j in range(self.n[i].n):
+                out.append((i, j))
+        else:
+            for j in range(self.n[i].n):
+                self._entries(self.n[i].child[j], out)
+
+    def _check(self):
+        """Assert the invariants in the header; returns (entries, sums, copies, pos)."""
+        got = self._check_node(self.root, None, None, True)
+        count, sums, copies, pos, pscores = got
+        assert count == self.distinct, (count, self.distinct)
+        assert pscores == self.pos_scores, (pscores, self.pos_scores)
+        for k in range(2):
+            assert copies[k] == self.ncopies[k], (copies, k)
+            assert pos[k] == self.npos[k], (pos, k)
+            if not self.floats:
+                assert sums[k] == self.itot[k], (sums, k)
+        return got
+
+    cdef tuple _check_node(self, int32_t i, lo, hi, bint is_root):
+        cdef BNode* x = &self.n[i]
+        cdef int j, k
+        cdef object own
+        assert 0 <= x.n <= FAN
+        assert x.n >= LOW or is_root, "a node below LOW entries"
+        assert x.n > 0 or x.leaf, "an empty inner node"
+        assert x.n >= 2 or x.leaf or not is_root, "an inner root with one child"
+        keys = [x.key[j] for j in range(x.n)]
+        assert all(a < b for a, b in zip(keys, keys[1:])), "keys ascend"
+        count, sums, copies, pos, pscores = 0, [0, 0], [0, 0], [0, 0], 0
+        if x.leaf:
+            for j in range(x.n):
+                key = x.key[j]
+                assert (lo is None or lo < key) and (hi is None or key <= hi), "bounds"
+                assert x.c[0][j] + x.c[1][j] >= 1, "a score with no copy"
+                if x.pc[0][j] + x.pc[1][j]:
+                    pscores += 1
+                for k in range(2):
+                    assert 0 <= x.pc[k][j] <= x.c[k][j], "positive copies"
+                    own = (x.w[k][j].f + x.fe[k][j]) if self.floats else x.w[k][j].i
+                    assert own >= 0 and (x.pc[k][j] > 0 or own == 0), "orphan weight"
+                    sums[k] = sums[k] + own
+                    copies[k] += x.c[k][j]
+                    pos[k] += x.pc[k][j]
+            return x.n, sums, copies, pos, pscores
+        for j in range(x.n):
+            ch = x.child[j]
+            sub_lo = lo if j == 0 else x.key[j - 1]
+            assert (lo is None or lo < x.key[j]) and (hi is None or x.key[j] <= hi), \
+                "inner bound"
+            c2, s2, cp2, p2, ps2 = self._check_node(ch, sub_lo, x.key[j], False)
+            count += c2
+            pscores += ps2
+            for k in range(2):
+                if self.floats:
+                    assert abs(x.w[k][j].f - s2[k]) <= 1e-12 * max(s2[k], 1e-300) + \
+                        1e-300, "inner float sum"
+                else:
+                    assert x.w[k][j].i == s2[k], "inner sum"
+                sums[k] = sums[k] + s2[k]
+                copies[k] += cp2[k]
+                pos[k] += p2[k]
+        return count, sums, copies, pos, pscores
