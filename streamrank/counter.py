@@ -61,12 +61,7 @@ class PairCounter:
 
     def __init__(self, *, labels="auto"):
         self._engine = PairEngine(labels)
-        self._slot: dict = {}                # key -> row in the arrays below
-        self._y = np.empty(16)
-        self._s = np.empty(16)
-        self._w = np.empty(16)
-        self._free: list[int] = []
-        self._top = 0                        # rows [0, _top) were used at some point
+        self._slot: dict = {}                # key -> (label, score, weight) held
         self._unit = True                    # every weight held is 1
 
     @property
@@ -88,14 +83,13 @@ class PairCounter:
 
     def items(self):
         """Iterate over ``(key, (label, score, weight))``."""
-        y, s, w = self._y, self._s, self._w
-        for key, i in self._slot.items():
-            yield key, (float(y[i]), float(s[i]), _py(w[i]))
+        for key, (y, s, w) in self._slot.items():
+            yield key, (y, s, _py(w))
 
     def get(self, key):
         """``(label, score, weight)`` of ``key`` (`KeyError` if not held)."""
-        i = self._slot[key]
-        return float(self._y[i]), float(self._s[i]), _py(self._w[i])
+        y, s, w = self._slot[key]
+        return y, s, _py(w)
 
     def clear(self) -> None:
         """Remove every item. Runtime complexity: O(1)."""
@@ -108,8 +102,7 @@ class PairCounter:
         Runtime complexity: O(1) (``O(n log n)`` once after float weights far larger than
         those held came and went: see `PairEngine.stale`)."""
         if self._engine.stale:
-            rows = np.fromiter(self._slot.values(), dtype=np.intp, count=len(self._slot))
-            self._engine.rebuild(self._y[rows], self._s[rows], self._w[rows])
+            self._engine.rebuild(*self._columns(self._slot.values()))
         return self._engine.counts
 
     # ------------------------------------------------------------------ single items
@@ -121,41 +114,39 @@ class PairCounter:
         exactly), a weight outside ``{0} U [2**-400, 2**400]`` (README, "Weights"), or a
         third label with ``labels="binary"``: all before anything changes.
         """
-        func = "PairCounter.insert"
-        if key in self._slot:
+        slot = self._slot
+        if key in slot:
             raise KeyError(f"PairCounter.insert: key {key!r} is held already; use update() "
                            "to change it.")
-        y = check_scalar(y, "y", func)
-        s = check_scalar(s, "s", func)
-        w = check_weight(w, func)
-        self._engine._add(y, s, w, func)
-        self._store(key, y, s, w)
+        self._engine.add(y, s, w, caller="PairCounter.insert")  # validates, then adds
+        slot[key] = (float(y), float(s), w)
+        if w != 1:
+            self._unit = False
 
     def remove(self, key) -> None:
         """Remove item ``key`` (`KeyError`, and nothing changes, if not held)."""
-        if key not in self._slot:
+        item = self._slot.get(key)
+        if item is None:
             raise KeyError(f"PairCounter.remove: key {key!r} is not held.")
-        i = self._slot[key]
-        self._engine._remove(float(self._y[i]), float(self._s[i]), _py(self._w[i]))
+        self._engine.remove(*item)
         del self._slot[key]
-        self._free.append(i)
 
     def update(self, key, *, score=None, label=None, weight=None) -> None:
         """Change the score, label and/or weight of item ``key``: a removal and an insert,
         ``O(log n)``; validated before anything changes."""
         func = "PairCounter.update"
-        if key not in self._slot:
+        item = self._slot.get(key)
+        if item is None:
             raise KeyError(f"PairCounter.update: key {key!r} is not held.")
-        i = self._slot[key]
-        oy, os_, ow = float(self._y[i]), float(self._s[i]), _py(self._w[i])
+        oy, os_, ow = item
         y = oy if label is None else check_scalar(label, "label", func)
         s = os_ if score is None else check_scalar(score, "score", func)
         w = ow if weight is None else check_weight(weight, func, "weight")
         if y != oy:
             self._engine.check_labels_after((oy,), (y,), func, "label")
-        self._engine._remove(oy, os_, ow)
-        self._engine._add(y, s, w, func)
-        self._y[i], self._s[i], self._w[i] = y, s, w
+        self._engine.remove(oy, os_, ow)
+        self._engine.add(y, s, w, caller=func)
+        self._slot[key] = (y, s, w)
         self._unit = self._unit and w == 1
 
     # ------------------------------------------------------------------ batches
@@ -177,28 +168,27 @@ class PairCounter:
             raise KeyError(f"PairCounter.insert_many: key {held[0]!r} is held already "
                            f"({len(held)} held keys); use update_many().")
         self._engine.add_many(y, s, w, func)
-        for key, yi, si, wi in zip(keys, y.tolist(), s.tolist(),
-                                   [1] * y.size if w is None else w.tolist()):
-            self._store(key, yi, si, wi)
+        self._slot.update(zip(keys, zip(y.tolist(), s.tolist(),
+                                        [1] * y.size if w is None else _py_list(w))))
+        if w is not None and not np.all(w == 1):
+            self._unit = False
 
     def remove_many(self, keys) -> None:
         """Remove a batch of held keys (all checked first)."""
         keys = list(keys)
-        rows = self._rows(keys, "PairCounter.remove_many")
-        w = None if self._unit else self._w[rows]
-        self._engine.remove_many(self._y[rows], self._s[rows], w)
+        y, s, w = self._held(keys, "PairCounter.remove_many")
+        self._engine.remove_many(y, s, None if self._unit else w)
         for key in keys:
             del self._slot[key]
-        self._free.extend(rows.tolist())
 
     def update_many(self, keys, *, scores=None, labels=None, weights=None) -> None:
         """Change the scores (and/or labels, weights) of a batch of held keys: the batch
         leaves and comes back, each step counted with numpy. Validated whole first."""
         func = "PairCounter.update_many"
         keys = list(keys)
-        rows = self._rows(keys, func)
-        k = rows.size
-        y, s, w = self._y[rows].copy(), self._s[rows].copy(), self._w[rows].copy()
+        oy, os_, ow = self._held(keys, func)
+        k = len(keys)
+        y, s, w = oy, os_, ow
         if scores is not None:
             s = _batch(scores, "scores", func, k)
         if labels is not None:
@@ -206,13 +196,12 @@ class PairCounter:
         if weights is not None:
             w = check_weights(weights, k, func, "weights", bounded=True)
         if labels is not None:
-            self._engine.check_labels_after(self._y[rows].tolist(), np.unique(y).tolist(),
+            self._engine.check_labels_after(oy.tolist(), np.unique(y).tolist(),
                                             func, "labels")
-        old_w = None if self._unit else self._w[rows]
-        self._engine.remove_many(self._y[rows], self._s[rows], old_w)
+        self._engine.remove_many(oy, os_, None if self._unit else ow)
         unit = self._unit and (weights is None or bool(np.all(w == 1)))
         self._engine.add_many(y, s, None if unit else w)
-        self._y[rows], self._s[rows], self._w[rows] = y, s, w
+        self._slot.update(zip(keys, zip(y.tolist(), s.tolist(), _py_list(w))))
         self._unit = unit
 
     # ------------------------------------------------------------------ persistence
@@ -226,10 +215,10 @@ class PairCounter:
         strings with any characters (NUL included). Runtime complexity: ``O(n)``.
         """
         keys = list(self._slot)
-        rows = np.fromiter(self._slot.values(), dtype=np.intp, count=len(keys))
+        y, s, w = self._columns(self._slot.values())
         return _snapshot.dump(_FORMAT, _VERSION, labels=np.array(self.labels),
                               **_snapshot.key_arrays(keys, "keys", "PairCounter.to_bytes"),
-                              y=self._y[rows], s=self._s[rows], w=self._w[rows])
+                              y=y, s=s, w=w)
 
     @classmethod
     def from_bytes(cls, data: bytes) -> "PairCounter":
@@ -253,9 +242,8 @@ class PairCounter:
         return counter
 
     def __getstate__(self):
-        rows = np.fromiter(self._slot.values(), dtype=np.intp, count=len(self._slot))
-        return {"labels": self.labels, "keys": list(self._slot), "y": self._y[rows],
-                "s": self._s[rows], "w": self._w[rows]}
+        y, s, w = self._columns(self._slot.values())
+        return {"labels": self.labels, "keys": list(self._slot), "y": y, "s": s, "w": w}
 
     def __setstate__(self, state):
         self.__init__(labels=state["labels"])
@@ -264,44 +252,41 @@ class PairCounter:
                          None if np.all(w == 1) else w)
 
     # ------------------------------------------------------------------ internals
-    def _store(self, key, y, s, w) -> None:
-        if self._free:
-            i = self._free.pop()
-        else:
-            i = self._top
-            if i == self._y.size:
-                for name in ("_y", "_s", "_w"):
-                    arr = getattr(self, name)
-                    setattr(self, name, np.concatenate((arr, np.empty_like(arr))))
-            self._top += 1
-        self._y[i], self._s[i], self._w[i] = y, s, w
-        self._slot[key] = i
-        if w != 1:
-            self._unit = False
+    @staticmethod
+    def _columns(items):
+        """``(y, s, w)`` float64 arrays of stored ``(label, score, weight)`` items."""
+        a = np.array(list(items), dtype=np.float64).reshape(-1, 3)
+        return a[:, 0].copy(), a[:, 1].copy(), a[:, 2].copy()
 
-    def _rows(self, keys, func) -> np.ndarray:
-        missing = [k for k in keys if k not in self._slot]
+    def _held(self, keys, func):
+        """The columns of held, distinct ``keys`` (`KeyError` / `ValueError` first)."""
+        slot = self._slot
+        missing = [k for k in keys if k not in slot]
         if missing:
             raise KeyError(f"{func}: key {missing[0]!r} is not held ({len(missing)} "
                            "unknown keys).")
         if len(set(keys)) != len(keys):
             raise param_error("keys", func, "distinct keys", "a key given twice")
-        return np.fromiter((self._slot[k] for k in keys), dtype=np.intp, count=len(keys))
+        return self._columns(slot[k] for k in keys)
 
     def _check(self) -> None:
         """Invariants: the engine's counts equal a batch recount of the items held."""
         self.counts  # noqa: B018 - the read recounts a stale engine, as a user's would
-        rows = np.fromiter(self._slot.values(), dtype=np.intp, count=len(self._slot))
-        assert len(set(rows.tolist())) == rows.size
-        assert not set(rows.tolist()) & set(self._free)
-        self._engine._check(self._y[rows], self._s[rows],
-                            None if self._unit else self._w[rows])
+        assert len(self._slot) == len(self._engine)
+        assert not self._unit or all(w == 1 for _, _, w in self._slot.values())
+        y, s, w = self._columns(self._slot.values())
+        self._engine._check(y, s, None if self._unit else w)
 
 
 def _py(x):
     """A stored weight as the engine's number: an int when integral."""
     x = float(x)
     return int(x) if x.is_integer() else x
+
+
+def _py_list(w: np.ndarray) -> list:
+    """Validated weights as the engine's numbers: ints where integral up to 2**53."""
+    return [int(x) if x.is_integer() and x <= 2 ** 53 else x for x in w.tolist()]
 
 
 def _batch(values, name, func, k):

@@ -200,15 +200,16 @@ class PairEngine:
         return self._cached
 
     # ------------------------------------------------------------------ single changes
-    def add(self, y, s, w=1) -> None:
-        """Add one sample. Runtime complexity: ``O(L log n)`` (``O(log^2 n)`` amortized
-        with the dominance counter)."""
+    def add(self, y, s, w=1, *, caller: str = "PairEngine.add") -> None:
+        """Add one sample; errors name ``caller`` (the public method of the owner).
+        Runtime complexity: ``O(log n)`` for at most two label levels, all in compiled
+        code when ``y``, ``s`` and ``w`` are plain Python numbers; ``O(L log n)`` for
+        ``L`` levels, ``O(log^2 n)`` amortized with the dominance counter."""
         if self._fused and self._dom.engine_add(y, s, w):  # the whole change in C
             self._cached = None
             return
-        func = "PairEngine.add"
-        self._add(check_scalar(y, "y", func), check_scalar(s, "s", func),
-                  check_weight(w, func), func)
+        self._add(check_scalar(y, "y", caller), check_scalar(s, "s", caller),
+                  check_weight(w, caller), caller)
 
     def _add(self, y: float, s: float, w, func: str) -> None:
         """`add` of validated values (``w`` an int or a float from `check_weight`)."""
@@ -229,15 +230,14 @@ class PairEngine:
         self._bump(y, s, w, 1)
         self._accumulate(terms, w)
 
-    def remove(self, y, s, w=1) -> None:
+    def remove(self, y, s, w=1, *, caller: str = "PairEngine.remove") -> None:
         """Remove one sample added with these values (`ValueError`, and nothing changes,
-        if none is held). Runtime complexity: as `add`."""
+        if none is held; errors name ``caller``). Runtime complexity: as `add`."""
         if self._fused and self._dom.engine_remove(y, s, w):  # the whole change in C
             self._cached = None
             return
-        func = "PairEngine.remove"
-        self._remove(check_scalar(y, "y", func), check_scalar(s, "s", func),
-                     check_weight(w, func))
+        self._remove(check_scalar(y, "y", caller), check_scalar(s, "s", caller),
+                     check_weight(w, caller))
 
     def _remove(self, y: float, s: float, w) -> None:
         """`remove` of validated values."""

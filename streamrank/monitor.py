@@ -521,7 +521,7 @@ class Monitor:
             self._order.append(key if period is None else (time, key))
             st["predictions"] += 1
             if label is not None:
-                self._engine._add(label, score, w, "Monitor.observe")
+                self._engine.add(label, score, w, caller="Monitor.observe")
                 self._class_add(label, w)
                 st["labeled"] += 1
                 if self._ref is None and self.reference is not None:
@@ -539,7 +539,7 @@ class Monitor:
             if label is not None:
                 item[1] = label
                 self._ys[slot] = label
-                self._engine._add(label, s, w, "Monitor.observe")
+                self._engine.add(label, s, w, caller="Monitor.observe")
                 self._class_add(label, w)
                 st["labeled"] += 1
                 st["late"] += 1
@@ -551,8 +551,8 @@ class Monitor:
         new_w = w if weight is None else weight
         if new_y == y and new_s == s and new_w == w:
             return
-        self._engine._remove(y, s, w)
-        self._engine._add(new_y, new_s, new_w, "Monitor.observe")
+        self._engine.remove(y, s, w, caller="Monitor.observe")
+        self._engine.add(new_y, new_s, new_w, caller="Monitor.observe")
         if new_y != y or new_w != w:
             self._class_remove(y, w)
             self._class_add(new_y, new_w)

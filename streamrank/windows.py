@@ -52,8 +52,8 @@ class _Window:
         self._engine.check_labels_after([e[-3] for e in leaving], (y,), func)
         for _ in range(n_out):
             *_, ey, es, ew = events.popleft()
-            self._engine._remove(ey, es, ew)
-        self._engine._add(y, s, w, func)
+            self._engine.remove(ey, es, ew, caller=func)
+        self._engine.add(y, s, w, caller=func)
 
     def _check(self) -> None:
         self.counts  # noqa: B018 - the read recounts a stale engine, as a user's would

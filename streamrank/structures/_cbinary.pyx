@@ -165,14 +165,15 @@ cdef inline bint _plain(object x, double* out) noexcept:
             return False
         out[0] = v
         return True
+    cdef int64_t i
     if type(x) is int:
         try:
-            v = <double>(<int64_t>x)
+            i = <int64_t>x
         except OverflowError:
             return False
-        if fabs(v) > _EXACT:
+        if i > _EXACT or i < -_EXACT:
             return False
-        out[0] = v
+        out[0] = <double>i
         return True
     return False
 
