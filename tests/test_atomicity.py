@@ -1,9 +1,9 @@
 """Every public mutating call refuses bad input before it changes anything.
 
 For each call of `PairCounter`, `SlidingPairCounter`, `TimeSlidingPairCounter`,
-`PairEngine`, the River metrics (``update`` / ``revert``), `EpochTracker`, `Monitor` and
-`RankingState`, a bad input -- NaN or infinity, an unknown or duplicate key, a negative
-weight or one outside ``{0} U [2**-400, 2**400]``, a label of the wrong kind or a third
+`PairEngine`, `EpochTracker`, `Monitor` and `RankingState` (the River metrics:
+`test_atomicity_river`), a bad input -- NaN or infinity, an unknown or duplicate key, a
+negative weight or one outside ``{0} U [2**-400, 2**400]``, a label of the wrong kind or a third
 label with ``labels="binary"``, mismatched lengths, an int that float64 cannot hold
 exactly (``2**53 + 1``) -- raises `ValueError` or `TypeError` (`KeyError` for a key, as
 documented) whose message names the parameter, and the object's whole state is the same
@@ -11,28 +11,24 @@ afterwards: its pickle bytes (``to_bytes`` for `Monitor`), read after its counts
 counts and length. The object then still takes a good change (its ``_check()`` passes).
 
 Each object starts in a state where the bad call has something to break: windows are full
-(a push would evict), ``labels="binary"`` objects hold two labels, River metrics hold
-buffered updates and applied ones.
+(a push would evict), ``labels="binary"`` objects hold two labels (one of them with a
+zero weight somewhere), trackers and monitors have seen several epochs or reports.
 """
 
 from __future__ import annotations
 
-import math
 import pickle
 import re
 
 import numpy as np
 import pytest
 
+from _atomic import INEXACT, INF, NAN, OUT_HI, OUT_LO, XFAIL, P, assert_refused, cases
+from _exact_checks import assert_counts
 from streamrank import EpochTracker, PairCounter, SlidingPairCounter, TimeSlidingPairCounter
-from streamrank import metrics as sm
 from streamrank.engine import PairEngine
 from streamrank.monitor import Monitor
 from streamrank.ranking import RankingState
-
-NAN, INF = math.nan, math.inf
-INEXACT = 2**53 + 1            # an int that float64 cannot hold
-OUT_HI, OUT_LO = 2.0**401, 2.0**-401
 
 
 # ---------------------------------------------------------------------- objects
@@ -125,97 +121,6 @@ def ranking():
     st.set("q1", "b", 0, 0.9)
     st.set("q2", "c", 2, 0.5)
     return st
-
-
-RIVER = {
-    "ROCAUC": lambda: sm.ROCAUC(),
-    "RollingROCAUC": lambda: sm.RollingROCAUC(window_size=4),
-    "GroupAUC": lambda: sm.GroupAUC(),
-    "KendallTau": lambda: sm.KendallTau(),
-    "GoodmanKruskalGamma": lambda: sm.GoodmanKruskalGamma(),
-    "SomersD": lambda: sm.SomersD(),
-    "PairwiseAccuracy": lambda: sm.PairwiseAccuracy(),
-    "RightWrongRatio": lambda: sm.RightWrongRatio(),
-    "ConcordanceIndex": lambda: sm.ConcordanceIndex(),
-    "ConcordanceIndex-censored": lambda: sm.ConcordanceIndex(censoring=True),
-}
-BINARY_METRICS = ("ROCAUC", "RollingROCAUC", "GroupAUC")
-
-
-def _events(name):
-    """``(y_true, y_pred, w)`` updates of metric ``name``."""
-    if name == "GroupAUC":
-        return [(1, (0.8, "u1"), 1), (0, (0.2, "u1"), 2), (1, (0.4, "u2"), 1),
-                (0, (0.6, "u2"), 1), (1, (0.5, "u1"), 0.5)]
-    if name == "ConcordanceIndex-censored":
-        return [((1.0, True), 0.2, 1), ((2.0, False), 0.5, 2), ((3.0, True), 0.4, 1),
-                ((4.0, True), 0.9, 1)]
-    if name in BINARY_METRICS:
-        return [(1, 0.8, 1), (0, 0.2, 2), (1, 0.4, 1), (0, 0.6, 1), (True, 0.5, 0.5)]
-    return [(1.0, 0.8, 1), (0.0, 0.2, 2), (2.0, 0.4, 1), (0.5, 0.6, 1), (1.0, 0.5, 0.5)]
-
-
-def river(name, read):
-    """A metric holding applied updates and, unless ``read``, buffered ones too."""
-    m = RIVER[name]()
-    events = _events(name)
-    for e in events[:3]:
-        m.update(*e)
-    m.get()
-    for e in events[3:]:
-        m.update(*e)
-    if read:
-        m.get()
-    return m
-
-
-# ---------------------------------------------------------------------- state
-def state(obj):
-    """Everything an object holds, as bytes and values (counts are read first: reading
-    fills caches, which must not count as a change)."""
-    counts = getattr(obj, "counts", None)
-    size = len(obj) if hasattr(obj, "__len__") else None
-    if isinstance(obj, Monitor):
-        return obj.to_bytes(), counts, size
-    return pickle.dumps(obj, protocol=4), counts, size
-
-
-def assert_refused(obj, call, exc, match):
-    before = state(obj)
-    with pytest.raises(exc, match=match):
-        call(obj)
-    after = state(obj)
-    assert after[1:] == before[1:]
-    assert after[0] == before[0], "the state changed before the call raised"
-    if hasattr(obj, "_check"):
-        obj._check()
-
-
-def cases(rows):
-    """``pytest.param`` of each ``(id, *args)`` row; a row ending in ``XFAIL(reason)`` is a
-    defect found here, expected to fail until fixed (strict: a fix turns it into an error
-    that asks for the mark to go)."""
-    out = []
-    for row in rows:
-        marks = ()
-        if isinstance(row[-1], Defect):
-            marks = pytest.mark.xfail(strict=True, reason=row[-1].reason)
-            row = row[:-1]
-        out.append(pytest.param(*row[1:], id=row[0], marks=marks))
-    return out
-
-
-class Defect:
-    def __init__(self, reason):
-        self.reason = reason
-
-
-XFAIL = Defect
-
-
-def P(name):
-    """The message names parameter ``name``."""
-    return rf"'{name}' parameter"
 
 
 # ---------------------------------------------------------------------- counters
@@ -374,8 +279,6 @@ def test_counters_and_engine_refuse_bad_input_and_change_nothing(make, call, exc
 
 def test_a_refused_change_leaves_the_object_working():
     """After each refusal, the same kind of change with good values counts once."""
-    from _exact_checks import assert_counts
-
     pc = counter()
     for _, make, call, _, _ in COUNTER_CALLS[:12]:
         with pytest.raises((ValueError, TypeError, KeyError)):
@@ -389,97 +292,6 @@ def test_a_refused_change_leaves_the_object_working():
     win.push(1, 0.5, 2)
     assert_counts(win.counts, list(win), exact=False)
     assert len(win) == 3
-
-
-# ---------------------------------------------------------------------- River metrics
-def _river_calls(name):
-    binary = name in BINARY_METRICS
-    grouped = name == "GroupAUC"
-    censored = name == "ConcordanceIndex-censored"
-    good_y = 1 if binary else ((2.0, True) if censored else 1.0)
-
-    def pred(p):
-        return (p, "u1") if grouped else p
-
-    calls = [
-        ("nan-y_pred", lambda m, f: getattr(m, f)(good_y, pred(NAN)), ValueError,
-         P("y_pred")),
-        ("inf-y_pred", lambda m, f: getattr(m, f)(good_y, pred(INF)), ValueError,
-         P("y_pred")),
-        ("str-y_pred", lambda m, f: getattr(m, f)(good_y, pred("0.5")), TypeError,
-         P("y_pred")),
-        ("inexact-y_pred", lambda m, f: getattr(m, f)(good_y, pred(INEXACT)), ValueError,
-         P("y_pred")),
-        ("neg-w", lambda m, f: getattr(m, f)(good_y, pred(0.5), -1), ValueError, P("w")),
-        ("nan-w", lambda m, f: getattr(m, f)(good_y, pred(0.5), NAN), ValueError, P("w")),
-        ("high-w", lambda m, f: getattr(m, f)(good_y, pred(0.5), OUT_HI), ValueError, P("w")),
-        ("low-w", lambda m, f: getattr(m, f)(good_y, pred(0.5), OUT_LO), ValueError, P("w")),
-        ("inexact-w", lambda m, f: getattr(m, f)(good_y, pred(0.5), INEXACT), ValueError,
-         P("w")),
-        ("str-w", lambda m, f: getattr(m, f)(good_y, pred(0.5), "1"), TypeError, P("w")),
-        ("str-y_true", lambda m, f: getattr(m, f)("pos", pred(0.5)), TypeError,
-         P("y_true")),
-        ("nan-y_true", lambda m, f: getattr(m, f)(NAN, pred(0.5)), ValueError, P("y_true")),
-        ("none-y_true", lambda m, f: getattr(m, f)(None, pred(0.5)), TypeError,
-         P("y_true")),
-    ]
-    if binary:
-        calls.append(("nan-in-proba-dict", lambda m, f: getattr(m, f)(
-            1, pred({True: NAN, False: 0.5})), ValueError, P("y_pred")))
-    else:
-        calls.append(("inexact-y_true", lambda m, f: getattr(m, f)(
-            (INEXACT, True) if censored else INEXACT, 0.5), ValueError, P("y_true")))
-    if grouped:
-        calls += [
-            ("no-group", lambda m, f: getattr(m, f)(1, 0.5), TypeError, P("y_pred")),
-            ("nan-group", lambda m, f: getattr(m, f)(1, (0.5, NAN)), ValueError,
-             P("y_pred")),
-            ("unhashable-group", lambda m, f: getattr(m, f)(1, (0.5, ["u1"])), TypeError,
-             P("y_pred")),
-        ]
-    if censored:
-        calls += [
-            ("bad-event", lambda m, f: getattr(m, f)((2.0, 2), 0.5), ValueError,
-             P("y_true")),
-            ("short-tuple", lambda m, f: getattr(m, f)((2.0,), 0.5), ValueError,
-             P("y_true")),
-            ("nan-time", lambda m, f: getattr(m, f)((NAN, True), 0.5), ValueError,
-             P("y_true")),
-        ]
-    if name == "ConcordanceIndex":
-        calls.append(("tuple-without-censoring", lambda m, f: getattr(m, f)(
-            (2.0, True), 0.5), TypeError, P("y_true")))
-    # revert of values no update holds (RollingROCAUC: a no-op, as River's; below)
-    if name != "RollingROCAUC":
-        calls.append(("not-held", lambda m, f: None if f == "update" else m.revert(
-            *_events(name)[0][:1], pred(0.123)), ValueError, "y_true, y_pred, w"))
-    return calls
-
-
-RIVER_CASES = [(name, read, method, cid, call, exc, match)
-               for name in RIVER for read in (False, True) for method in ("update", "revert")
-               for cid, call, exc, match in _river_calls(name)
-               if not (cid == "not-held" and method == "update")]
-
-
-@pytest.mark.parametrize(
-    "name, read, method, call, exc, match", [c[:3] + c[4:] for c in RIVER_CASES],
-    ids=[f"{c[0]}-{'read' if c[1] else 'buffered'}-{c[2]}-{c[3]}" for c in RIVER_CASES])
-def test_river_metrics_refuse_bad_input_and_change_nothing(name, read, method, call, exc,
-                                                           match):
-    m = river(name, read)
-    assert_refused(m, lambda m: call(m, method), exc, match)
-    value = m.get()
-    fresh = river(name, True)
-    assert value == fresh.get()          # and it reads as if the call never happened
-
-
-@pytest.mark.parametrize("read", [False, True])
-def test_rolling_roc_auc_revert_of_values_not_held_changes_nothing(read):
-    m = river("RollingROCAUC", read)
-    before = (m.get(), m.n_events, pickle.dumps(m, protocol=4))
-    m.revert(1, 0.123)
-    assert (m.get(), m.n_events, pickle.dumps(m, protocol=4)) == before
 
 
 # ---------------------------------------------------------------------- EpochTracker
