@@ -236,8 +236,16 @@ class PairEngine:
         if self._fused and self._dom.engine_remove(y, s, w):  # the whole change in C
             self._cached = None
             return
-        self._remove(check_scalar(y, "y", caller), check_scalar(s, "s", caller),
-                     check_weight(w, caller))
+        y, s, w = check_scalar(y, "y", caller), check_scalar(s, "s", caller), \
+            check_weight(w, caller)
+        if not self._dom.count(y, s):
+            raise param_error("s", caller, f"the score of a sample held with label {y!r}",
+                              repr(s))
+        try:
+            self._remove(y, s, w)
+        except ValueError as exc:   # held, but not with this weight (nothing changed)
+            raise param_error("w", caller, "the weight of a sample held at "
+                              f"({y!r}, {s!r})", repr(w)) from exc
 
     def _remove(self, y: float, s: float, w) -> None:
         """`remove` of validated values."""

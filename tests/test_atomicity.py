@@ -258,10 +258,7 @@ ENGINE_CALLS = [
     ("remove-not-held", engine, lambda e: e.remove(1, 0.9), ValueError, "held"),
     ("remove-more-weight", engine, lambda e: e.remove(1, 0.4, 4), ValueError, "held"),
     ("remove-not-held-names-s", engine, lambda e: e.remove(1, 0.9), ValueError,
-     P("s") + " of PairEngine.remove", XFAIL(
-         "PairEngine.remove's error for a sample not held names the structure's "
-         "BinaryDominanceCounter.remove and its 'score' / 'weight' / 'label' parameters, "
-         "not PairEngine.remove's 'y', 's', 'w'")),
+     P("s") + " of PairEngine.remove"),
     ("remove-nan-s", engine, lambda e: e.remove(1, NAN), ValueError, P("s")),
     ("remove-neg-w", engine, lambda e: e.remove(1, 0.4, -1), ValueError, P("w")),
     ("float-add-nan-w", engine_float, lambda e: e.add(0, 0.5, NAN), ValueError, P("w")),
