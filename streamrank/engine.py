@@ -312,6 +312,8 @@ class PairEngine:
         terms = [t + _count_value(inside, f, self._dtype) for t, f in zip(terms, _FIELDS)]
         if y.size >= max(len(self._dom), 256):
             self._load(y, s, wv)
+        elif self._fused:
+            self._dom.change_many(y, s, wv, 1)       # one C loop
         else:
             wl = [1] * y.size if wv is None else wv.tolist()
             add = self._dom.add
@@ -331,10 +333,13 @@ class PairEngine:
             for yi, si, wi in zip(y.tolist(), s.tolist(), wv.tolist()):
                 self._remove(yi, si, wi)
             return
-        wl = [1] * y.size if wv is None else wv.tolist()
-        remove = self._dom.remove
-        for yi, si, wi in zip(y.tolist(), s.tolist(), wl):
-            remove(yi, si, wi)
+        if self._fused:
+            self._dom.change_many(y, s, wv, -1)      # one C loop
+        else:
+            wl = [1] * y.size if wv is None else wv.tolist()
+            remove = self._dom.remove
+            for yi, si, wi in zip(y.tolist(), s.tolist(), wl):
+                remove(yi, si, wi)
         inside = count_pairs(y, s, None if wv is None else wv.astype(np.float64))
         terms = self._batch_terms(y, s, wv)
         terms = [t + _count_value(inside, f, self._dtype) for t, f in zip(terms, _FIELDS)]
