@@ -205,17 +205,19 @@ class UpdateBuffer:
     def flush(self, engine: PairEngine, func: str) -> None:
         """Apply every queued change of ``(label, score, weight)`` samples to ``engine``
         (``func`` names the caller in the engine's errors)."""
-        if self.n:
+        n = self.n
+        if n:
             removes, adds = self.removes, self.adds
             self.removes, self.adds, self.n = [], {}, 0
-            apply_changes(engine, removes, adds, func)
+            apply_changes(engine, removes, adds, func, n - len(removes))
 
 
-def apply_changes(engine: PairEngine, removes: list, adds: dict, func: str) -> None:
+def apply_changes(engine: PairEngine, removes: list, adds: dict, func: str,
+                  n_adds: int | None = None) -> None:
     """Remove the held samples ``removes`` (a list) from ``engine``, then add ``adds`` (a
-    multiset ``{sample: copies}``) of validated ``(label, score, weight)`` tuples: one at
-    a time below `SCALAR_FLUSH` of them, else as float64 arrays through ``remove_many`` /
-    ``add_many``."""
+    multiset ``{sample: copies}``, ``n_adds`` copies in all if the caller knows) of
+    validated ``(label, score, weight)`` tuples: one at a time below `SCALAR_FLUSH` of
+    them, else as float64 arrays through ``remove_many`` / ``add_many``."""
     if removes:
         if len(removes) < SCALAR_FLUSH:
             remove = engine.remove
@@ -224,7 +226,9 @@ def apply_changes(engine: PairEngine, removes: list, adds: dict, func: str) -> N
         else:
             engine.remove_many(*sample_arrays(removes))
     if adds:
-        if len(adds) < SCALAR_FLUSH and sum(adds.values()) < SCALAR_FLUSH:
+        if n_adds is None:
+            n_adds = sum(adds.values())
+        if n_adds < SCALAR_FLUSH:
             add = engine.add
             for (y, s, w), n in adds.items():
                 for _ in range(n):
