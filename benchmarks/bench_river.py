@@ -5,7 +5,6 @@ Usage::
 
     python benchmarks/bench_river.py                         # 1e6 events, Markdown report
     python benchmarks/bench_river.py --events 2e5 --repeats 1 # a quick look
-    python benchmarks/bench_river.py --calibrate              # the engine's crossovers
 
 A stream of ``--events`` binary events (labels with P(positive) = 0.3, scores a noisy
 logistic probability, continuous: no ties) is fed to
@@ -37,7 +36,6 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-import time
 
 import numpy as np
 
@@ -193,53 +191,6 @@ def tie_case(args) -> list[dict]:
     return out
 
 
-# --------------------------------------------------------------------------- calibration
-def calibrate(args) -> str:
-    """The costs behind `BinaryPairEngine`'s constants: a single change in list mode and in
-    tree mode (``_LIST_MAX``), and a flat batch of ``k`` evictions + ``k`` arrivals
-    (``_FLAT_BATCH``), at ``n`` samples held; unit weights, continuous scores."""
-    from streamrank.metrics import _binary_engine as be
-
-    rng = np.random.default_rng(args.seed)
-    rows = []
-    default_list_max = be._LIST_MAX
-    try:
-        for n in (10**3, 10**4, 3 * 10**4, 10**5):
-            y = (rng.random(n + 8000) < 0.3).astype(np.int64)
-            s = rng.random(n + 8000)
-            yl, sl = y.tolist(), s.tolist()
-            single = {}
-            for mode, list_max in (("list", 10**9), ("tree", 0)):
-                be._LIST_MAX = list_max
-                e = be.BinaryPairEngine()
-                for a, b in zip(yl[:n], sl[:n]):
-                    e.add(a, b, 1)
-                t0 = time.perf_counter()
-                for i in range(n, n + 4000):
-                    e.remove(yl[i - n], sl[i - n], 1)
-                    e.add(yl[i], sl[i], 1)
-                single[mode] = (time.perf_counter() - t0) / 8000
-            be._LIST_MAX = default_list_max
-            batch = {}
-            for k in (16, 64, 256):
-                e = be.BinaryPairEngine()
-                e.add_many(y[:n], s[:n], None)
-                reps = max(4, 4000 // k)
-                t0 = time.perf_counter()
-                for r in range(reps):
-                    lo = n + r * k
-                    e._flat_apply((y[lo:lo + k], s[lo:lo + k], None),
-                                  (y[lo - n:lo - n + k], s[lo - n:lo - n + k], None), False)
-                    e.counts
-                batch[k] = (time.perf_counter() - t0) / reps / (2 * k)
-            rows.append([fmt_n(n), f"{single['list'] * 1e6:.2f}", f"{single['tree'] * 1e6:.2f}"]
-                        + [f"{batch[k] * 1e6:.2f}" for k in (16, 64, 256)])
-    finally:
-        be._LIST_MAX = default_list_max
-    return markdown_table(["held n", "list us/change", "tree us/change",
-                           "flat us/change, k=16", "k=64", "k=256"], rows, "rrrrrr")
-
-
 # --------------------------------------------------------------------------- report
 def evaluate_goals(result) -> dict:
     by = {(c["window"], c["every"]): c for c in result["rolling"]}
@@ -327,9 +278,6 @@ def markdown_report(result) -> str:
         r = c["rate"]["streamrank"] / c["rate"]["river"]
         lines.append(f"- (G2 at W = {fmt_n(c['window'])}, for information: {r:.2f}x, "
                      f"{'at or above' if r >= 1 else 'below'} parity.)")
-    if result.get("calibration"):
-        lines += ["", "## Calibration of BinaryPairEngine's constants", "",
-                  result["calibration"]]
     return "\n".join(lines) + "\n"
 
 
@@ -344,8 +292,6 @@ def parse_args(argv=None):
     p.add_argument("--budget", type=float, default=60.0,
                    help="seconds one timed run may take before the cell is subsampled")
     p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--calibrate", action="store_true",
-                   help="only time the engine's tree and flat paths (the constants' source)")
     p.add_argument("--json", action="store_true", help="print JSON instead of Markdown")
     p.add_argument("--output", "-o", help="also write the report to this file")
     p.add_argument("--verbose", "-v", action="store_true")
@@ -358,9 +304,6 @@ def parse_args(argv=None):
 
 def main(argv=None) -> int:
     args = parse_args(argv)
-    if args.calibrate:
-        sys.stdout.write(calibrate(args) + "\n")
-        return 0
     info = machine_info(packages=("numpy", "scipy", "scikit-learn", "river", "streamrank"),
                         repo=REPO)
     log(f"machine: {info['cpu']['model']}, load {info['load_average_1_5_15min']}")

@@ -377,7 +377,7 @@ def test_engine_remove_of_unheld_sample_changes_nothing():
 
 # ---------------------------------------------------------------------- two-level tree
 class EngineMachine(RuleBasedStateMachine):
-    """A `PairEngine` in its two-level tree (`BinaryDominanceCounter`, small nodes): two
+    """A `PairEngine` in its two-level tree (`BinaryDominanceCounter`): two
     labels with heavy ties, integer then fractional weights, and now and then a third
     label, which moves it to the per-level multisets (or is refused with "binary"), mid-
     stream. Removing a sample that is not held raises and changes nothing."""
@@ -385,17 +385,9 @@ class EngineMachine(RuleBasedStateMachine):
     @initialize(labels=st.sampled_from(["auto", "binary", "ordinal"]),
                 pair=st.sampled_from([(0.0, 1.0), (-1.0, 2.5), (3.0, -0.0)]))
     def setup(self, labels, pair):
-        from streamrank.structures import binary as binary_module
-        self._saved = binary_module._LOAD
-        binary_module._LOAD = 4  # nodes of 2 .. 8 entries: deep trees from a few dozen
-        self._module = binary_module
         self.engine = PairEngine(labels)
         self.labels, self.pair = labels, pair
         self.model: list = []
-
-    def teardown(self):
-        if hasattr(self, "_module"):
-            self._module._LOAD = self._saved
 
     @rule(data=st.data(), third=st.integers(0, 24),
           w=st.sampled_from([1, 1, 0, 2, 3, 0.5, 2.25]))

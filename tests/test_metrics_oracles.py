@@ -11,6 +11,7 @@ import math
 import pickle
 import random
 import warnings
+from fractions import Fraction
 
 import numpy as np
 import pytest
@@ -18,13 +19,12 @@ from river import metrics as river_metrics
 from sklearn.metrics import roc_auc_score
 
 from _metric_refs import auc_ref, cindex_ref, gauc_ref, pair_ref
-from oracle import concordance_brute
+from oracle import concordance_brute, pair_counts_brute
 from streamrank import group_auc_score
 from streamrank import metrics as sm
-from streamrank.metrics import _base, _binary_engine
-from streamrank.metrics._binary_engine import BinaryPairEngine
+from streamrank.engine import PairEngine
+from streamrank.metrics import _base
 from streamrank.metrics._censored_engine import CensoredPairEngine
-from streamrank.structures import binary as binary_tree
 
 PAIR_METRICS = [
     (sm.KendallTau, {}, "tau_b"),
@@ -150,25 +150,25 @@ def test_group_auc_counts_groups_as_the_batch_function():
 # --------------------------------------------------------------------------- every window
 @pytest.mark.parametrize("window_size", [1, 2, 7, 40])
 @pytest.mark.parametrize("weights", ["unit", "int", "float"])
-@pytest.mark.parametrize("list_max", [16, 2**15])
-def test_rolling_rocauc_every_window(monkeypatch, window_size, weights, list_max):
-    """Every window against sklearn. With ``_LIST_MAX = 16`` a window of 40 unit-weight
-    events outgrows the engine's lists and moves to its tree."""
-    monkeypatch.setattr(_binary_engine, "_LIST_MAX", list_max)
+@pytest.mark.parametrize("read_share", [0.5, 0.04])
+def test_rolling_rocauc_every_window(window_size, weights, read_share):
+    """Every window read against sklearn. Read half the time, arrivals and departures
+    reach the engine one at a time; read 1 event in 25, they come in batches (the
+    engine's ``add_many`` / ``remove_many``) where windows shorter than a batch see
+    events come and leave between two reads."""
     rng = random.Random(window_size)
-    events = _stream(rng, 150, weights=weights)
+    events = _stream(rng, 150 if read_share > 0.1 else 600, weights=weights)
     metric = sm.RollingROCAUC(window_size=window_size)
-    modes = set()
+    reads = 0
     for i, e in enumerate(events):
         metric.update(*e)
-        if rng.random() < 0.5:  # read now and then: batches of every size reach get()
+        if rng.random() < read_share:  # read now and then: batches of every size reach get()
             tail = events[max(0, i + 1 - window_size):i + 1]
             y, s, w = zip(*tail)
             assert _close(metric.get(), auc_ref(y, s, w)), (i, window_size)
             assert metric.n_events == len(tail)
-            modes.add(metric._engine.mode)
-    if window_size == 40:
-        assert ("tree" in modes) == (weights != "unit" or list_max == 16)
+            reads += 1
+    assert reads >= 15
 
 
 def test_rolling_rocauc_reverts_in_random_order():
@@ -242,7 +242,7 @@ def _read_pattern(metric, events, every):
 @pytest.mark.parametrize("weights", ["unit", "int", "float"])
 def test_buffered_reads_equal_reads_after_every_event(make, weights):
     """Reading after every event applies updates one at a time; reading every 250 events
-    merges them as batches (the flat arrays of `BinaryPairEngine`, `PairEngine.add_many`):
+    merges them as batches (the update buffer, `PairEngine.add_many` / `remove_many`):
     identical counts with integer weights, equal to rounding with float weights."""
     rng = random.Random(31)
     events = _stream(rng, 1000, weights=weights)
@@ -260,96 +260,179 @@ def test_buffered_reads_equal_reads_after_every_event(make, weights):
 
 
 def test_auto_flush_when_the_buffer_fills(monkeypatch):
-    monkeypatch.setattr(_base, "MAX_PENDING", 8)
-    import streamrank.metrics.roc_auc as roc_module
-    import streamrank.metrics.rolling_roc_auc as rolling_module
-
-    monkeypatch.setattr(roc_module, "MAX_PENDING", 8)
-    monkeypatch.setattr(rolling_module, "MAX_PENDING", 8)
+    monkeypatch.setattr(_base, "MAX_PENDING", 8)  # the one update buffer's limit
     rng = random.Random(4)
     events = _stream(rng, 50)
     for make in (sm.ROCAUC, lambda: sm.RollingROCAUC(window_size=20), sm.KendallTau):
         m = make()
         for e in events:
             m.update(*e)
-            pending = getattr(m, "_pending", None) or getattr(m, "_incoming", None) or []
+            pending = m._pending  # the one update buffer of every metric
             assert len(pending) < 8
         ref = make()
         assert m.get() == _read_pattern(ref, events, 1)[-1]
 
 
-@pytest.mark.parametrize("load, list_max", [(4, 60), (64, 60), (64, 2**15)])
+def test_group_auc_auto_flush_when_the_buffer_fills(monkeypatch):
+    """GroupAUC's buffer (one for all groups) flushes at the limit too, reverts of
+    buffered and applied updates included."""
+    monkeypatch.setattr(_base, "MAX_PENDING", 8)
+    rng = random.Random(6)
+    metric, held = sm.GroupAUC(), []
+    for y, s, w in _stream(rng, 80):
+        event = (y, (s, rng.randrange(3)), w)
+        metric.update(*event)
+        held.append(event)
+        if rng.random() < 0.3:
+            metric.revert(*held.pop(rng.randrange(len(held))))
+        assert len(metric._pending) < 8
+    assert _close(metric.get(), gauc_ref("impressions")(*zip(*held)))
+
+
+def _exact_auc(held):
+    """The AUC of ``(y_true, y_pred, w)`` events by the O(n^2) oracle: ``(2C + T) / 2P`` in
+    exact ints or Fractions, rounded once (what the metrics return for integer weights);
+    0.0 while one class has no weight."""
+    y, s, w = zip(*held)
+    c = pair_counts_brute([float(v) for v in y], s, sample_weight=list(w))
+    p = c.C + c.D + c.T
+    return 0.0 if p == 0 else float(Fraction(2 * c.C + c.T) / Fraction(2 * p))
+
+
 @pytest.mark.parametrize("weights", ["unit", "int", "float"])
-def test_binary_engine_stress(monkeypatch, load, list_max, weights):
-    """Random single and batch changes, every representation and the moves between them,
-    ``_check`` (every invariant, counts against an O(n^2) recount) after each step.
-    Iterations: 250 steps x up to 120 samples per batch; seed 41."""
-    monkeypatch.setattr(binary_tree, "_LOAD", load)  # the tree shared with PairEngine
-    monkeypatch.setattr(_binary_engine, "_LIST_MAX", list_max)
+def test_binary_metrics_stress(weights):
+    """ROCAUC, GroupAUC and RollingROCAUC under random batches of updates, reverts of
+    held events (applied or still buffered, in any order) and swaps of both, read at
+    random so that the update buffer applies them one at a time or as batches of every
+    size (``add_many`` / ``remove_many``, and updates reverted before a read that never
+    reach the engine). Every read against the O(n^2) oracle, bit for bit with integer
+    weights (while at most 150 events are held; scikit-learn beyond) and ``1e-9`` with
+    float weights; zero weights included. Every metric survives a pickle round trip with
+    changes still buffered. Iterations: 250 steps x up to 120 events per step; seed 41."""
     rng = random.Random(41)
-    engine, held = BinaryPairEngine(), []
-    modes = set()
+    roc, gauc, roll = sm.ROCAUC(), sm.GroupAUC(weighting="pairs"), sm.RollingROCAUC(300)
+    held, window = [], []   # the events held; RollingROCAUC's window (no group), oldest first
+    gauc_oracle = gauc_ref("pairs")
 
-    def sample():
-        w = {"unit": 1, "int": rng.randint(0, 3), "float": rng.choice([0.0, 0.5, 1.25, 3.0])}
-        return rng.randint(0, 1), round(rng.random(), 1), w[weights]
+    def event():
+        w = {"unit": 1.0, "int": float(rng.randint(0, 3)),
+             "float": rng.choice([0.0, 0.5, 1.25, 3.0])}[weights]
+        return rng.random() < 0.4, round(rng.random(), 1), w, rng.randrange(3)
 
-    def arrays(items):
-        y, s, w = zip(*items)
-        wa = None if weights == "unit" else np.array(w, float if weights == "float" else int)
-        return np.array(y), np.array(s, float), wa
+    def add(e):
+        y, s, w, g = e
+        roc.update(y, s, w)
+        gauc.update(y, (s, g), w)
+        roll.update(y, s, w)
+        held.append(e)
+        window.append((y, s, w))
+        if len(window) > 300:
+            window.pop(0)
 
+    def revert(e):
+        y, s, w, g = e
+        held.remove(e)
+        roc.revert(y, s, w)
+        gauc.revert(y, (s, g), w)
+        if (y, s, w) in window:  # River's semantics: the oldest equal event of the window
+            window.remove((y, s, w))
+        roll.revert(y, s, w)
+
+    reads = 0
     for step in range(250):
-        op = rng.random()
-        k = rng.choice([1, 3, 30, 120])
+        op, k = rng.random(), rng.choice([1, 3, 30, 120])
         if op < 0.45 or not held:
-            items = [sample() for _ in range(k)]
-            if k == 1:
-                engine.add(*items[0])
-            else:
-                engine.add_many(*arrays(items))
-            held += items
+            for _ in range(k):
+                add(event())
         elif op < 0.8:
-            out = rng.sample(held, min(k, len(held)))
-            for o in out:
-                held.remove(o)
-            if len(out) == 1:
-                engine.remove(*out[0])
-            else:
-                engine.remove_many(*arrays(out))
+            for e in rng.sample(held, min(k, len(held))):
+                revert(e)
         else:
             out = rng.sample(held, min(k, len(held)))
-            for o in out:
-                held.remove(o)
-            items = [sample() for _ in range(k)]
-            held += items
-            engine.swap_many(*arrays(out), *arrays(items))
-        modes.add(engine.mode)
-        if step % 10 == 0:  # every representation survives a pickle round trip
-            engine = pickle.loads(pickle.dumps(engine))
-        engine._check(held if len(held) <= 150 else None)
-        if step % 25 == 0:
-            engine._check(held)
-    assert "flat" in modes and ("list" in modes) == (weights == "unit")  # unit weights only
-    assert ("tree" in modes) or weights == "unit"  # (unit weights: see the window tests)
+            for e in out:
+                revert(e)
+            for _ in range(k):
+                add(event())
+        if step % 10 == 0:  # buffered changes survive a pickle round trip
+            roc, gauc, roll = pickle.loads(pickle.dumps((roc, gauc, roll)))
+        if rng.random() < 0.5:
+            continue
+        reads += 1
+        triples = [(y, s, w) for y, s, w, _ in held]
+        if weights != "float" and 0 < len(held) <= 150:
+            assert roc.get() == _exact_auc(triples), step
+        else:
+            assert _close(roc.get(), auc_ref(*zip(*triples)) if held else 0.0), step
+        assert _close(gauc.get(), gauc_oracle([e[0] for e in held],
+                                              [(e[1], e[3]) for e in held],
+                                              [e[2] for e in held])), step
+        assert roll.n_events == len(window)
+        want = auc_ref(*zip(*window)) if window else 0.0
+        assert _close(roll.get(), want), step
+    assert reads >= 100
 
 
-def test_binary_engine_failed_removal_changes_nothing():
-    engine = BinaryPairEngine()
-    for y, s in [(0, 0.1), (1, 0.5), (1, 0.5), (0, 0.9)]:
-        engine.add(y, s, 2)
+@pytest.mark.parametrize("make", [sm.ROCAUC, sm.GroupAUC], ids=["ROCAUC", "GroupAUC"])
+def test_failed_revert_changes_nothing(make):
+    """A revert of values that no update holds raises and changes nothing, whether the
+    updates are still buffered or applied, and whether or not a near miss is held: the
+    weight must be that of an update, not merely within what the engine holds at that
+    score (two copies of weight 2 at 0.5 hold 4, yet no update has weight 1, 2.5 or 3)."""
+    metric = make()
+    tag = (lambda s: (s, "g")) if make is sm.GroupAUC else (lambda s: s)
+    good = [(False, 0.1, 2), (True, 0.5, 2), (True, 0.5, 2), (False, 0.9, 2), (True, 0.95, 1)]
+    bad = [(False, 0.5, 2), (True, 0.7, 2), (True, 0.5, 5), (True, 0.5, 2.5), (True, 0.5, 1),
+           (True, 0.5, 3), (False, 0.1, 1)]
+    for applied in (False, True):
+        for y, s, w in good:
+            metric.update(y, tag(s), w)
+        if applied:
+            metric.get()
+        before = pickle.dumps(metric)
+        for y, s, w in bad:
+            with pytest.raises(ValueError, match="must be the values of an update that is held"):
+                metric.revert(y, tag(s), w)
+        if make is sm.GroupAUC:
+            with pytest.raises(ValueError, match="must be the values of an update"):
+                metric.revert(True, (0.5, "other group"), 2)
+        assert pickle.dumps(metric) == before
+        assert metric.get() == pickle.loads(before).get() == 12 / 20
+        # One copy of (False, 0.1, 2) is held: the first revert takes it, the rest raise.
+        for i in range(40):
+            if i == 0:
+                metric.revert(False, tag(0.1), 2)
+                after = metric.get()
+            else:
+                with pytest.raises(ValueError, match="is held"):
+                    metric.revert(False, tag(0.1), 2)
+                assert metric.get() == after
+        assert after == 2 / 10
+        for y, s, w in good[1:]:
+            metric.revert(y, tag(s), w)
+        assert metric.get() == 0.0
+    assert len(metric._engine if make is sm.ROCAUC else metric._engines) == 0
+
+
+def test_pair_engine_failed_removal_changes_nothing():
+    """The engine under the River metrics, with ``labels="binary"``: a removal of a
+    sample not held (label, score, or more weight than held there) raises and changes
+    nothing; its counts then still match a recount. (The engine can only bound the
+    weight of one copy among several, so the metrics keep the exact multiset of their
+    updates: `test_failed_revert_changes_nothing`.)"""
+    engine = PairEngine("binary")
+    held = [(0.0, 0.1, 2), (1.0, 0.5, 2), (1.0, 0.5, 2), (0.0, 0.9, 2)]
+    for sample in held:
+        engine.add(*sample)
     before = engine.counts
-    # (1, 0.5, 5): more weight than the 4 held at (1, 0.5); the weight of one copy among
-    # several cannot be told apart (as `PairEngine`), only bounded.
-    for bad in [(0, 0.5, 2), (1, 0.7, 2), (1, 0.5, 5), (1, 0.5, 2.5)]:
-        with pytest.raises(ValueError, match="is not held"):
+    for bad in [(0, 0.5, 2), (1, 0.7, 2), (1, 0.5, 5), (2, 0.5, 1)]:
+        with pytest.raises(ValueError):
             engine.remove(*bad)
-        assert engine.counts == before
-    for k in (3, 40, 80):  # single removals put back, or the flat batch checked first
-        with pytest.raises(ValueError, match="is not held"):
-            engine.remove_many(np.array([0] * k), np.array([0.1] * k), np.full(k, 2))
-        assert engine.counts == before
-    engine._check([(0, 0.1, 2), (1, 0.5, 2), (1, 0.5, 2), (0, 0.9, 2)])
+        assert engine.counts == before and len(engine) == 4
+    with pytest.raises(ValueError, match="at most two labels"):
+        engine.add(2, 0.5)
+    assert engine.counts == before and len(engine) == 4
+    engine._check(*zip(*held))
+    assert before.auc == 0.5
 
 
 def test_censored_engine_stress():

@@ -24,7 +24,6 @@ from hypothesis.stateful import (Bundle, RuleBasedStateMachine, consumes, invari
 
 from streamrank.structures import (BinaryDominanceCounter, DominanceCounter, FenwickTree,
                                    LevelDominanceCounter, WeightedSortedMultiset)
-from streamrank.structures import binary as binary_module
 from streamrank.structures import dominance as dominance_module
 from streamrank.structures import multiset as multiset_module
 
@@ -37,15 +36,14 @@ float_weights = st.one_of(st.sampled_from((0.0, 1e-3, 0.5, 1.0, 2.5)),
 
 @contextlib.contextmanager
 def small_nodes(load=4, leaf=2):
-    """Multiset (and two-level tree) nodes of 2 .. 8 entries, dominance leaves of 1 .. 4
-    keys: deep trees from a few dozen items. The structures read these module constants
-    on every call."""
-    saved = multiset_module._LOAD, dominance_module._LEAF, binary_module._LOAD
-    multiset_module._LOAD, dominance_module._LEAF, binary_module._LOAD = load, leaf, load
+    """Multiset nodes of 2 .. 8 entries, dominance leaves of 1 .. 4 keys: deep trees from
+    a few dozen items. The structures read these module constants on every call."""
+    saved = multiset_module._LOAD, dominance_module._LEAF
+    multiset_module._LOAD, dominance_module._LEAF = load, leaf
     try:
         yield
     finally:
-        multiset_module._LOAD, dominance_module._LEAF, binary_module._LOAD = saved
+        multiset_module._LOAD, dominance_module._LEAF = saved
 
 
 def close(got, exact, scale):

@@ -15,15 +15,22 @@ Conventions every metric of the package follows (and the tests pin):
   (``river.metrics.RollingROCAUC`` returns ``0.0`` there, and River's own test suite
   compares against that). The batch functions of `streamrank` return ``nan`` with an
   `UndefinedMetricWarning` instead.
-* Updates are buffered and applied in batches when the metric is read (the engine's
-  vectorized ``add_many``), or once `MAX_PENDING` are waiting. With integer weights the
-  counts are exact either way; with float weights the two paths agree to rounding.
+* Every metric keeps its counts in a `PairEngine` (`ConcordanceIndex` with censoring in
+  its own engine) and buffers its changes in one `UpdateBuffer`, applied in batches when
+  the metric is read (the engine's vectorized ``add_many`` / ``remove_many``), or once
+  `MAX_PENDING` are waiting. With integer weights the counts are exact either way; with
+  float weights the two paths agree to rounding.
+* Beside the engine, each metric holds what the engine is recounted from when float
+  weight that came and went may have left rounding behind (`PairEngine.stale`): the
+  multiset of its samples (`PairEngineMetric`, `GroupAUC`), or its window
+  (`RollingROCAUC`).
 """
 
 from __future__ import annotations
 
 import math
 import warnings
+from operator import itemgetter
 
 import numpy as np
 
@@ -31,15 +38,15 @@ from .._validation import describe, param_error
 from ..engine import PairEngine, check_scalar, check_weight
 from ..exceptions import UndefinedMetricWarning
 
-__all__ = ["MAX_PENDING", "SCALAR_FLUSH", "PairEngineMetric", "binary_label", "label_of",
-           "not_held_error",
-           "or_zero", "score_of", "weight_of"]
+__all__ = ["MAX_PENDING", "SCALAR_FLUSH", "PairEngineMetric", "UpdateBuffer", "apply_changes",
+           "binary_label", "hold", "held_arrays", "label_of", "not_held_error", "or_zero",
+           "recounted", "release", "sample_arrays", "score_of", "weight_of"]
 
 #: Buffered updates are applied once this many are waiting, even if nobody reads.
 MAX_PENDING = 4096
 
-#: Fewer buffered updates than this are applied one at a time: building numpy arrays
-#: costs more than a few single inserts (benchmarks/bench_river.py --calibrate).
+#: Fewer buffered changes than this are applied one at a time: building numpy arrays and
+#: the engine's batch count cost more than a few single changes.
 SCALAR_FLUSH = 16
 
 
@@ -116,57 +123,223 @@ def quiet(counts, name: str) -> float:
         return or_zero(getattr(counts, name))
 
 
-class PairEngineMetric:
-    """Mixin: a `PairEngine` of ``(label, score, weight)`` samples fed through a buffer.
+class UpdateBuffer:
+    """The River metrics' update buffer: changes of a multiset of samples waiting for a
+    `PairEngine`.
 
-    Subclasses set ``self._engine = PairEngine(...)`` and ``self._pending = []`` in
-    ``__init__``, turn ``(y_true, y_pred)`` into a sample with ``_sample`` and read the
-    counts with ``_counts()``.
+    ``add`` queues a sample to add (pending additions are a multiset ``{item: copies}``);
+    ``remove`` drops a pending addition of an equal item if there is one (an update
+    reverted, or a window's event that came and left, before a read: it never reaches the
+    engine), else queues the removal of an item the owner knows the engine holds. The
+    owner flushes when the metric is read, or when ``add`` / ``remove`` return True
+    (`MAX_PENDING` changes waiting); `flush` removes, then adds: one at a time below
+    `SCALAR_FLUSH` of them, else with the engine's ``remove_many`` / ``add_many``.
+
+    Items are ``(label, score, weight)`` tuples of validated values; `GroupAUC` queues
+    ``(group, (label, score, weight))`` items and flushes each group with `apply_changes`.
+
+    Runtime complexity: ``add``, ``cancel`` and ``remove`` O(1); `flush` ``O(k)`` for
+    ``k`` changes, plus the engine's work.
+
+    Examples
+    --------
+    >>> from streamrank.engine import PairEngine
+    >>> engine, buffer = PairEngine("binary"), UpdateBuffer()
+    >>> for sample in [(0, 0.1, 1), (1, 0.8, 1), (1, 0.3, 1), (0, 0.5, 1)]:
+    ...     _ = buffer.add(sample)
+    >>> _ = buffer.remove((1, 0.3, 1))      # still pending: never reaches the engine
+    >>> len(buffer), len(engine)
+    (3, 0)
+    >>> buffer.flush(engine, "example")
+    >>> len(buffer), len(engine), engine.counts.auc
+    (0, 3, 1.0)
     """
+
+    __slots__ = ("adds", "removes", "n")
+
+    def __init__(self):
+        self.adds: dict = {}    # item -> copies to add
+        self.removes: list = []  # items held by the engine, to remove
+        self.n = 0              # changes waiting: copies to add plus removals
+
+    def __len__(self) -> int:
+        return self.n
+
+    def add(self, item) -> bool:
+        """Queue an addition; True once `MAX_PENDING` changes are waiting."""
+        adds = self.adds
+        adds[item] = adds.get(item, 0) + 1
+        self.n += 1
+        return self.n >= MAX_PENDING
+
+    def cancel(self, item) -> bool:
+        """Drop one pending addition of ``item``; False (nothing changes) if none."""
+        adds = self.adds
+        n = adds.get(item)
+        if not n:
+            return False
+        if n == 1:
+            del adds[item]
+        else:
+            adds[item] = n - 1
+        self.n -= 1
+        return True
+
+    def remove(self, item) -> bool:
+        """Remove a held ``item``: cancel a pending addition of it, else queue its
+        removal from the engine. True once `MAX_PENDING` changes are waiting."""
+        if item in self.adds:
+            self.cancel(item)
+            return False
+        self.removes.append(item)
+        self.n += 1
+        return self.n >= MAX_PENDING
+
+    def take(self) -> tuple[list, dict]:
+        """``(removes, adds)``: the queued removals and the multiset of additions; the
+        buffer is emptied."""
+        taken = self.removes, self.adds
+        self.removes, self.adds, self.n = [], {}, 0
+        return taken
+
+    def flush(self, engine: PairEngine, func: str) -> None:
+        """Apply every queued change of ``(label, score, weight)`` samples to ``engine``
+        (``func`` names the caller in the engine's errors)."""
+        n = self.n
+        if n:
+            removes, adds = self.removes, self.adds
+            self.removes, self.adds, self.n = [], {}, 0
+            apply_changes(engine, removes, adds, func, n - len(removes))
+
+
+def apply_changes(engine: PairEngine, removes: list, adds: dict, func: str,
+                  n_adds: int | None = None) -> None:
+    """Remove the held samples ``removes`` (a list) from ``engine``, then add ``adds`` (a
+    multiset ``{sample: copies}``, ``n_adds`` copies in all if the caller knows) of
+    validated ``(label, score, weight)`` tuples: one at a time below `SCALAR_FLUSH` of
+    them, else as float64 arrays through ``remove_many`` / ``add_many``."""
+    if removes:
+        if len(removes) < SCALAR_FLUSH:
+            remove = engine.remove
+            for y, s, w in removes:
+                remove(y, s, w)
+        else:
+            engine.remove_many(*sample_arrays(removes))
+    if adds:
+        if n_adds is None:
+            n_adds = sum(adds.values())
+        if n_adds < SCALAR_FLUSH:
+            add = engine.add
+            for (y, s, w), n in adds.items():
+                for _ in range(n):
+                    add(y, s, w)
+        else:
+            engine.add_many(*held_arrays(adds), func=func)
+
+
+def sample_arrays(samples) -> tuple:
+    """``(labels, scores, weights)`` float64 arrays of a sequence of ``(label, score,
+    weight)`` tuples; ``weights`` is None when every weight is 1 (the engine's exact
+    unit-weight path). Runtime complexity: ``O(k)`` (``np.fromiter``)."""
+    k = len(samples)
+    y = np.fromiter(map(_first, samples), np.float64, k)
+    s = np.fromiter(map(_second, samples), np.float64, k)
+    w = np.fromiter(map(_third, samples), np.float64, k)
+    return y, s, (None if bool((w == 1.0).all()) else w)
+
+
+_first, _second, _third = itemgetter(0), itemgetter(1), itemgetter(2)
+
+
+def held_arrays(held: dict) -> tuple:
+    """A multiset ``{(label, score, weight): copies}`` as the arrays of `sample_arrays`,
+    each sample repeated by its copies (what `PairEngine.add_many` and
+    `PairEngine.rebuild` take). Runtime complexity: ``O(n)``."""
+    arrays = sample_arrays(list(held))
+    copies = np.fromiter(held.values(), np.int64, len(held))
+    if bool((copies == 1).all()):
+        return arrays
+    return tuple(None if a is None else np.repeat(a, copies) for a in arrays)
+
+
+def hold(held: dict, sample, copies: int = 1) -> None:
+    """Count ``copies`` more of ``sample`` in a multiset ``{sample: copies}``."""
+    held[sample] = held.get(sample, 0) + copies
+
+
+def release(held: dict, sample) -> bool:
+    """Count one copy of ``sample`` less in ``held``; False (nothing changes) if none."""
+    n = held.get(sample)
+    if not n:
+        return False
+    if n == 1:
+        del held[sample]
+    else:
+        held[sample] = n - 1
+    return True
+
+
+def recounted(engine: PairEngine, held: dict) -> PairEngine:
+    """``engine``, recounted from ``held`` (the multiset of samples it holds) first when
+    float rounding of weight that came and went may be large (`PairEngine.stale`):
+    ``O(n log n)`` then, O(1) otherwise."""
+    if engine.stale:
+        engine.rebuild(*held_arrays(held))
+    return engine
+
+
+class PairEngineMetric:
+    """Mixin: a `PairEngine` fed through the `UpdateBuffer`, beside the multiset of the
+    samples it holds.
+
+    Subclasses call ``self._init_engine(labels)`` in ``__init__``, turn ``(y_true, y_pred,
+    w)`` into a ``(label, score, weight)`` sample with ``_sample`` and read the counts with
+    ``_counts()``. The multiset ``{sample: copies}`` of the engine's samples (one dict
+    entry per distinct sample) makes `revert` exact: it takes the values of an update
+    held, weight included, where the engine alone can only bound the weight of one copy
+    among several; and it is what the engine is recounted from when its float rounding
+    turns `PairEngine.stale`.
+    """
+
+    def _init_engine(self, labels: str = "auto") -> None:
+        self._engine = PairEngine(labels)
+        self._held: dict = {}           # (label, score, weight) -> copies in the engine
+        self._pending = UpdateBuffer()
 
     def _sample(self, y_true, y_pred, w, func):  # pragma: no cover - overridden
         raise NotImplementedError
 
     def update(self, y_true, y_pred, w=1.0) -> None:
-        sample = self._sample(y_true, y_pred, w, f"{type(self).__name__}.update")
-        pending = self._pending
-        pending.append(sample)
-        if len(pending) >= MAX_PENDING:
+        """Add an event. Runtime complexity: O(1) amortized (buffered)."""
+        if self._pending.add(self._sample(y_true, y_pred, w, f"{type(self).__name__}.update")):
             self._flush()
 
     def revert(self, y_true, y_pred, w=1.0) -> None:
+        """Remove one earlier update with these values, in any order; `ValueError`
+        (nothing changes) if none is held. Runtime complexity: O(1) for an update still
+        buffered, else one removal from the engine."""
         func = f"{type(self).__name__}.revert"
         sample = self._sample(y_true, y_pred, w, func)
-        try:
-            self._pending.remove(sample)  # an update not applied yet: drop it
+        if self._pending.cancel(sample):
             return
-        except ValueError:
-            pass
-        try:
-            self._engine.remove(*sample)
-        except ValueError:
-            raise not_held_error(func, y_true, y_pred, w) from None
+        if sample not in self._held:
+            raise not_held_error(func, y_true, y_pred, w)
+        self._engine.remove(*sample)
+        release(self._held, sample)
 
     def _flush(self) -> None:
         pending = self._pending
-        if not pending:
-            return
-        engine = self._engine
-        if len(pending) < SCALAR_FLUSH:
-            for y, s, w in pending:
-                engine.add(y, s, w)
-        else:
-            y, s, w = zip(*pending)
-            weights = np.array(w, dtype=np.float64)
-            engine.add_many(np.array(y, np.float64), np.array(s, np.float64),
-                            None if all(type(x) is int and x == 1 for x in w) else weights,
-                            func=f"{type(self).__name__}.update")
-        self._pending = []
+        if pending.n:
+            removes, adds = pending.take()
+            held = self._held
+            for sample, n in adds.items():
+                held[sample] = held.get(sample, 0) + n
+            apply_changes(self._engine, removes, adds, f"{type(self).__name__}.update")
 
     def _counts(self):
         """The engine's `PairCounts` after applying the buffered updates."""
         self._flush()
-        return self._engine.counts
+        return recounted(self._engine, self._held).counts
 
     @property
     def works_with_weights(self) -> bool:
@@ -175,7 +348,3 @@ class PairEngineMetric:
     # No ``requires_labels`` here: River reads it only on classification metrics, and a
     # ``Metrics`` whose first member has it asks every member for it, so ``KendallTau() +
     # MAE()`` would fail in ``Metrics.update`` (MAE has none).
-
-
-def new_engine(labels: str = "auto") -> PairEngine:
-    return PairEngine(labels)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from river import metrics
 
 from .._validation import describe, param_error
-from ..engine import PairEngine, check_scalar
+from ..engine import check_scalar
 from ._base import PairEngineMetric, label_of, not_held_error, or_zero, quiet, weight_of
 from ._censored_engine import CensoredPairEngine
 
@@ -70,8 +70,10 @@ class ConcordanceIndex(PairEngineMetric, metrics.base.RegressionMetric):
             raise param_error("censoring", "ConcordanceIndex", "a bool", describe(censoring),
                               TypeError)
         self.censoring = censoring
-        self._engine = CensoredPairEngine() if censoring else PairEngine()
-        self._pending = []
+        if censoring:  # two dominance queries per sample: no batch path to buffer for
+            self._engine = CensoredPairEngine()
+        else:
+            self._init_engine()
 
     @classmethod
     def _unit_test_params(cls):
@@ -111,7 +113,6 @@ class ConcordanceIndex(PairEngineMetric, metrics.base.RegressionMetric):
     def update(self, y_true, y_pred, w=1.0) -> None:
         if not self.censoring:
             return super().update(y_true, y_pred, w)
-        # Two dominance queries per sample: no batch path to buffer for.
         self._engine.add(*self._sample(y_true, y_pred, w, "ConcordanceIndex.update"))
 
     @property

@@ -6,7 +6,7 @@ from __future__ import annotations
 from river import metrics
 
 from .._validation import describe, param_error
-from ..engine import PairEngine, check_scalar
+from ..engine import check_scalar
 from ._base import PairEngineMetric, label_of, quiet, weight_of
 
 __all__ = ["GoodmanKruskalGamma", "KendallTau", "SomersD"]
@@ -20,8 +20,7 @@ class _PairCountMetric(PairEngineMetric, metrics.base.RegressionMetric):
     _prop = ""  # the `PairCounts` property that is the metric
 
     def __init__(self):
-        self._engine = PairEngine()
-        self._pending = []
+        self._init_engine()
 
     def _sample(self, y_true, y_pred, w, func):
         return (label_of(y_true, func), check_scalar(y_pred, "y_pred", func),

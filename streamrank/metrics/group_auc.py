@@ -5,14 +5,13 @@ from __future__ import annotations
 
 import math
 
-import numpy as np
 from river import base
 
 from .._groups import check_group_id
 from .._validation import describe, param_error
-from ._base import MAX_PENDING, SCALAR_FLUSH, not_held_error
-from ._binary_engine import BinaryPairEngine
-from .roc_auc import _BinaryAUCMetric, _weights_or_none
+from ..engine import PairEngine
+from ._base import UpdateBuffer, apply_changes, hold, not_held_error, recounted, release
+from .roc_auc import _BinaryAUCMetric
 
 __all__ = ["GroupAUC", "GroupedProba", "WithGroup"]
 
@@ -146,10 +145,13 @@ class GroupAUC(_BinaryAUCMetric):
     ``get()`` returns ``0.0`` while no group holds both classes (River's convention);
     `n_groups` and `n_skipped` count the groups in the mean and those left out.
 
-    Runtime complexity: `update` O(1) (buffered); applying ``k`` buffered events costs
-    ``O(log n_g)`` per event in its group's `BinaryPairEngine` (or a batch merge), and
-    O(1) per group touched to move the weighted mean; `get` O(1) after that. `revert`
-    ``O(log n_g)``.
+    Runtime complexity: `update` O(1) amortized (buffered); applying ``k`` buffered
+    updates costs ``O(log n_g)`` per update in its group's `PairEngine`
+    (``labels="binary"``; or a batch counted with numpy), and O(1) per group touched to
+    move the weighted mean; `get` O(1) after that. `revert` O(1) for an update still
+    buffered, else ``O(log n_g)``. Memory: the engines', plus one dict
+    entry per distinct ``(group, y_true, score, w)`` held (what makes `revert` exact, as
+    in `ROCAUC`).
 
     Not thread-safe: give each thread its own metric, or guard every call on a shared one,
     reads (`get`) included, with one `threading.Lock`.
@@ -181,11 +183,12 @@ class GroupAUC(_BinaryAUCMetric):
                               describe(weighting))
         self.weighting = weighting
         self.pos_val = pos_val
-        self._engines = {}     # group -> BinaryPairEngine
+        self._engines = {}     # group -> PairEngine
+        self._held = {}        # group -> {(label, score, weight): copies in its engine}
         self._parts = {}       # group -> (v_g, v_g * AUC_g) of the groups with both classes
         self._sums = [0.0, 0.0, 0.0, 0.0]  # sum v, sum v * AUC, and their compensations
         self._changes = 0      # changes of the sums since they were last recomputed
-        self._pending = []
+        self._pending = UpdateBuffer()     # (group, (label, score, weight)) additions
 
     @classmethod
     def _unit_test_params(cls):
@@ -212,71 +215,69 @@ class GroupAUC(_BinaryAUCMetric):
 
     def update(self, y_true, y_pred, w=1.0) -> None:
         """Add an event to its group. Runtime complexity: O(1) amortized (buffered)."""
-        pending = self._pending
-        pending.append(self._grouped(y_true, y_pred, w, "GroupAUC.update"))
-        if len(pending) >= MAX_PENDING:
+        if self._pending.add(self._grouped(y_true, y_pred, w, "GroupAUC.update")):
             self._flush()
 
     def revert(self, y_true, y_pred, w=1.0) -> None:
         """Remove one earlier update with these values (and group), in any order;
-        `ValueError` (nothing changes) if none is held."""
+        `ValueError` (nothing changes) if none is held. Runtime complexity: O(1) for an
+        update still buffered, else one removal from its group's engine."""
         func = "GroupAUC.revert"
         item = self._grouped(y_true, y_pred, w, func)
-        try:
-            self._pending.remove(item)
+        if self._pending.cancel(item):
             return
-        except ValueError:
-            pass
         group, event = item
-        engine = self._engines.get(group)
-        try:
-            if engine is None:
-                raise ValueError
-            old = self._part(engine)
-            engine.remove(*event)
-        except ValueError:
-            raise not_held_error(func, y_true, y_pred, w) from None
+        held = self._held.get(group)
+        if held is None or event not in held:
+            raise not_held_error(func, y_true, y_pred, w)
+        engine = self._engines[group]
+        old = self._part(engine)
+        engine.remove(*event)
+        release(held, event)
+        if not held:
+            del self._held[group]
+        else:
+            recounted(engine, held)
         self._move(group, engine, old)
 
     def _flush(self) -> None:
-        pending = self._pending
-        if not pending:
+        if not len(self._pending):
             return
-        by_group = {}
-        for group, event in pending:
-            by_group.setdefault(group, []).append(event)
+        _, adds = self._pending.take()
+        by_group: dict = {}
+        for (group, event), n in adds.items():
+            events = by_group.get(group)
+            if events is None:
+                by_group[group] = {event: n}
+            else:
+                events[event] = n
         engines = self._engines
         for group, events in by_group.items():
             engine = engines.get(group)
             if engine is None:
-                engine = engines[group] = BinaryPairEngine()
-            old = self._part(engine)
-            if len(events) < SCALAR_FLUSH:
-                for event in events:
-                    engine.add(*event)
+                engine = engines[group] = PairEngine("binary")
+                held = self._held[group] = {}
             else:
-                y, s, w = zip(*events)
-                engine.add_many(np.array(y, np.int64), np.array(s, np.float64),
-                                _weights_or_none(w))
-            self._move(group, engine, old)
-        self._pending = []
+                held = self._held[group]
+            for event, n in events.items():
+                hold(held, event, n)
+            old = self._part(engine)
+            apply_changes(engine, [], events, "GroupAUC.update")
+            self._move(group, recounted(engine, held), old)
 
     def _part(self, engine):
         """``(v_g, v_g * AUC_g)`` of a group, or None while it lacks a class."""
-        c, t, w0, w1 = engine.counts
-        if not (w0 > 0 and w1 > 0):
+        counts = engine.counts
+        pairs = counts.comparable      # W0 * W1 (the sum of its pair weights with floats)
+        if not pairs > 0:
             return None
-        if engine.weighted:
-            auc = min(1.0, max(0.0, (c + 0.5 * t) / (w0 * w1)))
-        else:
-            auc = (2 * c + t) / (2 * w0 * w1)
         if self.weighting == "impressions":
-            v = float(w0 + w1)
+            v = float(counts.weight_sum)
         elif self.weighting == "pairs":
-            v = float(w0 * w1)
+            v = float(pairs)
         else:
             v = 1.0
-        return v, v * auc
+        return v, v * counts.auc
 
     def _move(self, group, engine, old) -> None:
         """Replace a group's part of the weighted mean after its engine changed."""

@@ -2,12 +2,9 @@
 
 from __future__ import annotations
 
-import numpy as np
 from river import base, metrics
 
-from ._base import (MAX_PENDING, SCALAR_FLUSH, binary_label, not_held_error, score_of,
-                    weight_of)
-from ._binary_engine import BinaryPairEngine
+from ._base import PairEngineMetric, binary_label, score_of, weight_of
 
 __all__ = ["ROCAUC"]
 
@@ -37,7 +34,7 @@ class _BinaryAUCMetric(metrics.base.BinaryMetric):
         return binary_label(y_true, self.pos_val, func), s, w
 
 
-class ROCAUC(_BinaryAUCMetric):
+class ROCAUC(PairEngineMetric, _BinaryAUCMetric):
     """Exact area under the ROC curve of every event so far: ties count one half.
 
     ``AUC = (C + T / 2) / P``: the weighted share of (positive, negative) pairs whose
@@ -53,10 +50,12 @@ class ROCAUC(_BinaryAUCMetric):
     anomaly detector's ``score_one``. ``get()`` returns ``0.0`` while one class has no
     weight (River's convention for an undefined AUC).
 
-    Runtime complexity: `update` O(1) (buffered); `get` O(1) after applying the buffered
-    updates, each ``O(log n)`` one at a time or ``O(n + k log k)`` for a batch of ``k``
-    merged at once (`BinaryPairEngine`); `revert` ``O(log n)``. Recomputing the AUC from
-    scratch costs ``O(n log n)`` per read.
+    Runtime complexity: `update` O(1) amortized (buffered); `get` O(1) after applying the
+    buffered updates to the `PairEngine` (two label levels: ``O(log n)`` each, or a batch
+    of ``k`` counted with numpy in ``O(k log k + n)``); `revert` O(1) for an update still
+    buffered, else ``O(log n)``. Recomputing the AUC from scratch costs ``O(n log n)``
+    per read. Memory: the engine's, plus one dict entry per distinct ``(y_true, score,
+    w)`` held (what makes `revert` exact; see `PairEngineMetric`).
 
     Not thread-safe: give each thread its own metric, or guard every call on a shared one,
     reads (`get`) included, with one `threading.Lock`.
@@ -89,55 +88,16 @@ class ROCAUC(_BinaryAUCMetric):
 
     def __init__(self, pos_val=True):
         self.pos_val = pos_val
-        self._engine = BinaryPairEngine()
-        self._pending = []
+        self._init_engine("binary")
 
-    def update(self, y_true, y_pred, w=1.0) -> None:
-        """Add an event. Runtime complexity: O(1) amortized (buffered)."""
-        pending = self._pending
-        pending.append(self._event(y_true, y_pred, w, "ROCAUC.update"))
-        if len(pending) >= MAX_PENDING:
-            self._flush()
-
-    def revert(self, y_true, y_pred, w=1.0) -> None:
-        """Remove one earlier update with these values, in any order; `ValueError`
-        (nothing changes) if none is held. Runtime complexity: ``O(log n)``."""
-        event = self._event(y_true, y_pred, w, "ROCAUC.revert")
-        try:
-            self._pending.remove(event)
-            return
-        except ValueError:
-            pass
-        try:
-            self._engine.remove(*event)
-        except ValueError:
-            raise not_held_error("ROCAUC.revert", y_true, y_pred, w) from None
-
-    def _flush(self) -> None:
-        pending = self._pending
-        if not pending:
-            return
-        if len(pending) < SCALAR_FLUSH:
-            add = self._engine.add
-            for event in pending:
-                add(*event)
-        else:
-            y, s, w = zip(*pending)
-            self._engine.add_many(np.array(y, np.int64), np.array(s, np.float64),
-                                  _weights_or_none(w))
-        self._pending = []
+    _sample = _BinaryAUCMetric._event
 
     def get(self) -> float:
         """The exact AUC of the events held; ``0.0`` while one class is missing."""
-        self._flush()
-        auc = self._engine.auc
-        return 0.0 if auc != auc else auc
+        return auc_or_zero(self._counts())
 
 
-def _weights_or_none(w):
-    """A weight tuple as a numpy array, or None when every weight is the int 1."""
-    if all(x.__class__ is int and x == 1 for x in w):
-        return None
-    if all(x.__class__ is int for x in w):
-        return np.array(w, np.int64)
-    return np.array(w, np.float64)
+def auc_or_zero(counts) -> float:
+    """``counts.auc``, or ``0.0`` (River's convention, no warning) while no (positive,
+    negative) pair is held."""
+    return counts.auc if counts.comparable > 0 else 0.0

@@ -3,15 +3,11 @@
 from __future__ import annotations
 
 from collections import deque
-from itertools import islice
-from operator import itemgetter
-
-import numpy as np
 
 from .._validation import describe, param_error
-from ._base import MAX_PENDING, SCALAR_FLUSH
-from ._binary_engine import BinaryPairEngine
-from .roc_auc import _BinaryAUCMetric, _weights_or_none
+from ..engine import PairEngine
+from ._base import UpdateBuffer, sample_arrays
+from .roc_auc import _BinaryAUCMetric, auc_or_zero
 
 __all__ = ["RollingROCAUC"]
 
@@ -29,10 +25,13 @@ class RollingROCAUC(_BinaryAUCMetric):
     * `get` costs O(1): the counts are kept up to date as events enter and leave the
       window (SPEC.md section 4), where River sweeps the whole window on every read.
 
-    Each event enters the `BinaryPairEngine` and leaves it when the window moves past it:
-    ``O(log W)`` per event one at a time, and buffered events are merged ``O(W + k log
-    k)`` per read of ``k`` of them when that is cheaper. ``y_pred`` is read as in `ROCAUC`.
-    ``get()`` returns ``0.0`` while the window holds one class only.
+    Each event enters a `PairEngine` (``labels="binary"``) and leaves it when the window
+    moves past it, through the River metrics' `UpdateBuffer`: ``O(log W)`` per event one
+    at a time, or a batch of ``k`` counted with numpy at a read (``O(k log k + W)``); an
+    event that came and left between two reads never reaches the engine. The window
+    itself is what the engine is recounted from when float rounding of a huge weight that
+    left may be large (`PairEngine.stale`). ``y_pred`` is read as in `ROCAUC`. ``get()``
+    returns ``0.0`` while the window holds one class only.
 
     ``revert(y_true, y_pred, w)`` removes the oldest event of the window with these values,
     as River's does, so that `utils.Rolling` can wrap it; an event that has already left
@@ -77,12 +76,9 @@ class RollingROCAUC(_BinaryAUCMetric):
                               describe(window_size))
         self.window_size = window_size
         self.pos_val = pos_val
-        self._engine = BinaryPairEngine()
-        self._incoming = []      # events not yet in _window (update only appends here)
-        self._window = deque()   # (label, score, weight) of the window, oldest first
-        self._n_new = 0          # the newest _n_new events of _window are not in the engine
-        self._gone = []          # events in the engine that left the window, to remove
-        self._weighted = False   # True once an event's weight was not 1
+        self._engine = PairEngine("binary")
+        self._window = deque()          # (label, score, weight) of the window, oldest first
+        self._pending = UpdateBuffer()  # its arrivals and departures not in the engine yet
 
     def update(self, y_true, y_pred, w=1.0) -> None:
         """Add an event; the oldest leaves once the window is full. Runtime
@@ -95,109 +91,43 @@ class RollingROCAUC(_BinaryAUCMetric):
             event = (1 if y_true == self.pos_val else 0, s, 1)   # the common case
         else:
             event = self._event(y_true, y_pred, w, "RollingROCAUC.update")
-            if event[2] != 1:
-                self._weighted = True
-        incoming = self._incoming
-        incoming.append(event)
-        if len(incoming) >= MAX_PENDING:
+        window = self._window
+        window.append(event)
+        full = self._pending.add(event)
+        if len(window) > self.window_size:
+            full = self._pending.remove(window.popleft())
+        if full:
             self._flush()
 
     def revert(self, y_true, y_pred, w=1.0) -> None:
         """Remove the oldest event of the window with these values (nothing happens
         if none is held)."""
         event = self._event(y_true, y_pred, w, "RollingROCAUC.revert")
-        self._settle()
         window = self._window
         for i, held in enumerate(window):
             if held == event:
                 break
         else:
             return
-        applied = len(window) - self._n_new
         del window[i]
-        if i >= applied:
-            self._n_new -= 1
-        else:
-            self._gone.append(event)
-
-    def _settle(self) -> None:
-        """Move the incoming events into the window, and the overflow out of it."""
-        incoming = self._incoming
-        if not incoming:
-            return
-        window = self._window
-        window.extend(incoming)
-        self._n_new += len(incoming)
-        self._incoming = []
-        overflow = len(window) - self.window_size
-        if overflow > 0:
-            applied = len(window) - self._n_new
-            popleft = window.popleft
-            if overflow <= applied:
-                self._gone.extend([popleft() for _ in range(overflow)])
-            else:  # everything applied leaves, and some events that never arrived
-                self._gone.extend([popleft() for _ in range(applied)])
-                for _ in range(overflow - applied):
-                    popleft()
-                self._n_new -= overflow - applied
+        if self._pending.remove(event):
+            self._flush()
 
     def _flush(self) -> None:
-        self._settle()
-        n_new, gone = self._n_new, self._gone
-        if not n_new and not gone:
-            return
-        engine = self._engine
-        new = list(islice(reversed(self._window), n_new))
-        if n_new + len(gone) < SCALAR_FLUSH:
-            for event in gone:
-                engine.remove(*event)
-            for event in new:
-                engine.add(*event)
-        else:
-            engine.swap_many(*_arrays(gone, self._weighted), *_arrays(new, self._weighted))
-        self._n_new = 0
-        self._gone = []
+        self._pending.flush(self._engine, "RollingROCAUC.update")
 
     def get(self) -> float:
         """The exact AUC of the window; ``0.0`` while it holds one class only.
         Runtime complexity: O(1) after applying the buffered events."""
-        incoming = self._incoming
-        if len(incoming) == 1 and not self._n_new and not self._gone:
-            # Read after every event: one in, at most one out, no buffers involved.
-            event = incoming.pop()
-            window = self._window
-            window.append(event)
-            engine = self._engine
-            if len(window) > self.window_size:
-                engine.remove(*window.popleft())
-            engine.add(*event)
-        else:
-            self._flush()
-        if self._engine.stale:   # float rounding of a huge weight that left: recount
-            self._engine.rebuild(*_arrays(list(self._window), True))
-        auc = self._engine.auc
-        return 0.0 if auc != auc else auc
+        engine = self._engine
+        self._pending.flush(engine, "RollingROCAUC.update")
+        if engine.stale:   # float rounding of a huge weight that left: recount
+            engine.rebuild(*sample_arrays(self._window))
+        return auc_or_zero(engine.counts)
 
     @property
     def n_events(self) -> int:
         """Events in the window (``window_size`` once full, less after reverts).
 
         Not ``__len__``, which would make an empty metric falsy."""
-        self._settle()
         return len(self._window)
-
-
-def _arrays(events, weighted):
-    """``(labels, scores, weights or None)`` arrays of a list of event tuples
-    (``np.fromiter`` over ``itemgetter``: about 1.5x faster than ``zip(*events)``)."""
-    k = len(events)
-    if not k:
-        return np.zeros(0, np.int64), np.zeros(0, np.float64), None
-    y = np.fromiter(map(_first, events), np.int64, k)
-    s = np.fromiter(map(_second, events), np.float64, k)
-    if not weighted:
-        return y, s, None
-    return y, s, _weights_or_none([e[2] for e in events])
-
-
-_first, _second = itemgetter(0), itemgetter(1)
