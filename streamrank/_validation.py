@@ -208,8 +208,8 @@ def check_scalar(value, name, func, *, kind="finite number") -> float:
     incremental objects hold labels and scores as float64, and two such ints that round to
     one float would tie where `streamrank.pair_counts` orders them.
     """
-    if type(value) is float and value - value == 0.0:  # the hot path: finite floats
-        return value
+    if isinstance(value, float) and value - value == 0.0:  # the hot path: finite floats
+        return float(value)                                 # (numpy's float64 too)
     if isinstance(value, (bool, np.bool_)):
         return float(value)
     if isinstance(value, (int, np.integer)):

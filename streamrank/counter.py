@@ -9,6 +9,7 @@ from . import _snapshot
 from ._validation import as_1d_numeric, check_consistent_length, check_weights, param_error
 from .counts import PairCounts
 from .engine import PairEngine, check_scalar, check_weight
+from .structures._cslots import SlotStore
 
 __all__ = ["PairCounter"]
 
@@ -61,7 +62,7 @@ class PairCounter:
 
     def __init__(self, *, labels="auto"):
         self._engine = PairEngine(labels)
-        self._slot: dict = {}                # key -> (label, score, weight) held
+        self._slot = SlotStore()             # key -> (label, score, weight) held
         self._unit = True                    # every weight held is 1
 
     @property
@@ -88,7 +89,7 @@ class PairCounter:
 
     def get(self, key):
         """``(label, score, weight)`` of ``key`` (`KeyError` if not held)."""
-        y, s, w = self._slot[key]
+        y, s, w = self._slot.get(key)
         return y, s, _py(w)
 
     def clear(self) -> None:
@@ -102,7 +103,7 @@ class PairCounter:
         Runtime complexity: O(1) (``O(n log n)`` once after float weights far larger than
         those held came and went: see `PairEngine.stale`)."""
         if self._engine.stale:
-            self._engine.rebuild(*self._columns(self._slot.values()))
+            self._engine.rebuild(*self._slot.columns())
         return self._engine.counts
 
     # ------------------------------------------------------------------ single items
@@ -119,26 +120,26 @@ class PairCounter:
             raise KeyError(f"PairCounter.insert: key {key!r} is held already; use update() "
                            "to change it.")
         self._engine.add(y, s, w, caller="PairCounter.insert")  # validates, then adds
-        slot[key] = (float(y), float(s), w)
+        slot.put(key, y, s, w)
         if w != 1:
             self._unit = False
 
     def remove(self, key) -> None:
         """Remove item ``key`` (`KeyError`, and nothing changes, if not held)."""
-        item = self._slot.get(key)
-        if item is None:
+        slot = self._slot
+        if key not in slot:
             raise KeyError(f"PairCounter.remove: key {key!r} is not held.")
-        self._engine.remove(*item)
-        del self._slot[key]
+        y, s, w = slot.get(key)
+        self._engine.remove(y, s, w)
+        slot.pop(key)
 
     def update(self, key, *, score=None, label=None, weight=None) -> None:
         """Change the score, label and/or weight of item ``key``: a removal and an insert,
         ``O(log n)``; validated before anything changes."""
         func = "PairCounter.update"
-        item = self._slot.get(key)
-        if item is None:
+        if key not in self._slot:
             raise KeyError(f"PairCounter.update: key {key!r} is not held.")
-        oy, os_, ow = item
+        oy, os_, ow = self._slot.get(key)
         y = oy if label is None else check_scalar(label, "label", func)
         s = os_ if score is None else check_scalar(score, "score", func)
         w = ow if weight is None else check_weight(weight, func, "weight")
@@ -146,7 +147,7 @@ class PairCounter:
             self._engine.check_labels_after((oy,), (y,), func, "label")
         self._engine.remove(oy, os_, ow)
         self._engine.add(y, s, w, caller=func)
-        self._slot[key] = (y, s, w)
+        self._slot.set(key, y, s, w)
         self._unit = self._unit and w == 1
 
     # ------------------------------------------------------------------ batches
@@ -168,25 +169,24 @@ class PairCounter:
             raise KeyError(f"PairCounter.insert_many: key {held[0]!r} is held already "
                            f"({len(held)} held keys); use update_many().")
         self._engine.add_many(y, s, w, func)
-        self._slot.update(zip(keys, zip(y.tolist(), s.tolist(),
-                                        [1] * y.size if w is None else _py_list(w))))
+        self._slot.put_many(keys, y, s, np.ones(y.size) if w is None else w)
         if w is not None and not np.all(w == 1):
             self._unit = False
 
     def remove_many(self, keys) -> None:
         """Remove a batch of held keys (all checked first)."""
         keys = list(keys)
-        y, s, w = self._held(keys, "PairCounter.remove_many")
+        y, s, w = self._slot.columns(self._slot.rows(keys, "PairCounter.remove_many"))
         self._engine.remove_many(y, s, None if self._unit else w)
-        for key in keys:
-            del self._slot[key]
+        self._slot.pop_many(keys)
 
     def update_many(self, keys, *, scores=None, labels=None, weights=None) -> None:
         """Change the scores (and/or labels, weights) of a batch of held keys: the batch
         leaves and comes back, each step counted with numpy. Validated whole first."""
         func = "PairCounter.update_many"
         keys = list(keys)
-        oy, os_, ow = self._held(keys, func)
+        rows = self._slot.rows(keys, func)
+        oy, os_, ow = self._slot.columns(rows)
         k = len(keys)
         y, s, w = oy, os_, ow
         if scores is not None:
@@ -201,7 +201,7 @@ class PairCounter:
         self._engine.remove_many(oy, os_, None if self._unit else ow)
         unit = self._unit and (weights is None or bool(np.all(w == 1)))
         self._engine.add_many(y, s, None if unit else w)
-        self._slot.update(zip(keys, zip(y.tolist(), s.tolist(), _py_list(w))))
+        self._slot.set_rows(rows, y, s, w)
         self._unit = unit
 
     # ------------------------------------------------------------------ persistence
@@ -214,8 +214,8 @@ class PairCounter:
         for other keys) and come back equal and of the same type: ints of any size,
         strings with any characters (NUL included). Runtime complexity: ``O(n)``.
         """
-        keys = list(self._slot)
-        y, s, w = self._columns(self._slot.values())
+        keys = self._slot.keys()
+        y, s, w = self._slot.columns()
         return _snapshot.dump(_FORMAT, _VERSION, labels=np.array(self.labels),
                               **_snapshot.key_arrays(keys, "keys", "PairCounter.to_bytes"),
                               y=y, s=s, w=w)
@@ -242,8 +242,8 @@ class PairCounter:
         return counter
 
     def __getstate__(self):
-        y, s, w = self._columns(self._slot.values())
-        return {"labels": self.labels, "keys": list(self._slot), "y": y, "s": s, "w": w}
+        y, s, w = self._slot.columns()
+        return {"labels": self.labels, "keys": self._slot.keys(), "y": y, "s": s, "w": w}
 
     def __setstate__(self, state):
         self.__init__(labels=state["labels"])
@@ -252,29 +252,13 @@ class PairCounter:
                          None if np.all(w == 1) else w)
 
     # ------------------------------------------------------------------ internals
-    @staticmethod
-    def _columns(items):
-        """``(y, s, w)`` float64 arrays of stored ``(label, score, weight)`` items."""
-        a = np.array(list(items), dtype=np.float64).reshape(-1, 3)
-        return a[:, 0].copy(), a[:, 1].copy(), a[:, 2].copy()
-
-    def _held(self, keys, func):
-        """The columns of held, distinct ``keys`` (`KeyError` / `ValueError` first)."""
-        slot = self._slot
-        missing = [k for k in keys if k not in slot]
-        if missing:
-            raise KeyError(f"{func}: key {missing[0]!r} is not held ({len(missing)} "
-                           "unknown keys).")
-        if len(set(keys)) != len(keys):
-            raise param_error("keys", func, "distinct keys", "a key given twice")
-        return self._columns(slot[k] for k in keys)
-
     def _check(self) -> None:
         """Invariants: the engine's counts equal a batch recount of the items held."""
         self.counts  # noqa: B018 - the read recounts a stale engine, as a user's would
+        self._slot._check()
         assert len(self._slot) == len(self._engine)
-        assert not self._unit or all(w == 1 for _, _, w in self._slot.values())
-        y, s, w = self._columns(self._slot.values())
+        y, s, w = self._slot.columns()
+        assert not self._unit or bool(np.all(w == 1))
         self._engine._check(y, s, None if self._unit else w)
 
 
@@ -282,11 +266,6 @@ def _py(x):
     """A stored weight as the engine's number: an int when integral."""
     x = float(x)
     return int(x) if x.is_integer() else x
-
-
-def _py_list(w: np.ndarray) -> list:
-    """Validated weights as the engine's numbers: ints where integral up to 2**53."""
-    return [int(x) if x.is_integer() and x <= 2 ** 53 else x for x in w.tolist()]
 
 
 def _batch(values, name, func, k):

@@ -159,7 +159,7 @@ cdef class Sums:
 cdef inline bint _plain(object x, double* out) noexcept:
     """A finite float, or an int float64 holds exactly (``|x| <= 2**53``), as a double."""
     cdef double v
-    if type(x) is float:
+    if isinstance(x, float):        # numpy's float64 too
         v = <double>x
         if not isfinite(v):
             return False
@@ -652,7 +652,10 @@ cdef class BinaryDominanceCounter:
                 ftot[k] = self._tot(k)
             else:
                 itot[k] = self._tot(k)
-        for i in range(n):
+        cdef Py_ssize_t[::1] order = np.argsort(np.asarray(sv), kind="stable")
+        cdef Py_ssize_t r
+        for r in range(n):      # in score order: walks share their upper nodes
+            i = order[r]
             yi = yv[i]
             if self._floats:
                 self._t.fbelow(sv[i], fb, fe_)
@@ -726,7 +729,10 @@ cdef class BinaryDominanceCounter:
                 fwv = np.ascontiguousarray(weights, dtype=np.float64)
             else:
                 iwv = np.ascontiguousarray(weights, dtype=np.int64)
-        for i in range(n):
+        cdef Py_ssize_t[::1] order = np.argsort(np.asarray(sv), kind="stable")
+        cdef Py_ssize_t r
+        for r in range(n):      # in score order: walks share their upper nodes
+            i = order[r]
             if not unit:
                 if self._floats:
                     fw = fwv[i]
