@@ -164,6 +164,12 @@ class PairEngine:
         return self._sums.weight()
 
     @property
+    def kind(self) -> str:
+        """The structure holding the samples: ``"binary"`` (the two-level tree, every
+        single change in C), ``"levels"`` or ``"continuous"`` (module docstring)."""
+        return self._kind
+
+    @property
     def continuous(self) -> bool:
         """True when the samples are held in the 2-D dominance counter."""
         return isinstance(self._dom, DominanceCounter)
@@ -260,6 +266,35 @@ class PairEngine:
         self._accumulate(terms, -w)
         if not len(self._dom):
             self._reset_counts()  # an emptied engine holds exact zeros, not float residue
+
+    def auc_or(self, default: float) -> float:
+        """``counts.auc`` without building `counts`, or ``default`` (no warning) while no
+        pair of different labels is held. O(1), in C for at most two label levels."""
+        if self._fused:
+            auc = self._dom.engine_auc()
+            return default if auc is None else auc
+        counts = self.counts
+        return counts.auc if counts.comparable > 0 else default
+
+    def apply(self, removes, adds, caller: str = "PairEngine.apply") -> None:
+        """Remove the held samples ``removes`` (a list of ``(y, s, w)``), then add
+        ``adds`` (a dict ``{(y, s, w): copies}``): the River metrics' buffered changes.
+        Items are validated as by `remove` / `add`; with at most two label levels the
+        whole loop runs in C. Runtime complexity: ``O(k log n)``."""
+        done_r = done_a = 0
+        if self._fused:
+            done_r, done_a = self._dom.engine_apply(removes, adds)
+            self._cached = None
+            if done_r == len(removes) and done_a == sum(adds.values()):
+                return
+        for y, s, w in removes[done_r:]:
+            self.remove(y, s, w, caller=caller)
+        seen = 0
+        for (y, s, w), copies in adds.items():
+            for _ in range(copies):
+                if seen >= done_a:
+                    self.add(y, s, w, caller=caller)
+                seen += 1
 
     def check_label(self, y, func, name="y") -> None:
         """Raise, changing nothing, if label ``y`` cannot be added (``labels="binary"``

@@ -7,7 +7,7 @@ from collections import deque
 from .._validation import describe, param_error
 from ..engine import PairEngine
 from ._base import UpdateBuffer, sample_arrays
-from .roc_auc import _BinaryAUCMetric, auc_or_zero
+from .roc_auc import _BinaryAUCMetric
 
 __all__ = ["RollingROCAUC"]
 
@@ -123,7 +123,7 @@ class RollingROCAUC(_BinaryAUCMetric):
         self._pending.flush(engine, "RollingROCAUC.update")
         if engine.stale:   # float rounding of a huge weight that left: recount
             engine.rebuild(*sample_arrays(self._window))
-        return auc_or_zero(engine.counts)
+        return engine.auc_or(0.0)
 
     @property
     def n_events(self) -> int:

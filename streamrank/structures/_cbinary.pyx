@@ -490,6 +490,62 @@ cdef class BinaryDominanceCounter:
             self.sums.add_i(it, iw, iw)
         return True
 
+    def engine_auc(self):
+        """``(C + T / 2) / P`` from `sums`, as `PairCounts.auc` computes it (bit for
+        bit), or ``None`` while ``P = 0``. O(1).
+
+        >>> dc = BinaryDominanceCounter()
+        >>> for y, s in [(0, 0.1), (1, 0.1), (1, 0.7)]:
+        ...     _ = dc.engine_add(y, s, 1)
+        >>> dc.engine_auc()
+        0.75
+        """
+        cdef Sums m = self.sums
+        cdef _BTree t = self._t
+        cdef bint levels = t.npos[0] > 0 and t.npos[1] > 0
+        cdef bint scores = t.pos_scores > 1
+        cdef bint tied = t.pos_scores < t.npos[0] + t.npos[1]   # else T = 0 by structure
+        cdef sr_int128 ic, it, inum, iden
+        cdef double fc, fd, ft, den
+        if not levels:
+            return None
+        if m.floats:
+            fc = max(0.0, m.f[0] + m.e[0]) if scores else 0.0
+            fd = max(0.0, m.f[1] + m.e[1]) if scores else 0.0
+            ft = max(0.0, m.f[2] + m.e[2]) if tied else 0.0
+            den = fc + fd + ft
+            if den == 0:
+                return None
+            return min(1.0, max(0.0, (fc + 0.5 * ft) / den))
+        ic = m.i[0] if scores else 0
+        it = m.i[2] if tied else 0
+        inum = 2 * ic + it
+        iden = 2 * (ic + (m.i[1] if scores else 0) + it)
+        if iden == 0:
+            return None
+        if iden < (<sr_int128>1) << 53:      # both exact doubles: one correct rounding
+            return min(1.0, max(0.0, <double>inum / <double>iden))
+        return min(1.0, max(0.0, _py128(inum) / _py128(iden)))
+
+    def engine_apply(self, removes, adds):
+        """`engine_remove` each ``(y, s, w)`` of the list ``removes``, then `engine_add`
+        ``copies`` of each ``(y, s, w): copies`` of the dict ``adds``, in one C loop.
+        Returns ``(removed, added)``: how many items of each were done before one needed
+        the engine's checked path (all of them, usually); nothing of that item or the
+        ones after it was applied. O(k log n)."""
+        cdef Py_ssize_t r = 0, a = 0
+        for y, s, w in removes:
+            if not self.engine_remove(y, s, w):
+                return r, a
+            r += 1
+        for item, copies in adds.items():
+            y, s, w = item
+            for _ in range(copies):
+                if not self.engine_add(y, s, w):
+                    return r, a
+                a += 1
+        return r, a
+
     def engine_remove(self, y, s, w):
         """Remove a held sample ``(y, s, w)`` and its pairs from `sums`, all in C, if the
         arguments are plain numbers and such a copy is held; ``False`` (nothing changed)
