@@ -625,7 +625,7 @@ class Monitor:
             if y is None:
                 st["evicted_pending"] += 1
             else:
-                engine._remove(y, s, w)
+                engine.remove(y, s, w, caller="Monitor.observe")
                 self._class_remove(y, w)
             st["evicted"] += 1
 
