@@ -28,11 +28,27 @@ _COMMANDS = {
 }
 
 
+# The one-line help `streamrank --help` lists, without importing the commands (a test
+# checks that each equals its command's own short help).
+SHORT_HELP = {
+    "compare": "Compare the models of FILE (one row per model and data set) by...",
+    "demo": "Learn River's bundled Phishing data and a drifting Sine stream...",
+    "epochs": "Exact pair counts, AUC (binary labels) or C-index and...",
+    "eval": "Exact metrics of the predictions in FILE (CSV, TSV, Parquet...",
+    "monitor": "Monitor a stream of prediction events: exact rolling AUC,...",
+}
+
+
 class _LazyGroup(click.Group):
     """A click group whose subcommands are imported on first use."""
 
     def list_commands(self, ctx):
         return sorted(_COMMANDS)
+
+    def format_commands(self, ctx, formatter):
+        """The command list of ``--help`` from `SHORT_HELP`: no command is imported."""
+        with formatter.section("Commands"):
+            formatter.write_dl([(name, SHORT_HELP[name]) for name in sorted(_COMMANDS)])
 
     def get_command(self, ctx, name):
         return self._load(name)
