@@ -336,6 +336,9 @@ class PairEngine:
             return
         new_labels = set(np.unique(y).tolist()) - set(self._label_copies)
         self.check_labels_after((), new_labels, func)
+        if self._fused and y.size < max(len(self._dom), 256):
+            self._change_each(y, s, w, 1, func)
+            return
         wv = self._weights_for(w)
         if not self._vector_exact(wv, wv):
             for yi, si, wi in zip(y.tolist(), s.tolist(), wv.tolist()):
@@ -363,6 +366,9 @@ class PairEngine:
         the counts as in `add_many`."""
         if y.size == 0:
             return
+        if self._fused:
+            self._change_each(y, s, w, -1, "PairEngine.remove_many")
+            return
         wv = self._weights_for(w)
         if not self._vector_exact(wv, None):
             for yi, si, wi in zip(y.tolist(), s.tolist(), wv.tolist()):
@@ -382,6 +388,28 @@ class PairEngine:
         self._accumulate(terms, -1, -_batch_sum(y, wv, self._dtype))
         if not len(self._dom):
             self._reset_counts()
+
+    def _change_each(self, y, s, w, sign, func) -> None:
+        """Add (``sign=1``) or remove a batch one sample at a time in the compiled loop
+        (``O(k log n)``, exact: the same arithmetic as single changes); a sample that needs
+        the checked path (a float switch, a third level) takes it, and the rest goes back
+        to the compiled loop while the two-level tree holds the samples."""
+        self._cached = None
+        pos = np.arange(y.size)
+        while pos.size:
+            if self._fused:
+                rest = self._dom.engine_change_arrays(y[pos], s[pos],
+                                                      None if w is None else w[pos], sign)
+                if not rest.size:
+                    return
+                pos = pos[rest]
+            i = int(pos[0])
+            wi = 1 if w is None else float(w[i])
+            if sign > 0:
+                self.add(float(y[i]), float(s[i]), wi, caller=func)
+            else:
+                self.remove(float(y[i]), float(s[i]), wi, caller=func)
+            pos = pos[1:]
 
     def rebuild(self, y: np.ndarray, s: np.ndarray, w: np.ndarray | None) -> None:
         """Recount from scratch: replace what is held by the validated samples ``(y, s,
