@@ -27,6 +27,12 @@ class SnapshotError(ValueError):
     * ``"snapshot version N not supported (this streamrank reads versions 1..M)"``: a
       snapshot from a newer streamrank, or a version that never existed.
 
+    ``pickle.load`` of a River metric of `streamrank.metrics` raises it too, for a state
+    it cannot load: ``"ROCAUC: cannot load this pickle: its state is neither this
+    version's nor one of streamrank 0.1.0 (...)"``, or ``"ROCAUC: cannot load this pickle
+    of streamrank 0.1.0: ..."`` (a damaged one). Pickles of 0.1.0 are read into today's
+    layout.
+
     A subclass of `ValueError`, so ``except ValueError`` catches it too.
 
     Examples

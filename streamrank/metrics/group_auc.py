@@ -10,7 +10,8 @@ from river import base
 from .._groups import check_group_id
 from .._validation import describe, param_error
 from ..engine import PairEngine
-from ._base import UpdateBuffer, apply_changes, hold, not_held_error, recounted, release
+from ._base import (UpdateBuffer, apply_changes, hold, not_held_error, recounted, release,
+                    revert_unsplit, unsplit_fits)
 from .roc_auc import _BinaryAUCMetric
 
 __all__ = ["GroupAUC", "GroupedProba", "WithGroup"]
@@ -151,7 +152,8 @@ class GroupAUC(_BinaryAUCMetric):
     move the weighted mean; `get` O(1) after that. `revert` O(1) for an update still
     buffered, else ``O(log n_g)``. Memory: the engines', plus one dict
     entry per distinct ``(group, y_true, score, w)`` held (what makes `revert` exact, as
-    in `ROCAUC`).
+    in `ROCAUC`). Unpickled from streamrank 0.1.0, it may also hold unsplit cells, as
+    `ROCAUC` may.
 
     Not thread-safe: give each thread its own metric, or guard every call on a shared one,
     reads (`get`) included, with one `threading.Lock`.
@@ -176,6 +178,8 @@ class GroupAUC(_BinaryAUCMetric):
     >>> metric.n_groups, metric.n_skipped
     (2, 1)
     """
+
+    _unsplit: dict | None = None  # group -> unsplit cells (pickles of 0.1.0: see _base)
 
     def __init__(self, weighting="impressions", pos_val=True):
         if weighting not in _WEIGHTINGS:
@@ -228,16 +232,24 @@ class GroupAUC(_BinaryAUCMetric):
             return
         group, event = item
         held = self._held.get(group)
-        if held is None or event not in held:
-            raise not_held_error(func, y_true, y_pred, w)
-        engine = self._engines[group]
-        old = self._part(engine)
-        engine.remove(*event)
-        release(held, event)
-        if not held:
-            del self._held[group]
+        unsplit = self._unsplit.get(group) if self._unsplit else None
+        if held is not None and event in held:
+            engine = self._engines[group]
+            old = self._part(engine)
+            engine.remove(*event)
+            release(held, event)
+        elif unsplit and unsplit_fits(unsplit, event):
+            engine = self._engines[group]
+            old = self._part(engine)
+            revert_unsplit(engine, unsplit, event, func, (y_true, y_pred, w))
         else:
-            recounted(engine, held)
+            raise not_held_error(func, y_true, y_pred, w)
+        if not len(engine):
+            del self._held[group]
+            if unsplit is not None:
+                del self._unsplit[group]
+        else:
+            recounted(engine, held, unsplit)
         self._move(group, engine, old)
 
     def _flush(self) -> None:
@@ -263,7 +275,18 @@ class GroupAUC(_BinaryAUCMetric):
                 hold(held, event, n)
             old = self._part(engine)
             apply_changes(engine, [], events, "GroupAUC.update")
-            self._move(group, recounted(engine, held), old)
+            unsplit = self._unsplit.get(group) if self._unsplit else None
+            self._move(group, recounted(engine, held, unsplit), old)
+
+    def __setstate__(self, state) -> None:
+        """Unpickle: this version's state as it is; one of streamrank 0.1.0 rebuilt from
+        the samples it holds (`streamrank.metrics._legacy`; `SnapshotError` for a state
+        it cannot read)."""
+        if type(state) is dict and type(state.get("_pending")) is UpdateBuffer:
+            self.__dict__.update(state)
+        else:
+            from . import _legacy
+            _legacy.group_auc_state(self, state)
 
     def _part(self, engine):
         """``(v_g, v_g * AUC_g)`` of a group, or None while it lacks a class."""

@@ -116,6 +116,16 @@ class RollingROCAUC(_BinaryAUCMetric):
     def _flush(self) -> None:
         self._pending.flush(self._engine, "RollingROCAUC.update")
 
+    def __setstate__(self, state) -> None:
+        """Unpickle: this version's state as it is; one of streamrank 0.1.0 rebuilt from
+        its window (`streamrank.metrics._legacy`; `SnapshotError` for a state it cannot
+        read)."""
+        if type(state) is dict and type(state.get("_pending")) is UpdateBuffer:
+            self.__dict__.update(state)
+        else:
+            from . import _legacy
+            _legacy.rolling_state(self, state)
+
     def get(self) -> float:
         """The exact AUC of the window; ``0.0`` while it holds one class only.
         Runtime complexity: O(1) after applying the buffered events."""
