@@ -436,10 +436,14 @@ class PairEngineMetric:
                 held[sample] = held.get(sample, 0) + n
             apply_changes(self._engine, removes, adds, f"{type(self).__name__}.update")
 
+    def _counted(self) -> PairEngine:
+        """The engine after applying the buffered updates (and recounting it if stale)."""
+        self._flush()
+        return recounted(self._engine, self._held, self._unsplit)
+
     def _counts(self):
         """The engine's `PairCounts` after applying the buffered updates."""
-        self._flush()
-        return recounted(self._engine, self._held, self._unsplit).counts
+        return self._counted().counts
 
     def __setstate__(self, state) -> None:
         """Unpickle: this version's state as it is; one of streamrank 0.1.0 (its buffer a

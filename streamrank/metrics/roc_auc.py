@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from river import base, metrics
 
-from ._base import PairEngineMetric, binary_label, recounted, score_of, weight_of
+from ._base import PairEngineMetric, binary_label, score_of, weight_of
 
 __all__ = ["ROCAUC"]
 
@@ -94,5 +94,4 @@ class ROCAUC(PairEngineMetric, _BinaryAUCMetric):
 
     def get(self) -> float:
         """The exact AUC of the events held; ``0.0`` while one class is missing."""
-        self._flush()
-        return recounted(self._engine, self._held).auc_or(0.0)
+        return self._counted().auc_or(0.0)
