@@ -8,10 +8,8 @@ pickled state, and `samples` reads that state back as the samples it holds, for
 `streamrank.metrics._legacy` to rebuild the metric in today's layout. There is no counting
 here, and the stand-ins never end up in a loaded metric.
 
-Importing this module also gives ``streamrank.structures.binary`` the two names of 0.1.0
-that pickle asks it for (``BinaryTree``, ``_Node``: stand-ins too, set only if absent).
-Pickle imports this module first: a ``BinaryPairEngine`` is named in the stream before
-the tree inside its state.
+``streamrank.structures.binary`` hands pickle the two names of 0.1.0 it asks that module
+for (``BinaryTree``, ``_Node``: the stand-ins below).
 
 What 0.1.0 kept, by mode (``_mode``):
 
@@ -24,7 +22,6 @@ What 0.1.0 kept, by mode (``_mode``):
 from __future__ import annotations
 
 import math
-import sys
 
 import numpy as np
 
@@ -64,12 +61,6 @@ class _Node(_Pickled):
     """A node of that tree, as pickled."""
 
 
-_binary = sys.modules.get("streamrank.structures.binary")
-if _binary is None:  # pragma: no cover - the package imports it
-    from ..structures import binary as _binary
-for _name, _cls in (("BinaryTree", BinaryTree), ("_Node", _Node)):
-    if not hasattr(_binary, _name):
-        setattr(_binary, _name, _cls)
 
 
 def samples(engine) -> tuple[dict, dict]:

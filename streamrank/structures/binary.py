@@ -1,11 +1,13 @@
 """Two label levels: one tree over the scores that carries both classes' weights.
 
 `BinaryDominanceCounter`, behind `PairEngine` while it holds at most two labels, is
-compiled (``_cbinary.pyx``): a treap over the distinct scores in flat C arrays, each node
-carrying both classes' copies, weights and subtree sums. An insert of class ``y`` at
-``s`` walks down once, reading the *other* class's weight below and at ``s`` on the way,
-and the own class's weight at ``s``, while it adds its own weight on the path: the query
-and the update share one walk. ``O(log n)`` expected, ``n`` the distinct scores held.
+compiled (``_cbinary.pyx``, ``_btree.pxi``): a B+ tree over the distinct scores in one C
+array of nodes, each entry carrying both classes' copies and weights, each inner node both
+classes' weights under each child. A change of class ``y`` at ``s`` reads the *other*
+class's weight below and at ``s`` and the own class's weight at ``s`` in one walk, and
+changes the entry in a second (cache-warm) walk. ``O(log n)``, ``n`` the distinct scores
+held; the engine's whole change (validation, terms, counts) runs in C
+(``engine_add`` / ``engine_remove``).
 
 `BinaryDominanceCounter` gives `PairEngine` everything it asks of a dominance counter
 (`pairs_with`, `add`, `remove`, `pairs_with_many`, `load`, `items`, `levels`) for points
@@ -28,3 +30,12 @@ from __future__ import annotations
 from ._cbinary import BinaryDominanceCounter
 
 __all__ = ["BinaryDominanceCounter"]
+
+
+def __getattr__(name):
+    """``BinaryTree`` and ``_Node``: the names pickles of streamrank 0.1.0 ask this module
+    for, read by the loader of those pickles (`streamrank.metrics._binary_engine`)."""
+    if name in ("BinaryTree", "_Node"):
+        from ..metrics import _binary_engine
+        return getattr(_binary_engine, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
