@@ -953,3 +953,49 @@ def test_compiled_counter_is_built_and_its_doctests_pass():
     assert BinaryDominanceCounter is _cbinary.BinaryDominanceCounter
     result = doctest.testmod(_cbinary, optionflags=doctest.ELLIPSIS)
     assert result.attempted >= 8 and result.failed == 0, result
+
+
+@pytest.mark.parametrize("dtype", [int, float])
+def test_binary_tree_deep_grow_and_shrink(dtype):
+    """Thousands of distinct scores (a B+ tree three levels deep: splits, merges and
+    even-outs of inner nodes), grown in random and ascending order and emptied again in
+    random order: every invariant after each phase step, and every query equal to a
+    brute-force count of the points held."""
+    rng = np.random.default_rng(11)
+    dc = BinaryDominanceCounter(dtype=dtype)
+    held = []
+    scores = np.concatenate((rng.integers(0, 3000, 6000) / 7.0, np.arange(4000.0) + 1e4))
+    labels = rng.integers(0, 2, scores.size).astype(float)
+    weights = (rng.integers(0, 4, scores.size) if dtype is int
+               else rng.integers(0, 4, scores.size) * 0.25)
+    for i in range(scores.size):
+        w = int(weights[i]) if dtype is int else float(weights[i])
+        dc.add(labels[i], scores[i], w)
+        held.append((labels[i], scores[i], w))
+        if i % 997 == 0:
+            dc._check()
+    dc._check()
+    order = rng.permutation(len(held))
+    for step, i in enumerate(order):
+        y, s, w = held[i]
+        if step % 1500 == 0:
+            dc._check()
+            rest = [held[j] for j in order[step:]]
+            for qy, qs in ((0.0, 200.0), (1.0, 10050.0), (1.0, scores[0])):
+                want = [0, 0, 0, 0, 0]
+                for hy, hs, hw in rest:
+                    if hy == qy:
+                        want[3] += hw
+                        want[4] += hw if hs == qs else 0
+                    elif hs == qs:
+                        want[2] += hw
+                    elif (hy < qy) == (hs < qs):
+                        want[0] += hw
+                    else:
+                        want[1] += hw
+                got = dc.pairs_with(qy, qs)
+                assert all(math.isclose(a, b, rel_tol=1e-12, abs_tol=1e-9)
+                           for a, b in zip(got, want)), (got, want)
+        dc.remove(y, s, w)
+    dc._check()
+    assert len(dc) == 0 and dc.levels == ()
