@@ -26,6 +26,8 @@ class BuildCore(build_ext):
 extensions = [
     Extension("streamrank.structures._cbinary", ["streamrank/structures/_cbinary.pyx"],
               extra_compile_args=["-O3"]),
+    Extension("streamrank._ckernels", ["streamrank/_ckernels.pyx"],
+              extra_compile_args=["-O3"]),
 ]
 
 setup(cmdclass={"build_ext": BuildCore},

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._kernels import count_inversions, count_pairs, dense_ranks, exclusive_cumsum_in_groups, int_sum, run_starts
+from ._ckernels import sort_count, sort_runs
+from ._kernels import count_pairs, dense_ranks, exclusive_cumsum_in_groups, int_sum, run_starts
 from ._validation import (as_1d_numeric, check_consistent_length, check_weights, describe,
                           param_error, scale_weights)
 from .counts import _clamp, _ratio
@@ -21,39 +22,53 @@ def _pairs_before(outer_inner: np.ndarray, inner_bits: int, left, right):
     run_left = np.add.reduceat(left, runs)
     run_right = np.add.reduceat(right, runs)
     below = exclusive_cumsum_in_groups(run_left, groups)
-    if run_left.dtype.kind == "i":
-        return int_sum(run_right * below)
+    if run_left.dtype.kind in "iu":                  # counts: exact
+        return int_sum(run_right.astype(np.int64) * below.astype(np.int64))
     return float(np.dot(run_right, below))
 
 
 def censored_counts(t: np.ndarray, s: np.ndarray, e: np.ndarray, w: np.ndarray | None):
     """``(P, D, T)`` of lifelines' censored concordance for validated arrays: comparable
     pairs, discordant ones and ones tied in score (exact ints with ``w=None``). The C-index
-    is ``(P - D - T/2) / P``. Runtime complexity: ``O(n log n)``."""
+    is ``(P - D - T/2) / P``.
+
+    A pair weighs ``left_i * right_j`` with ``i`` the earlier exit (``left`` = its weight
+    if it is an observed event, else 0) and ``j`` the later one. The rows are put in score
+    order (ties by exit key), then the compiled merge sort counts the strict inversions of
+    the exit keys: a later exit before an earlier one with a strictly lower score is a
+    discordant pair. The sort leaves the rows in exit order, where the comparable pairs
+    are summed. Runtime complexity: ``O(n log n)``, two argsorts and one merge sort.
+    """
     n = t.size
     rt, _ = dense_ranks(t)
-    rs, n_scores = dense_ranks(s)
     # Exit order: by time, and at equal times events before censored cases.
     key = 2 * rt + (~e)
-    kbits = max(1, int(key.max()).bit_length())
-    sbits = max(1, int(n_scores - 1).bit_length())
+    by_score = np.argsort(s)
+    keys = key[by_score]                           # a fresh array: sorted in place below
     if w is None:
-        left, right = e.astype(np.int64), np.ones(n, dtype=np.int64)
+        left = e[by_score].astype(np.uint64)
+        right = np.ones(n, dtype=np.uint64)
     else:
-        left, right = w * e, w
-    # Comparable pairs: an earlier exit that is an observed event, any later exit.
-    exit_score = (key << sbits) | rs
-    by_key = np.argsort(exit_score)
-    l1, r1 = left[by_key], right[by_key]
-    # One group (outer code 0): pairs with a smaller exit key.
-    P = _pairs_before(exit_score[by_key] >> sbits, kbits, l1, r1)
-    # Discordant: earlier exit with a strictly higher score = strict inversions of the
-    # score ranks in (exit, score) order; equal exits are sorted by score, never inverted.
-    D = count_inversions(rs[by_key], sbits, l1, r1)
-    # Tied in score: same score, smaller exit key.
-    score_exit = (rs << kbits) | key
-    by_score = np.argsort(score_exit)
-    T = _pairs_before(score_exit[by_score], kbits, left[by_score], right[by_score])
+        left, right = (w * e)[by_score], w[by_score]
+    s_starts = run_starts(s[by_score])
+    del by_score
+    if s_starts.size < n:
+        sort_runs(keys, s_starts, left, right)    # tied scores: by exit key
+    # Tied in score: same score, smaller exit key (runs of one score, by key inside).
+    kbits = max(1, int(key.max()).bit_length())
+    run_id = np.zeros(n, dtype=np.int64)
+    run_id[s_starts[1:]] = 1
+    np.cumsum(run_id, out=run_id)
+    T = _pairs_before((run_id << kbits) | keys, kbits, left, right)
+    del run_id
+    # Discordant: a later exit (weight right) placed before an earlier one (weight left)
+    # in score order, i.e. a strict inversion of the exit keys.
+    D, keys, right, left = sort_count(keys, right, left)
+    # Comparable: an earlier exit that is an observed event, any later exit; the rows are
+    # now in exit order (one group, outer code 0).
+    P = _pairs_before(keys, kbits, left, right)
+    if w is None:
+        P, D, T = int(P), int(D), int(T)
     return P, D, T
 
 
@@ -73,8 +88,9 @@ def concordance_index(event_times, predicted_scores, event_observed=None, *, sam
     With ``sample_weight`` a pair counts ``w_i * w_j``. No comparable pair (for example no
     observed event) gives ``nan`` with an `UndefinedMetricWarning` (lifelines raises).
 
-    Runtime complexity: ``O(n log n)``: three sorts and a wavelet inversion count of the
-    score ranks in time order, where only observed events weigh as the earlier element.
+    Runtime complexity: ``O(n log n)``: two sorts and a compiled merge-sort inversion count
+    of the exit order in score order, where only observed events weigh as the earlier
+    element.
 
     Parameters
     ----------
