@@ -1,4 +1,5 @@
-# cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True, initializedcheck=False
+# cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True
+# cython: initializedcheck=False
 """Compiled batch kernels behind `streamrank._kernels`.
 
 * `sort_count`: a stable merge sort that counts the strict inversions
@@ -571,36 +572,50 @@ def sort_runs(keys, starts, left=None, right=None):
     _run(keys, left, right, floats, st)
 
 
-def tie_pairs(sorted_keys):
-    """``(pairs, runs)`` of a sorted array: ``sum l (l - 1) / 2`` over the runs of equal
-    values (exact int) and their number. One pass, ``O(n)``.
+def tie_pairs(sorted_keys, starts=None):
+    """``(pairs, runs)`` of an array whose equal values are adjacent: ``sum l (l - 1) / 2``
+    over the runs of equal values (exact int) and their number. With ``starts`` (run
+    starts of an enclosing partition, the first 0) a run of equal values also ends at
+    each start: the pairs tied inside each part. One pass, ``O(n)``.
 
     >>> import numpy as np
     >>> tie_pairs(np.array([1.0, 1.0, 1.0, 2.0, 3.0, 3.0]))
     (4, 3)
+    >>> tie_pairs(np.array([1.0, 1.0, 1.0, 2.0, 3.0, 3.0]), np.array([0, 2]))
+    (2, 4)
     """
     k = _key_array(sorted_keys)
+    st = np.zeros(0, dtype=np.intp) if starts is None else np.ascontiguousarray(
+        starts, dtype=np.intp)
+    if st.size and (st[0] != 0 or (np.diff(st) <= 0).any() or st[st.size - 1] >= max(k.size, 1)):
+        raise ValueError("tie_pairs: starts must increase from 0 within the array")
     if k.dtype == np.float64:
-        return _tie_pairs[double](k)
+        return _tie_pairs[double](k, st)
     if k.dtype == np.int64:
-        return _tie_pairs[int64_t](k)
-    return _tie_pairs[uint64_t](k)
+        return _tie_pairs[int64_t](k, st)
+    return _tie_pairs[uint64_t](k, st)
 
 
-cdef tuple _tie_pairs(const key_t[::1] k):
-    cdef Py_ssize_t n = k.shape[0], i, runs = 0
-    cdef uint64_t pairs_in_run = 0
+cdef tuple _tie_pairs(const key_t[::1] k, const Py_ssize_t[::1] starts):
+    cdef Py_ssize_t n = k.shape[0], i, runs = 0, part = 1, m = starts.shape[0]
+    cdef Py_ssize_t next_start = starts[1] if m > 1 else n
+    cdef uint64_t in_run = 0
     cdef sr_u128 pairs = 0
     if n == 0:
         return 0, 0
     with nogil:
         runs = 1
         for i in range(1, n):
-            if k[i] == k[i - 1]:
-                pairs_in_run += <uint64_t>1   # the j-th repeat pairs with the j before it
-                pairs += pairs_in_run
+            if i == next_start:                 # a new part: a new run
+                part += 1
+                next_start = starts[part] if part < m else n
+                in_run = 0
+                runs += 1
+            elif k[i] == k[i - 1]:
+                in_run += 1                     # the j-th repeat pairs with the j before it
+                pairs += in_run
             else:
-                pairs_in_run = 0
+                in_run = 0
                 runs += 1
     return _u128_to_int(pairs), int(runs)
 

@@ -31,12 +31,13 @@ from .counts import PairCounts
 
 __all__ = [
     "MAX_ORDINAL_LEVELS", "count_in_score_order", "count_inversions", "count_pairs", "dense_ranks",
-    "discordant_pairs", "encode_labels", "exclusive_cumsum_in_groups", "int_sum", "key_array", "run_starts",
+    "discordant_pairs", "encode_labels", "exclusive_cumsum_in_groups", "int_sum", "key_array",
+    "run_starts",
 ]
 
 #: Label sets with at most this many distinct values take the per-level (ordinal) path.
-#: Its cost grows as L^2 / 2 merges of n / L scores; above 8 levels the wavelet path of the
-#: continuous labels is as fast (benchmarks/bench_batch.py, "ordinal" rows).
+#: Its cost grows as L^2 / 2 merges of n / L scores; above 8 levels the compiled merge-sort
+#: path of the continuous labels is as fast (benchmarks/bench_batch.py, "ordinal" rows).
 MAX_ORDINAL_LEVELS = 8
 
 _INT64_SAFE = 2**62
@@ -330,15 +331,16 @@ def _count_continuous(y, s, w) -> PairCounts:
             sort_runs(keys, y_starts)
         else:
             sort_runs(keys, y_starts, wk, wk)
-        # (label, score) runs: a new run wherever the label or the score changes.
-        both = np.ones(n, dtype=bool)
-        np.not_equal(keys[1:], keys[:-1], out=both[1:])
-        both[y_starts] = True
-        key_starts = np.flatnonzero(both)
-        del both
+        if w is not None:
+            # (label, score) runs: a new run wherever the label or the score changes.
+            both = np.ones(n, dtype=bool)
+            np.not_equal(keys[1:], keys[:-1], out=both[1:])
+            both[y_starts] = True
+            key_starts = np.flatnonzero(both)
+            del both
     del y_sorted, order
     if w is None:
-        Tyy = _pairs_within_runs(_run_lengths(key_starts, n)) if label_ties else 0
+        Tyy = tie_pairs(keys, y_starts)[0] if label_ties else 0
         D, keys, _, _ = sort_count(keys)
         Ts, n_score_levels = tie_pairs(keys)
         N0 = n * (n - 1) // 2
@@ -392,20 +394,19 @@ def count_in_score_order(y_rank: np.ndarray, n_label_levels: int, s_sorted: np.n
             sort_runs(keys, s_starts)
         else:
             sort_runs(keys, s_starts, w, w)
-    both = np.zeros(n, dtype=bool)
-    both[s_starts] = True
-    both[1:] |= keys[1:] != keys[:-1]
-    key_starts = np.flatnonzero(both)
-    del both
     if w is None:
         Ts = _pairs_within_runs(_run_lengths(s_starts, n))
-        Tyy = _pairs_within_runs(_run_lengths(key_starts, n))
+        Tyy = tie_pairs(keys, s_starts)[0]
         D, keys, _, _ = sort_count(keys)
         Ty = tie_pairs(keys)[0]
         N0 = n * (n - 1) // 2
         weight_sum = n
     else:
-        Tyy = _weighted_pairs(w, key_starts)
+        both = np.zeros(n, dtype=bool)
+        both[s_starts] = True
+        both[1:] |= keys[1:] != keys[:-1]
+        Tyy = _weighted_pairs(w, np.flatnonzero(both))
+        del both
         Ts_runs = _weighted_pairs(w, s_starts) if n_score_levels > 1 else None
         D, keys, wy, _ = sort_count(keys, w, w)     # wy: the weights in label order
         N0 = _weighted_pairs(wy)
