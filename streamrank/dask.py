@@ -36,7 +36,7 @@ exact cross terms per pair of ranges suffice.
    buckets, and the first run of another). ``D_x`` and ``Ty_x`` come, for few label levels,
    from the buckets' label histograms (``O(B L)``); for continuous labels from a *second*
    range-partitioned shuffle by ``(label, bucket, row id)``: inside each label range the
-   pairs ``b_i < b_j, y_i > y_j`` are a wavelet inversion count, across label ranges they
+   pairs ``b_i < b_j, y_i > y_j`` are a merge-sort inversion count, across label ranges they
    follow from per-range histograms of the bucket ids, and equal labels across ranges are
    again a run walk.
 
