@@ -348,31 +348,34 @@ cdef object _u128_to_int(sr_u128 x):
     return (int(sr_hi(x)) << 64) | int(sr_lo(x))
 
 
+def _scratch(size, like):
+    """A scratch array for the sort: a numpy array, so that memory tools that follow numpy
+    (tracemalloc) see it."""
+    return np.empty(max(int(size), 1), dtype=like.dtype)
+
+
 cdef object _sort_keys(key_t[::1] k, const Py_ssize_t[::1] starts):
     """Sort ``k`` (whole, or each run of ``starts``) in place; the strict inversions of
     the whole array (0 when sorting runs)."""
     cdef Py_ssize_t n = k.shape[0], i, lo, hi, longest
     cdef Py_ssize_t nruns = 0 if starts is None else starts.shape[0]
-    cdef key_t* buf
+    cdef key_t[::1] buf
     cdef sr_u128 total = 0
     if n < 2:
         return 0
     longest = n if starts is None else _longest_run(starts, n)
     if longest < 2:
         return 0
-    buf = <key_t*>malloc(longest * sizeof(key_t))
-    if buf == NULL:
-        raise MemoryError()
+    buf = _scratch(longest, np.asarray(k))
     with nogil:
         if starts is None:
-            total = _count(&k[0], buf, n)
+            total = _count(&k[0], &buf[0], n)
         else:
             for i in range(nruns):
                 lo = starts[i]
                 hi = starts[i + 1] if i + 1 < nruns else n
                 if hi - lo > 1:
-                    _count(&k[lo], buf, hi - lo)
-    free(buf)
+                    _count(&k[lo], &buf[0], hi - lo)
     return _u128_to_int(total)
 
 
@@ -381,35 +384,25 @@ cdef object _sort_weighted(key_t[::1] k, wt_t[::1] l, wt_t[::1] r, bint same,
     """Weighted `_sort_keys`: ``l`` and ``r`` move with the keys (``same``: one array)."""
     cdef Py_ssize_t n = k.shape[0], i, lo, hi, longest
     cdef Py_ssize_t nruns = 0 if starts is None else starts.shape[0]
-    cdef key_t* ka = NULL
-    cdef wt_t* la = NULL
-    cdef wt_t* ra = NULL
+    cdef key_t[::1] ka
+    cdef wt_t[::1] la, ra
     cdef double facc = 0.0
     cdef sr_u128 iacc = 0
     longest = n if starts is None else _longest_run(starts, n)
     if n >= 2 and longest >= 2:
-        ka = <key_t*>malloc(longest * sizeof(key_t))
-        la = <wt_t*>malloc(longest * sizeof(wt_t))
-        ra = la if same else <wt_t*>malloc(longest * sizeof(wt_t))
-        if ka == NULL or la == NULL or ra == NULL:
-            free(ka)
-            free(la)
-            if not same:
-                free(ra)
-            raise MemoryError()
+        ka = _scratch(longest, np.asarray(k))
+        la = _scratch(longest, np.asarray(l))
+        ra = la if same else _scratch(longest, np.asarray(l))
         with nogil:
             if starts is None:
-                _wcount(&k[0], &l[0], &r[0], ka, la, ra, n, &facc, &iacc)
+                _wcount(&k[0], &l[0], &r[0], &ka[0], &la[0], &ra[0], n, &facc, &iacc)
             else:
                 for i in range(nruns):
                     lo = starts[i]
                     hi = starts[i + 1] if i + 1 < nruns else n
                     if hi - lo > 1:
-                        _wcount(&k[lo], &l[lo], &r[lo], ka, la, ra, hi - lo, &facc, &iacc)
-        free(ka)
-        free(la)
-        if not same:
-            free(ra)
+                        _wcount(&k[lo], &l[lo], &r[lo], &ka[0], &la[0], &ra[0], hi - lo,
+                                &facc, &iacc)
     if starts is not None:
         return 0
     if wt_t is double:
