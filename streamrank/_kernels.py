@@ -331,7 +331,6 @@ def _count_continuous(y, s, w) -> PairCounts:
             sort_runs(keys, y_starts)
         else:
             sort_runs(keys, y_starts, wk, wk)
-        if w is not None:
             # (label, score) runs: a new run wherever the label or the score changes.
             both = np.ones(n, dtype=bool)
             np.not_equal(keys[1:], keys[:-1], out=both[1:])

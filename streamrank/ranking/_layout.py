@@ -15,10 +15,10 @@ passes over these runs: no Python loop per query or per row.
 How the order is obtained, cheapest first (all exact, all ``O(n log n)`` at worst):
 
 * rows not contiguous by query are first grouped (`group_by_query`): a compiled counting
-  sort by query code, ``O(n)``, stable (rows of a query keep their input order). The codes
-  are ``id - min(id)`` for integer ids of a small range, else from ``np.unique``. Every
-  path below then runs on the grouped rows, so the row order of the input costs one
-  ``O(n)`` pass and two gathers, not a sort;
+  sort by query code, ``O(n)``, stable (rows of a query keep their input order), whose
+  scatter pass moves the relevance and the scores. The codes are ``id - min(id)`` for
+  integer ids of a small range, else from ``np.unique``. Every path below then runs on the
+  grouped rows, so the row order of the input costs two ``O(n)`` passes, not a sort;
 * rows contiguous by query with every query of the same length ``L``: a
   ``(n_q, L)`` reshape and one row-wise ``argsort`` (``lexsort`` when ties are broken);
 * rows contiguous by query (any lengths): one ``lexsort`` by (query, score).
