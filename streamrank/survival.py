@@ -17,14 +17,37 @@ def _pairs_before(outer_inner: np.ndarray, inner_bits: int, left, right):
     """``sum_j right_j * (left weight of the elements with the same outer code and a
     smaller inner code)`` for keys ``(outer << inner_bits) | inner`` sorted ascending."""
     runs = run_starts(outer_inner)
-    outer = outer_inner[runs] >> inner_bits
-    groups = run_starts(outer)
+    groups = run_starts(outer_inner[runs] >> inner_bits)
+    return _pairs_before_runs(runs, groups, left, right)
+
+
+def _pairs_before_runs(runs, groups, left, right):
+    """`_pairs_before` from the runs of equal keys (their starts ``runs``) and the groups
+    of runs of one outer code (``groups``, indices into ``runs``)."""
     run_left = np.add.reduceat(left, runs)
     run_right = np.add.reduceat(right, runs)
     below = exclusive_cumsum_in_groups(run_left, groups)
     if run_left.dtype.kind in "iu":                  # counts: exact
         return int_sum(run_right.astype(np.int64) * below.astype(np.int64))
     return float(np.dot(run_right, below))
+
+
+def _exit_keys(t: np.ndarray, e: np.ndarray) -> np.ndarray:
+    """uint64 keys of the exit order: by time, and at equal times events before censored
+    cases (``2 time_code + censored``). Nonnegative float times are their own codes (the
+    bits of a nonnegative float64 order as its value, ``-0.0`` taken as ``0.0``), integer
+    times their offset from the smallest; anything else is ranked (one argsort)."""
+    censored = (~e).astype(np.uint64)
+    if t.dtype.kind == "f":
+        x = t.astype(np.float64) + 0.0
+        if x.min() >= 0:
+            return (x.view(np.uint64) << np.uint64(1)) | censored
+    elif t.dtype.kind in "biu":
+        lo, hi = int(t.min()), int(t.max())
+        if hi - lo < 1 << 62:
+            code = (t - t.dtype.type(lo)) if t.dtype.kind == "u" else t.astype(np.int64) - lo
+            return (code.astype(np.uint64) << np.uint64(1)) | censored
+    return (dense_ranks(t)[0].astype(np.uint64) << np.uint64(1)) | censored
 
 
 def censored_counts(t: np.ndarray, s: np.ndarray, e: np.ndarray, w: np.ndarray | None):
@@ -37,14 +60,16 @@ def censored_counts(t: np.ndarray, s: np.ndarray, e: np.ndarray, w: np.ndarray |
     order (ties by exit key), then the compiled merge sort counts the strict inversions of
     the exit keys: a later exit before an earlier one with a strictly lower score is a
     discordant pair. The sort leaves the rows in exit order, where the comparable pairs
-    are summed. Runtime complexity: ``O(n log n)``, two argsorts and one merge sort.
+    are summed. Runtime complexity: ``O(n log n)``: one argsort (two for negative or
+    non-numeric-order times) and one merge sort.
     """
     n = t.size
-    rt, _ = dense_ranks(t)
-    # Exit order: by time, and at equal times events before censored cases.
-    key = 2 * rt + (~e)
+    if n == 0:
+        return (0, 0, 0) if w is None else (0.0, 0.0, 0.0)
+    key = _exit_keys(t, e)
     by_score = np.argsort(s)
     keys = key[by_score]                           # a fresh array: sorted in place below
+    del key
     if w is None:
         left = e[by_score].astype(np.uint64)
         right = np.ones(n, dtype=np.uint64)
@@ -54,19 +79,24 @@ def censored_counts(t: np.ndarray, s: np.ndarray, e: np.ndarray, w: np.ndarray |
     del by_score
     if s_starts.size < n:
         sort_runs(keys, s_starts, left, right)    # tied scores: by exit key
-    # Tied in score: same score, smaller exit key (runs of one score, by key inside).
-    kbits = max(1, int(key.max()).bit_length())
-    run_id = np.zeros(n, dtype=np.int64)
-    run_id[s_starts[1:]] = 1
-    np.cumsum(run_id, out=run_id)
-    T = _pairs_before((run_id << kbits) | keys, kbits, left, right)
-    del run_id
+        # Tied in score: same score, smaller exit key. Runs of one (score, key) inside the
+        # runs of one score.
+        new_run = np.ones(n, dtype=bool)
+        np.not_equal(keys[1:], keys[:-1], out=new_run[1:])
+        new_run[s_starts] = True
+        runs = np.flatnonzero(new_run)
+        new_run[:] = False
+        new_run[s_starts] = True
+        T = _pairs_before_runs(runs, np.flatnonzero(new_run[runs]), left, right)
+        del new_run, runs
+    else:
+        T = 0 if w is None else 0.0
     # Discordant: a later exit (weight right) placed before an earlier one (weight left)
     # in score order, i.e. a strict inversion of the exit keys.
     D, keys, right, left = sort_count(keys, right, left)
     # Comparable: an earlier exit that is an observed event, any later exit; the rows are
-    # now in exit order (one group, outer code 0).
-    P = _pairs_before(keys, kbits, left, right)
+    # now in exit order (one group).
+    P = _pairs_before_runs(run_starts(keys), np.zeros(1, dtype=np.intp), left, right)
     if w is None:
         P, D, T = int(P), int(D), int(T)
     return P, D, T

@@ -228,10 +228,20 @@ def test_discordant_pairs_equal_the_oracle(sample, weighted, with_order):
         assert got == exact
 
 
+_TIMES = {   # exit keys: float bits, integer offsets, or ranks (negative floats)
+    "float": ([-0.0, 0.0, 0.5, 1.0, 2.0, 3.0], np.float64),
+    "negative": ([-2.5, -1.0, 0.0, 1.0], np.float64),
+    "int": ([-(2**40), -3, 0, 3], np.int64),
+    "uint": ([0, 2**62, 2**64 - 1], np.uint64),
+    "uint small": ([2**63 + 5, 2**63 + 6, 2**63 + 9], np.uint64),
+}
+
+
 @st.composite
 def survival(draw):
     n = draw(st.integers(1, 40))
-    t = np.array(draw(st.lists(st.sampled_from([0.5, 1.0, 2.0, 3.0]), min_size=n, max_size=n)))
+    values, dtype = _TIMES[draw(st.sampled_from(sorted(_TIMES)))]
+    t = np.array(draw(st.lists(st.sampled_from(values), min_size=n, max_size=n)), dtype=dtype)
     s = np.array(draw(st.lists(st.sampled_from([-1.0, 0.0, 0.0, 2.5]), min_size=n, max_size=n)))
     e = np.array(draw(st.lists(st.booleans(), min_size=n, max_size=n)))
     w = None if draw(st.booleans()) else np.array(
@@ -240,6 +250,7 @@ def survival(draw):
 
 
 @given(survival())
+@settings(max_examples=80)
 def test_censored_counts_equal_the_pair_loop(data):
     t, s, e, w = data
     P, D, T = censored_counts(t, s, e, w)
