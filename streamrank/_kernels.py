@@ -26,7 +26,7 @@ import dataclasses
 
 import numpy as np
 
-from ._ckernels import sort_count, sort_runs, tie_pairs
+from ._ckernels import level_counts, sort_count, sort_runs, tie_pairs
 from .counts import PairCounts
 
 __all__ = [
@@ -39,6 +39,11 @@ __all__ = [
 #: Its cost grows as L^2 / 2 merges of n / L scores; above 8 levels the compiled merge-sort
 #: path of the continuous labels is as fast (benchmarks/bench_batch.py, "ordinal" rows).
 MAX_ORDINAL_LEVELS = 8
+
+#: Labels in score order with at most this many levels are counted by a Fenwick tree over
+#: the levels (`level_counts`, ``O(n log L)``, a tree that stays in cache); more levels by
+#: the merge sort.
+_TREE_MAX_LEVELS = 1 << 15
 
 _INT64_SAFE = 2**62
 
@@ -377,15 +382,21 @@ def count_in_score_order(y_rank: np.ndarray, n_label_levels: int, s_sorted: np.n
     (``0..n_label_levels-1``) in score order, ``s_sorted`` the ascending scores and ``w``
     the weights in the same order.
 
-    No sort of the scores (the epoch tracker gets the order by merging): the label ranks
-    are sorted inside each run of tied scores (`sort_runs`, so that no tied pair counts as
-    an inversion), then the compiled merge sort counts their strict inversions (earlier =
-    lower score, higher label: exactly the discordant pairs) and leaves them sorted by
-    label. ``O(n log n)`` compiled, ``O(n)`` when the labels are already in order.
+    No sort of the scores (the epoch tracker gets the order by merging). Up to 32768 label
+    levels, one compiled pass with a Fenwick tree over the levels counts everything
+    (`level_counts`, ``O(n log L)``). Above, the label ranks are sorted inside each run of
+    tied scores (`sort_runs`, so that no tied pair counts as an inversion), then the
+    compiled merge sort counts their strict inversions (earlier = lower score, higher
+    label: exactly the discordant pairs) and leaves them sorted by label, ``O(n log n)``.
     """
     n = int(s_sorted.size)
     s_starts = run_starts(s_sorted)
     n_score_levels = int(s_starts.size)
+    if n_label_levels <= _TREE_MAX_LEVELS:
+        N0, Ty, Ts, Tyy, D = level_counts(y_rank, n_label_levels, s_starts, w)
+        weight_sum = n if w is None else float(w.sum())
+        return _from_totals(N0, Ty, Ts, Tyy, D, n, weight_sum, n_label_levels,
+                            n_score_levels)
     keys = np.array(y_rank, dtype=np.int64)        # a fresh array: sorted in place below
     w = None if w is None else np.array(w, dtype=np.float64)
     if n_score_levels < n:

@@ -15,6 +15,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import doctest
 import math
 from fractions import Fraction
@@ -26,6 +27,7 @@ from hypothesis import given, settings, strategies as st
 from lifelines.utils import concordance_index as lifelines_cindex
 
 import streamrank._ckernels as ck
+import streamrank._kernels as kernels
 from oracle import concordance_brute, pair_counts_brute, pair_counts_matrix
 from ranking_oracle import ndcg_list, per_query
 from strategies import samples
@@ -206,14 +208,41 @@ def test_continuous_path_equals_the_oracle_for_any_labels(sample, wkind):
     assert pc.n_label_levels == np.unique(y).size and pc.n_score_levels == np.unique(s).size
 
 
-@given(samples(max_size=40), st.booleans())
-def test_counts_in_score_order_equal_the_oracle(sample, weighted):
+@contextlib.contextmanager
+def tree_levels(value):
+    """Within the block, at most ``value`` label levels take the Fenwick path of
+    `count_in_score_order` (0: always the merge sort; None: unchanged)."""
+    saved = kernels._TREE_MAX_LEVELS
+    kernels._TREE_MAX_LEVELS = saved if value is None else value
+    try:
+        yield
+    finally:
+        kernels._TREE_MAX_LEVELS = saved
+
+
+@given(samples(max_size=40), st.booleans(), st.sampled_from(["tree", "merge sort"]))
+def test_counts_in_score_order_equal_the_oracle(sample, weighted, path):
     y, s, _ = sample
     w = np.linspace(0.5, 2.0, y.size) if weighted else None
     y_rank, n_levels = dense_ranks(y)
     order = np.argsort(s, kind="stable")
-    pc = count_in_score_order(y_rank[order], n_levels, s[order], None if w is None else w[order])
+    with tree_levels(None if path == "tree" else 0):
+        pc = count_in_score_order(y_rank[order], n_levels, s[order],
+                                  None if w is None else w[order])
     _same_counts(pc, pair_counts_brute(y, s, w), weighted, y.size)
+
+
+def test_level_counts_keep_degenerate_counts_equal():
+    rng = np.random.default_rng(3)
+    w = rng.uniform(1e-3, 1e3, 500)
+    starts = np.flatnonzero(np.r_[True, rng.random(499) < 0.3])
+    N0, Ty, Ts, Tyy, D = ck.level_counts(np.zeros(500, np.int64), 1, starts, w)
+    assert Ty == N0 and Tyy == Ts and D == 0.0              # one label: bit for bit
+    labels = rng.integers(0, 4, 500)
+    N0, Ty, Ts, Tyy, D = ck.level_counts(labels, 4, np.array([0]), w)
+    assert Ts == N0 and Tyy == Ty and D == 0.0              # one score: bit for bit
+    with pytest.raises(ValueError, match="must lie in"):
+        ck.level_counts(labels, 3, starts)
 
 
 @given(samples(max_size=40), st.booleans(), st.booleans())
