@@ -623,7 +623,8 @@ def level_counts(labels, n_levels, starts, weights=None):
     ``N0`` all pairs, ``Ty`` pairs of one label, ``Ts`` pairs of one score, ``Tyy`` of
     both, ``D`` the discordant pairs (lower score, higher label). One pass with a Fenwick
     tree over the labels (reversed, so that "labels above" is a prefix: only additions):
-    a run's rows query the tree of the earlier runs, then enter it. ``O(n log L)``.
+    a run's rows query the tree of the earlier runs, then enter it. ``O(n log L)``; with
+    few runs (``runs * L <= n``) a histogram re-summed per run instead, ``O(n + runs L)``.
 
     Without weights the counts are exact ints. With weights every count is a sum of
     ``w_j * (weight of the earlier rows of its kind)`` kept by running sums, additions of
@@ -666,10 +667,19 @@ cdef tuple _level_counts(const int64_t[::1] y, Py_ssize_t L, const Py_ssize_t[::
     cdef double[::1] ffen, flab, frunw
     cdef uint64_t[::1] ifen, ilab, irunw
     cdef Py_ssize_t[::1] stamp = stamp_np
+    # Few score runs (m L <= n): the counts above each label are recomputed per run from a
+    # plain histogram, O(L) per run and O(1) per row, instead of the tree's O(log L).
+    cdef bint batch = m * L <= n
+    hist_np = np.zeros(L + 1, dtype=np.float64 if weighted else np.uint64)
+    above_np = np.zeros(L + 1, dtype=np.float64 if weighted else np.uint64)
+    cdef double[::1] fhist, fabove
+    cdef uint64_t[::1] ihist, iabove
     if weighted:
         ffen, flab, frunw = fen_np, lab_np, runw_np
+        fhist, fabove = hist_np, above_np
     else:
         ifen, ilab, irunw = fen_np, lab_np, runw_np
+        ihist, iabove = hist_np, above_np
     for j in range(n):
         if y[j] < 0 or y[j] >= L:
             raise ValueError(f"level_counts: labels must lie in [0, {L})")
@@ -679,6 +689,12 @@ cdef tuple _level_counts(const int64_t[::1] y, Py_ssize_t L, const Py_ssize_t[::
             hi = starts[run + 1] if run + 1 < m else n
             in_run = 0.0
             cin_run = 0
+            if batch:                               # above[v]: earlier rows with label > v
+                for i in range(L - 1, -1, -1):
+                    if weighted:
+                        fabove[i] = fabove[i + 1] + fhist[i + 1]
+                    else:
+                        iabove[i] = iabove[i + 1] + ihist[i + 1]
             for j in range(lo, hi):
                 v = y[j]
                 r = L - 1 - v                      # reversed: labels above v come first
@@ -691,10 +707,13 @@ cdef tuple _level_counts(const int64_t[::1] y, Py_ssize_t L, const Py_ssize_t[::
                 i = r
                 if weighted:
                     wj = w[j]
-                    q = 0.0
-                    while i > 0:
-                        q += ffen[i]
-                        i -= i & -i
+                    if batch:
+                        q = fabove[v]
+                    else:
+                        q = 0.0
+                        while i > 0:
+                            q += ffen[i]
+                            i -= i & -i
                     fD += wj * q
                     fN0 += wj * before
                     fTs += wj * in_run
@@ -705,10 +724,13 @@ cdef tuple _level_counts(const int64_t[::1] y, Py_ssize_t L, const Py_ssize_t[::
                     flab[v] += wj
                     frunw[v] += wj
                 else:
-                    c = 0
-                    while i > 0:
-                        c += ifen[i]
-                        i -= i & -i
+                    if batch:
+                        c = iabove[v]
+                    else:
+                        c = 0
+                        while i > 0:
+                            c += ifen[i]
+                            i -= i & -i
                     iD += c
                     iN0 += cbefore
                     iTs += cin_run
@@ -719,6 +741,12 @@ cdef tuple _level_counts(const int64_t[::1] y, Py_ssize_t L, const Py_ssize_t[::
                     ilab[v] += 1
                     irunw[v] += 1
             for j in range(lo, hi):                # the run enters the tree
+                if batch:
+                    if weighted:
+                        fhist[y[j]] += w[j]
+                    else:
+                        ihist[y[j]] += 1
+                    continue
                 i = L - y[j]
                 while i <= L:
                     if weighted:

@@ -44,6 +44,16 @@ MAX_ORDINAL_LEVELS = 8
 #: the levels (`level_counts`, ``O(n log L)``, a tree that stays in cache); more levels by
 #: the merge sort.
 _TREE_MAX_LEVELS = 1 << 15
+#: Continuous labels with at most this many distinct values take that path too (after one
+#: more argsort, by score) when the scores look heavily tied as well: then cheaper than
+#: sorting the scores inside long runs of tied labels.
+_CONTINUOUS_TREE_LEVELS = 4096
+
+
+def _few_values(x: np.ndarray, most: int) -> bool:
+    """Whether ``x`` seems to hold at most ``most`` (and at most 1024) distinct values,
+    judged on its first 4096 entries: a guess that only picks the faster exact path."""
+    return int(np.unique(x[:4096]).size) <= min(most, 1024)
 
 _INT64_SAFE = 2**62
 
@@ -326,9 +336,20 @@ def _count_continuous(y, s, w) -> PairCounts:
     n = int(y.size)
     order = np.argsort(y)
     y_sorted = y[order]
+    Ty_exact, n_label_levels = tie_pairs(y_sorted)
+    if n_label_levels <= _CONTINUOUS_TREE_LEVELS and _few_values(s, n // (4 * n_label_levels)):
+        # Few label levels and few scores: the label ranks in score order, counted in one
+        # pass over the runs of tied scores (`count_in_score_order`).
+        new_level = np.zeros(n, dtype=np.int64)
+        np.not_equal(y_sorted[1:], y_sorted[:-1], out=new_level[1:], casting="unsafe")
+        y_rank = np.empty(n, dtype=np.int64)
+        y_rank[order] = np.cumsum(new_level, out=new_level)
+        del new_level, order, y_sorted
+        by_score = np.argsort(s)
+        return count_in_score_order(y_rank[by_score], n_label_levels, s[by_score],
+                                    None if w is None else w[by_score])
     keys = key_array(s)[order]                     # a fresh array: sorted in place below
     wk = None if w is None else w[order]
-    Ty_exact, n_label_levels = tie_pairs(y_sorted)
     label_ties = n_label_levels < n
     if label_ties:
         y_starts = run_starts(y_sorted)

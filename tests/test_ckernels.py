@@ -196,14 +196,29 @@ def _same_counts(pc, oracle, floats, n):
             assert got == exact
 
 
-@given(samples(max_size=40), st.sampled_from(["none", "float"]))
+@contextlib.contextmanager
+def continuous_route(route):
+    """Within the block the continuous path takes ``route``: "tree" (label ranks in score
+    order, `count_in_score_order`) or "merge sort", whatever the data."""
+    saved = kernels._CONTINUOUS_TREE_LEVELS, kernels._few_values
+    kernels._CONTINUOUS_TREE_LEVELS = 10**9 if route == "tree" else 0
+    kernels._few_values = lambda x, most: route == "tree"
+    try:
+        yield
+    finally:
+        kernels._CONTINUOUS_TREE_LEVELS, kernels._few_values = saved
+
+
+@given(samples(max_size=40), st.sampled_from(["none", "float"]),
+       st.sampled_from(["tree", "merge sort"]))
 @settings(max_examples=60)
-def test_continuous_path_equals_the_oracle_for_any_labels(sample, wkind):
+def test_continuous_path_equals_the_oracle_for_any_labels(sample, wkind, route):
     y, s, _ = sample
     w = None if wkind == "none" else np.linspace(0.25, 3.0, y.size)
     if y.size == 0:
         return
-    pc = _count_continuous(y, s, w)     # the continuous path, even for few label levels
+    with continuous_route(route):
+        pc = _count_continuous(y, s, w)  # the continuous path, even for few label levels
     _same_counts(pc, pair_counts_brute(y, s, w), w is not None, y.size)
     assert pc.n_label_levels == np.unique(y).size and pc.n_score_levels == np.unique(s).size
 
@@ -230,6 +245,22 @@ def test_counts_in_score_order_equal_the_oracle(sample, weighted, path):
         pc = count_in_score_order(y_rank[order], n_levels, s[order],
                                   None if w is None else w[order])
     _same_counts(pc, pair_counts_brute(y, s, w), weighted, y.size)
+
+
+@pytest.mark.parametrize("score_values", [5, 10_000])     # histogram / tree mode
+@pytest.mark.parametrize("weighted", [False, True])
+def test_level_counts_equal_the_oracle(score_values, weighted):
+    rng = np.random.default_rng(score_values)
+    s = np.sort(rng.integers(0, score_values, 600))
+    y = rng.integers(0, 7, s.size)
+    w = rng.uniform(0.5, 2.0, s.size) if weighted else None
+    N0, Ty, Ts, Tyy, D = ck.level_counts(y, 7, np.flatnonzero(np.r_[True, s[1:] != s[:-1]]), w)
+    ref = pair_counts_matrix(y, s, w)
+    for got, exact in ((N0, ref.N0), (Ty, ref.Ty), (Ts, ref.Ts), (Tyy, ref.Tyy), (D, ref.D)):
+        if weighted:
+            assert abs(Fraction(got) - exact) <= 8 * s.size * EPS * ref.N0
+        else:
+            assert type(got) is int and got == exact
 
 
 def test_level_counts_keep_degenerate_counts_equal():
