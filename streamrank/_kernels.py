@@ -26,7 +26,7 @@ import dataclasses
 
 import numpy as np
 
-from ._ckernels import level_counts, sort_count, sort_runs, tie_pairs
+from ._ckernels import group_rows, level_codes, level_counts, sort_count, sort_runs, tie_pairs
 from .counts import PairCounts
 
 __all__ = [
@@ -44,16 +44,18 @@ MAX_ORDINAL_LEVELS = 8
 #: the levels (`level_counts`, ``O(n log L)``, a tree that stays in cache); more levels by
 #: the merge sort.
 _TREE_MAX_LEVELS = 1 << 15
-#: Continuous labels with at most this many distinct values take that path too (after one
-#: more argsort, by score) when the scores look heavily tied as well: then cheaper than
-#: sorting the scores inside long runs of tied labels.
-_CONTINUOUS_TREE_LEVELS = 4096
+
+#: Labels and scores that both hold few distinct values (at most this many, and at most
+#: ``n`` label-score combinations) are coded by binary search and counted in score order
+#: by `level_counts`, with no comparison sort of the rows (`_count_coded`).
+_CODED_MAX_LEVELS = 4096
 
 
-def _few_values(x: np.ndarray, most: int) -> bool:
-    """Whether ``x`` seems to hold at most ``most`` (and at most 1024) distinct values,
-    judged on its first 4096 entries: a guess that only picks the faster exact path."""
-    return int(np.unique(x[:4096]).size) <= min(most, 1024)
+def _few_values(x: np.ndarray) -> bool:
+    """Whether ``x`` seems to hold few distinct values, judged on its first 4096 entries
+    (at most 1024 there): a guess that only picks the faster of two exact paths."""
+    return int(np.unique(x[:4096]).size) <= 1024
+
 
 _INT64_SAFE = 2**62
 
@@ -325,6 +327,43 @@ def key_array(x: np.ndarray) -> np.ndarray:
     return x.astype(dtype, copy=False)
 
 
+def _coded_levels(y, s):
+    """``(y_levels, s_levels)``, the sorted distinct labels and scores, when both are few
+    (at most `_CODED_MAX_LEVELS`, and at most ``n`` label-score combinations, so that
+    `level_counts` runs per score run), else None. Only tried when both look few."""
+    if not (_few_values(y) and _few_values(s)):
+        return None
+    y_levels = np.unique(y)
+    if y_levels.size > _CODED_MAX_LEVELS:
+        return None
+    s_levels = np.unique(s)
+    if s_levels.size > _CODED_MAX_LEVELS or y_levels.size * s_levels.size > y.size:
+        return None
+    return y_levels, s_levels
+
+
+def _count_coded(y, s, w, y_levels, s_levels) -> PairCounts:
+    """Labels and scores of few distinct values (``y_levels``, ``s_levels``: sorted and
+    distinct, as from ``np.unique``): the codes by a compiled binary search, the rows put in score
+    order by a counting sort of the score codes (`group_rows`, moving the label codes and
+    the weights), and every count from one pass over the runs of tied scores
+    (`level_counts`). ``O(n log m)``, no comparison sort of the rows."""
+    n = int(y.size)
+    y_code = level_codes(y, y_levels)
+    s_code = level_codes(s, s_levels)
+    moved = (y_code,) if w is None else (y_code, w)
+    _, counts, grouped = group_rows(s_code, 0, s_levels.size, moved, with_perm=False,
+                                    always=True)
+    del y_code, s_code
+    starts = np.zeros(s_levels.size, dtype=np.intp)
+    np.cumsum(counts[:-1], out=starts[1:])           # every score value is present
+    N0, Ty, Ts, Tyy, D = level_counts(grouped[0], y_levels.size, starts,
+                                      None if w is None else grouped[1])
+    weight_sum = n if w is None else float(w.sum())
+    return _from_totals(N0, Ty, Ts, Tyy, D, n, weight_sum, int(y_levels.size),
+                        int(s_levels.size))
+
+
 def _count_continuous(y, s, w) -> PairCounts:
     """Any labels: order by (label, score), count the strict inversions of the scores.
 
@@ -334,20 +373,12 @@ def _count_continuous(y, s, w) -> PairCounts:
     pairs tied in score.
     """
     n = int(y.size)
+    levels = _coded_levels(y, s)
+    if levels is not None:
+        return _count_coded(y, s, w, *levels)
     order = np.argsort(y)
     y_sorted = y[order]
     Ty_exact, n_label_levels = tie_pairs(y_sorted)
-    if n_label_levels <= _CONTINUOUS_TREE_LEVELS and _few_values(s, n // (4 * n_label_levels)):
-        # Few label levels and few scores: the label ranks in score order, counted in one
-        # pass over the runs of tied scores (`count_in_score_order`).
-        new_level = np.zeros(n, dtype=np.int64)
-        np.not_equal(y_sorted[1:], y_sorted[:-1], out=new_level[1:], casting="unsafe")
-        y_rank = np.empty(n, dtype=np.int64)
-        y_rank[order] = np.cumsum(new_level, out=new_level)
-        del new_level, order, y_sorted
-        by_score = np.argsort(s)
-        return count_in_score_order(y_rank[by_score], n_label_levels, s[by_score],
-                                    None if w is None else w[by_score])
     keys = key_array(s)[order]                     # a fresh array: sorted in place below
     wk = None if w is None else w[order]
     label_ties = n_label_levels < n

@@ -196,29 +196,23 @@ def _same_counts(pc, oracle, floats, n):
             assert got == exact
 
 
-@contextlib.contextmanager
-def continuous_route(route):
-    """Within the block the continuous path takes ``route``: "tree" (label ranks in score
-    order, `count_in_score_order`) or "merge sort", whatever the data."""
-    saved = kernels._CONTINUOUS_TREE_LEVELS, kernels._few_values
-    kernels._CONTINUOUS_TREE_LEVELS = 10**9 if route == "tree" else 0
-    kernels._few_values = lambda x, most: route == "tree"
-    try:
-        yield
-    finally:
-        kernels._CONTINUOUS_TREE_LEVELS, kernels._few_values = saved
-
-
 @given(samples(max_size=40), st.sampled_from(["none", "float"]),
-       st.sampled_from(["tree", "merge sort"]))
+       st.sampled_from(["coded", "merge sort"]))
 @settings(max_examples=60)
 def test_continuous_path_equals_the_oracle_for_any_labels(sample, wkind, route):
     y, s, _ = sample
     w = None if wkind == "none" else np.linspace(0.25, 3.0, y.size)
     if y.size == 0:
         return
-    with continuous_route(route):
-        pc = _count_continuous(y, s, w)  # the continuous path, even for few label levels
+    if route == "coded":
+        pc = kernels._count_coded(y, s, w, np.unique(y), np.unique(s))
+    else:
+        saved = kernels._few_values
+        kernels._few_values = lambda x: False         # always the merge sort
+        try:
+            pc = _count_continuous(y, s, w)  # the continuous path, even for few levels
+        finally:
+            kernels._few_values = saved
     _same_counts(pc, pair_counts_brute(y, s, w), w is not None, y.size)
     assert pc.n_label_levels == np.unique(y).size and pc.n_score_levels == np.unique(s).size
 
