@@ -14,6 +14,9 @@ Three exact paths, picked by the labels (`encode_labels`), give the same `PairCo
   that (label, score) order: pairs ``i < j`` with ``s_i > s_j`` are exactly the discordant
   pairs, and equal labels, sorted by score, never invert. The count is a compiled merge
   sort (`count_inversions`), which also leaves the scores sorted for the score ties.
+  When labels and scores both hold few distinct values (`_count_coded`), no comparison
+  sort at all: their codes, a counting sort by score code and one compiled pass over the
+  runs of tied scores (`level_counts`).
 
 Unit weights give exact Python ints: int64 partial sums are reduced by `int_sum`, which
 never overflows, and the compiled counts use 128-bit accumulators. Weighted counts are
