@@ -1,5 +1,5 @@
 """Vectorized O(n log n) pair-counting kernels: numpy for the sorts, compiled code
-(`streamrank._ckernels`) for the inversion counts.
+(`streamrank._ckernels`, `streamrank._clevels`) for the inversion counts.
 
 Three exact paths, picked by the labels (`encode_labels`), give the same `PairCounts`:
 
@@ -29,7 +29,8 @@ import dataclasses
 
 import numpy as np
 
-from ._ckernels import group_rows, level_codes, level_counts, sort_count, sort_runs, tie_pairs
+from ._ckernels import sort_count, sort_runs
+from ._clevels import group_rows, level_codes, level_counts, tie_pairs
 from .counts import PairCounts
 
 __all__ = [

@@ -1,4 +1,5 @@
-"""The compiled batch kernels (`streamrank._ckernels`) and the paths built on them.
+"""The compiled batch kernels (`streamrank._ckernels`, `streamrank._clevels`) and the
+paths built on them.
 
 * `sort_count` (merge-sort inversion count), `sort_runs`, `tie_pairs`, `group_rows`
   against plain pair loops and numpy's stable sorts, on tie-heavy Hypothesis data
@@ -27,6 +28,7 @@ from hypothesis import given, settings, strategies as st
 from lifelines.utils import concordance_index as lifelines_cindex
 
 import streamrank._ckernels as ck
+import streamrank._clevels as cl
 import streamrank._kernels as kernels
 from oracle import concordance_brute, pair_counts_brute, pair_counts_matrix
 from ranking_oracle import ndcg_list, per_query
@@ -158,7 +160,7 @@ def test_sort_runs_sorts_each_run_stably(data, draw):
 def test_tie_pairs(data):
     keys = np.sort(data[0])
     _, counts = np.unique(keys, return_counts=True)
-    assert ck.tie_pairs(keys) == (int((counts * (counts - 1) // 2).sum()), counts.size)
+    assert cl.tie_pairs(keys) == (int((counts * (counts - 1) // 2).sum()), counts.size)
 
 
 @given(st.lists(st.integers(-3, 40), max_size=120), st.integers(-5, 5))
@@ -167,7 +169,7 @@ def test_group_rows_is_a_stable_counting_sort(ids, shift):
     lo = int(ids.min()) if ids.size else 0
     m = int(ids.max()) - lo + 1 + max(shift, 0) if ids.size else 1
     s = np.arange(ids.size) * 0.5
-    perm, counts, grouped = ck.group_rows(ids, lo, m, (s, ids.astype(np.uint8)))
+    perm, counts, grouped = cl.group_rows(ids, lo, m, (s, ids.astype(np.uint8)))
     assert counts.tolist() == np.bincount(ids - lo, minlength=m).tolist()
     runs = 0 if ids.size == 0 else 1 + int(np.count_nonzero(ids[1:] != ids[:-1]))
     if runs == np.count_nonzero(counts):
@@ -178,12 +180,13 @@ def test_group_rows_is_a_stable_counting_sort(ids, shift):
         assert grouped[1].tolist() == ids.astype(np.uint8)[perm].tolist()
     if ids.size:
         with pytest.raises(ValueError, match="must lie in"):
-            ck.group_rows(ids, lo + 1, m)
+            cl.group_rows(ids, lo + 1, m)
 
 
-def test_doctests_of_the_compiled_module():
-    result = doctest.testmod(ck, optionflags=doctest.ELLIPSIS)
-    assert result.attempted >= 5 and result.failed == 0
+@pytest.mark.parametrize("module", [ck, cl], ids=["_ckernels", "_clevels"])
+def test_doctests_of_the_compiled_modules(module):
+    result = doctest.testmod(module, optionflags=doctest.ELLIPSIS)
+    assert result.attempted >= 3 and result.failed == 0
 
 
 # ---------------------------------------------------------------- paths on the kernels
@@ -248,7 +251,7 @@ def test_level_counts_equal_the_oracle(score_values, weighted):
     s = np.sort(rng.integers(0, score_values, 600))
     y = rng.integers(0, 7, s.size)
     w = rng.uniform(0.5, 2.0, s.size) if weighted else None
-    N0, Ty, Ts, Tyy, D = ck.level_counts(y, 7, np.flatnonzero(np.r_[True, s[1:] != s[:-1]]), w)
+    N0, Ty, Ts, Tyy, D = cl.level_counts(y, 7, np.flatnonzero(np.r_[True, s[1:] != s[:-1]]), w)
     ref = pair_counts_matrix(y, s, w)
     for got, exact in ((N0, ref.N0), (Ty, ref.Ty), (Ts, ref.Ts), (Tyy, ref.Tyy), (D, ref.D)):
         if weighted:
@@ -261,13 +264,13 @@ def test_level_counts_keep_degenerate_counts_equal():
     rng = np.random.default_rng(3)
     w = rng.uniform(1e-3, 1e3, 500)
     starts = np.flatnonzero(np.r_[True, rng.random(499) < 0.3])
-    N0, Ty, Ts, Tyy, D = ck.level_counts(np.zeros(500, np.int64), 1, starts, w)
+    N0, Ty, Ts, Tyy, D = cl.level_counts(np.zeros(500, np.int64), 1, starts, w)
     assert Ty == N0 and Tyy == Ts and D == 0.0              # one label: bit for bit
     labels = rng.integers(0, 4, 500)
-    N0, Ty, Ts, Tyy, D = ck.level_counts(labels, 4, np.array([0]), w)
+    N0, Ty, Ts, Tyy, D = cl.level_counts(labels, 4, np.array([0]), w)
     assert Ts == N0 and Tyy == Ty and D == 0.0              # one score: bit for bit
     with pytest.raises(ValueError, match="must lie in"):
-        ck.level_counts(labels, 3, starts)
+        cl.level_counts(labels, 3, starts)
 
 
 @given(samples(max_size=40), st.booleans(), st.booleans())
