@@ -28,6 +28,10 @@ extensions = [
               extra_compile_args=["-O3"]),
     Extension("streamrank.structures._cslots", ["streamrank/structures/_cslots.pyx"],
               extra_compile_args=["-O3"]),
+    Extension("streamrank._ckernels", ["streamrank/_ckernels.pyx"],
+              extra_compile_args=["-O3"]),
+    Extension("streamrank._clevels", ["streamrank/_clevels.pyx"],
+              extra_compile_args=["-O3"]),
 ]
 
 setup(cmdclass={"build_ext": BuildCore},

@@ -1,4 +1,5 @@
-"""Vectorized O(n log n) pair-counting kernels (numpy only, no Python loop per element).
+"""Vectorized O(n log n) pair-counting kernels: numpy for the sorts, compiled code
+(`streamrank._ckernels`, `streamrank._clevels`) for the inversion counts.
 
 Three exact paths, picked by the labels (`encode_labels`), give the same `PairCounts`:
 
@@ -8,14 +9,18 @@ Three exact paths, picked by the labels (`encode_labels`), give the same `PairCo
   concordant. Cheaper than one ``np.argsort`` of all scores.
 * **ordinal** (``L <= MAX_ORDINAL_LEVELS`` levels): the same per level, and one merge per
   pair of levels ``a < b``: ``O(n log n + L n log n)`` with small constants.
-* **continuous** (any labels): order the samples by (label, score) and count the strict
-  inversions of the score ranks (pairs ``i < j`` with ``r_i > r_j`` are exactly the
-  discordant pairs; equal labels are ordered by score, so they never invert). The
-  inversions are counted bit by bit with a wavelet matrix (`count_inversions`),
-  ``O(n log m)`` for ``m`` distinct scores.
+* **continuous** (any labels): order the samples by label (one ``np.argsort``), sort the
+  scores inside each run of tied labels, and count the strict inversions of the scores in
+  that (label, score) order: pairs ``i < j`` with ``s_i > s_j`` are exactly the discordant
+  pairs, and equal labels, sorted by score, never invert. The count is a compiled merge
+  sort (`count_inversions`), which also leaves the scores sorted for the score ties.
+  When labels and scores both hold few distinct values (`_count_coded`), no comparison
+  sort at all: their codes, a counting sort by score code and one compiled pass over the
+  runs of tied scores (`level_counts`).
 
 Unit weights give exact Python ints: int64 partial sums are reduced by `int_sum`, which
-never overflows. Weighted counts are float64 sums of products of nonnegative terms.
+never overflows, and the compiled counts use 128-bit accumulators. Weighted counts are
+float64 sums of products of nonnegative terms.
 """
 
 from __future__ import annotations
@@ -24,17 +29,37 @@ import dataclasses
 
 import numpy as np
 
+from ._ckernels import sort_count, sort_runs
+from ._clevels import group_rows, level_codes, level_counts, tie_pairs
 from .counts import PairCounts
 
 __all__ = [
-    "MAX_ORDINAL_LEVELS", "count_in_score_order", "count_inversions", "count_pairs", "dense_ranks", "encode_labels",
-    "exclusive_cumsum_in_groups", "int_sum", "run_starts",
+    "MAX_ORDINAL_LEVELS", "count_in_score_order", "count_inversions", "count_pairs", "dense_ranks",
+    "discordant_pairs", "encode_labels", "exclusive_cumsum_in_groups", "int_sum", "key_array",
+    "run_starts",
 ]
 
 #: Label sets with at most this many distinct values take the per-level (ordinal) path.
-#: Its cost grows as L^2 / 2 merges of n / L scores; above 8 levels the wavelet path of the
-#: continuous labels is as fast (benchmarks/bench_batch.py, "ordinal" rows).
+#: Its cost grows as L^2 / 2 merges of n / L scores; above 8 levels the compiled merge-sort
+#: path of the continuous labels is as fast (benchmarks/bench_batch.py, "ordinal" rows).
 MAX_ORDINAL_LEVELS = 8
+
+#: Labels in score order with at most this many levels are counted by a Fenwick tree over
+#: the levels (`level_counts`, ``O(n log L)``, a tree that stays in cache); more levels by
+#: the merge sort.
+_TREE_MAX_LEVELS = 1 << 15
+
+#: Labels and scores that both hold few distinct values (at most this many, and at most
+#: ``n`` label-score combinations) are coded by binary search and counted in score order
+#: by `level_counts`, with no comparison sort of the rows (`_count_coded`).
+_CODED_MAX_LEVELS = 4096
+
+
+def _few_values(x: np.ndarray) -> bool:
+    """Whether ``x`` seems to hold few distinct values, judged on its first 4096 entries
+    (at most 1024 there): a guess that only picks the faster of two exact paths."""
+    return int(np.unique(x[:4096]).size) <= 1024
+
 
 _INT64_SAFE = 2**62
 
@@ -298,53 +323,99 @@ def _count_levels(codes, n_levels, s, w) -> PairCounts:
     return PairCounts(C, D, T, Ty, Tyy, n, weight_sum, n_label_levels, n_score_levels)
 
 
-def _count_continuous(y, s, w) -> PairCounts:
-    """Any labels: order by (label, score), count the strict inversions of the score ranks.
+def key_array(x: np.ndarray) -> np.ndarray:
+    """``x`` in the dtype the compiled kernels compare exactly: float64 for floats, int64
+    for bool and signed ints, uint64 for unsigned ints (no copy when it already is)."""
+    kind = x.dtype.kind
+    dtype = np.float64 if kind == "f" else np.uint64 if kind == "u" else np.int64
+    return x.astype(dtype, copy=False)
 
-    One argsort by score gives the dense score ranks; a stable argsort of the labels in
-    score order gives the (label, score) order, in which the discordant pairs are exactly
-    the strict inversions of the score ranks.
+
+def _coded_levels(y, s):
+    """``(y_levels, s_levels)``, the sorted distinct labels and scores, when both are few
+    (at most `_CODED_MAX_LEVELS`, and at most ``n`` label-score combinations, so that
+    `level_counts` runs per score run), else None. Only tried when both look few."""
+    if not (_few_values(y) and _few_values(s)):
+        return None
+    y_levels = np.unique(y)
+    if y_levels.size > _CODED_MAX_LEVELS:
+        return None
+    s_levels = np.unique(s)
+    if s_levels.size > _CODED_MAX_LEVELS or y_levels.size * s_levels.size > y.size:
+        return None
+    return y_levels, s_levels
+
+
+def _count_coded(y, s, w, y_levels, s_levels) -> PairCounts:
+    """Labels and scores of few distinct values (``y_levels``, ``s_levels``: sorted and
+    distinct, as from ``np.unique``): the codes by a compiled binary search, the rows put in score
+    order by a counting sort of the score codes (`group_rows`, moving the label codes and
+    the weights), and every count from one pass over the runs of tied scores
+    (`level_counts`). ``O(n log m)``, no comparison sort of the rows."""
+    n = int(y.size)
+    y_code = level_codes(y, y_levels)
+    s_code = level_codes(s, s_levels)
+    moved = (y_code,) if w is None else (y_code, w)
+    _, counts, grouped = group_rows(s_code, 0, s_levels.size, moved, with_perm=False,
+                                    always=True)
+    del y_code, s_code
+    starts = np.zeros(s_levels.size, dtype=np.intp)
+    np.cumsum(counts[:-1], out=starts[1:])           # every score value is present
+    N0, Ty, Ts, Tyy, D = level_counts(grouped[0], y_levels.size, starts,
+                                      None if w is None else grouped[1])
+    weight_sum = n if w is None else float(w.sum())
+    return _from_totals(N0, Ty, Ts, Tyy, D, n, weight_sum, int(y_levels.size),
+                        int(s_levels.size))
+
+
+def _count_continuous(y, s, w) -> PairCounts:
+    """Any labels: order by (label, score), count the strict inversions of the scores.
+
+    One argsort by label; the scores gathered in that order are sorted inside each run of
+    tied labels (`sort_runs`), then the compiled merge sort counts their strict inversions
+    (the discordant pairs) and leaves them sorted, where the runs of equal scores give the
+    pairs tied in score.
     """
     n = int(y.size)
-    order_s = np.argsort(s)
-    s_sorted = s[order_s]
-    s_starts = run_starts(s_sorted)
-    del s_sorted
-    new_value = np.zeros(n, dtype=np.int32 if n < 2**31 else np.int64)
-    new_value[s_starts[1:]] = 1
-    ranks = np.cumsum(new_value, out=new_value)  # dense score ranks, in score order
-    y_s = y[order_s]
-    perm = np.argsort(y_s, kind="stable")
-    y_sorted = y_s[perm]
-    del y_s
-    seq = ranks[perm]
-    del ranks
-    y_starts = run_starts(y_sorted)
-    # (label, score) runs: a new run wherever the label or the score rank changes.
-    both_flags = np.ones(n, dtype=bool)
-    np.not_equal(seq[1:], seq[:-1], out=both_flags[1:])
-    both_flags[y_starts] = True
-    key_starts = np.flatnonzero(both_flags)
-    del both_flags, y_sorted
-    n_label_levels, n_score_levels = int(y_starts.size), int(s_starts.size)
-    nbits = max(1, int(n_score_levels - 1).bit_length())
+    levels = _coded_levels(y, s)
+    if levels is not None:
+        return _count_coded(y, s, w, *levels)
+    order = np.argsort(y)
+    y_sorted = y[order]
+    Ty_exact, n_label_levels = tie_pairs(y_sorted)
+    keys = key_array(s)[order]                     # a fresh array: sorted in place below
+    wk = None if w is None else w[order]
+    label_ties = n_label_levels < n
+    if label_ties:
+        y_starts = run_starts(y_sorted)
+        if w is None:
+            sort_runs(keys, y_starts)
+        else:
+            sort_runs(keys, y_starts, wk, wk)
+            # (label, score) runs: a new run wherever the label or the score changes.
+            both = np.ones(n, dtype=bool)
+            np.not_equal(keys[1:], keys[:-1], out=both[1:])
+            both[y_starts] = True
+            key_starts = np.flatnonzero(both)
+            del both
+    del y_sorted, order
     if w is None:
-        D = count_inversions(seq, nbits)
+        Tyy = tie_pairs(keys, y_starts)[0] if label_ties else 0
+        D, keys, _, _ = sort_count(keys)
+        Ts, n_score_levels = tie_pairs(keys)
         N0 = n * (n - 1) // 2
-        Ty = _pairs_within_runs(_run_lengths(y_starts, n))
-        Ts = _pairs_within_runs(_run_lengths(s_starts, n))
-        Tyy = _pairs_within_runs(_run_lengths(key_starts, n))
+        Ty = Ty_exact
         weight_sum = n
     else:
-        w_s = w[order_s]
-        wk = w_s[perm]
-        D = count_inversions(seq, nbits, wk, wk)
         # N0 and Ts come from the same array and routine as Ty and Tyy whenever they must be
         # equal (one label level, or one score level): degenerate metrics stay exactly nan.
         N0 = _weighted_pairs(wk)
-        Ty = _weighted_pairs(wk, y_starts)
-        Ts = N0 if n_score_levels == 1 else _weighted_pairs(w_s, s_starts)
-        Tyy = _weighted_pairs(wk, key_starts)
+        Ty = _weighted_pairs(wk, y_starts) if label_ties else 0.0
+        Tyy = _weighted_pairs(wk, key_starts) if label_ties else 0.0
+        D, keys, ws, _ = sort_count(keys, wk, wk)
+        s_starts = run_starts(keys)
+        n_score_levels = int(s_starts.size)
+        Ts = N0 if n_score_levels == 1 else _weighted_pairs(ws, s_starts)
         weight_sum = float(w.sum())
     return _from_totals(N0, Ty, Ts, Tyy, D, n, weight_sum, n_label_levels, n_score_levels)
 
@@ -367,145 +438,91 @@ def count_in_score_order(y_rank: np.ndarray, n_label_levels: int, s_sorted: np.n
     (``0..n_label_levels-1``) in score order, ``s_sorted`` the ascending scores and ``w``
     the weights in the same order.
 
-    ``O(n log L)`` for ``L`` label levels: no sort of the scores (the epoch tracker gets the
-    order by merging), only a stable re-sort of the labels inside tied-score runs and a
-    wavelet inversion count of the label ranks, whose strict inversions (earlier = lower
-    score, higher label) are exactly the discordant pairs.
+    No sort of the scores (the epoch tracker gets the order by merging). Up to 32768 label
+    levels, one compiled pass with a Fenwick tree over the levels counts everything
+    (`level_counts`, ``O(n log L)``). Above, the label ranks are sorted inside each run of
+    tied scores (`sort_runs`, so that no tied pair counts as an inversion), then the
+    compiled merge sort counts their strict inversions (earlier = lower score, higher
+    label: exactly the discordant pairs) and leaves them sorted by label, ``O(n log n)``.
     """
     n = int(s_sorted.size)
     s_starts = run_starts(s_sorted)
     n_score_levels = int(s_starts.size)
-    ybits = max(1, int(n_label_levels - 1).bit_length())
+    if n_label_levels <= _TREE_MAX_LEVELS:
+        N0, Ty, Ts, Tyy, D = level_counts(y_rank, n_label_levels, s_starts, w)
+        weight_sum = n if w is None else float(w.sum())
+        return _from_totals(N0, Ty, Ts, Tyy, D, n, weight_sum, n_label_levels,
+                            n_score_levels)
+    keys = np.array(y_rank, dtype=np.int64)        # a fresh array: sorted in place below
+    w = None if w is None else np.array(w, dtype=np.float64)
     if n_score_levels < n:
-        # Inside a run of tied scores, order the labels ascending so that no tied pair
-        # counts as an inversion. Timsort finds the already-sorted stretches.
-        run_id = np.zeros(n, dtype=np.int64)
-        run_id[s_starts[1:]] = 1
-        np.cumsum(run_id, out=run_id)
-        perm = np.argsort((run_id << ybits) | y_rank, kind="stable")
-        y_rank = y_rank[perm]
-        w = None if w is None else w[perm]
-        del run_id, perm
-    both = np.zeros(n, dtype=bool)
-    both[s_starts] = True
-    both[1:] |= y_rank[1:] != y_rank[:-1]
-    key_starts = np.flatnonzero(both)
-    del both
+        if w is None:
+            sort_runs(keys, s_starts)
+        else:
+            sort_runs(keys, s_starts, w, w)
     if w is None:
-        D = count_inversions(y_rank, ybits)
-        hist = np.bincount(y_rank, minlength=n_label_levels).astype(np.int64)
-        N0 = n * (n - 1) // 2
-        Ty = _pairs_within_runs(hist)
         Ts = _pairs_within_runs(_run_lengths(s_starts, n))
-        Tyy = _pairs_within_runs(_run_lengths(key_starts, n))
+        Tyy = tie_pairs(keys, s_starts)[0]
+        D, keys, _, _ = sort_count(keys)
+        Ty = tie_pairs(keys)[0]
+        N0 = n * (n - 1) // 2
         weight_sum = n
     else:
-        D = count_inversions(y_rank, ybits, w, w)
-        by_label = np.argsort(y_rank, kind="stable")
-        wy = w[by_label]
+        both = np.zeros(n, dtype=bool)
+        both[s_starts] = True
+        both[1:] |= keys[1:] != keys[:-1]
+        Tyy = _weighted_pairs(w, np.flatnonzero(both))
+        del both
+        Ts_runs = _weighted_pairs(w, s_starts) if n_score_levels > 1 else None
+        D, keys, wy, _ = sort_count(keys, w, w)     # wy: the weights in label order
         N0 = _weighted_pairs(wy)
-        Ty = _weighted_pairs(wy, run_starts(y_rank[by_label]))
-        Ts = N0 if n_score_levels == 1 else _weighted_pairs(w, s_starts)
-        Tyy = _weighted_pairs(w, key_starts)
+        Ty = _weighted_pairs(wy, run_starts(keys))
+        Ts = N0 if Ts_runs is None else Ts_runs
         weight_sum = float(w.sum())
     return _from_totals(N0, Ty, Ts, Tyy, D, n, weight_sum, n_label_levels, n_score_levels)
 
 
-def count_inversions(seq: np.ndarray, nbits: int, left=None, right=None):
-    """Strict inversions ``sum_{i<j, seq_i > seq_j} left_i * right_j`` of ints in [0, 2**nbits).
+def discordant_pairs(x: np.ndarray, y: np.ndarray, w: np.ndarray | None = None,
+                     order: np.ndarray | None = None):
+    """Pairs (weight ``w_i w_j``) that ``x`` and ``y`` order strictly opposite ways:
+    ``x_i < x_j`` and ``y_i > y_j``. Equal to ``count_pairs(x, y, w).discordant`` for
+    positive weights, without the other counts: the Kendall distance between two score
+    vectors (the epoch tracker's churn).
+
+    ``order``: ``np.argsort(x)`` when the caller has it (saves the sort). ``y`` is put in
+    that order, sorted inside runs of tied ``x`` (`sort_runs`), and its strict inversions
+    counted by the compiled merge sort. ``O(n log n)``; exact int without weights.
+
+    >>> import numpy as np
+    >>> discordant_pairs(np.array([1, 2, 3, 3]), np.array([0.3, 0.2, 0.1, 0.5]))
+    3
+    """
+    if order is None:
+        order = np.argsort(x)
+    keys = key_array(y)[order]                     # a fresh array: sorted in place below
+    wk = None if w is None else np.array(w[order], dtype=np.float64)
+    starts = run_starts(x[order])
+    if starts.size < x.size:
+        if wk is None:
+            sort_runs(keys, starts)
+        else:
+            sort_runs(keys, starts, wk, wk)
+    return sort_count(keys, wk, wk)[0]
+
+
+def count_inversions(seq: np.ndarray, left=None, right=None):
+    """Strict inversions ``sum_{i<j, seq_i > seq_j} left_i * right_j`` of a numeric array.
 
     ``left`` weighs the earlier element of a pair and ``right`` the later one (the C-index
     uses ``left`` = "event observed"); both ``None`` counts pairs, exactly, as a Python int.
-    Integer ``left``/``right`` give exact Python ints, float ones float64 sums of nonnegative
-    products whose absolute error is below ``4 nbits n eps`` times the total pair weight.
+    Integer ``left``/``right`` (nonnegative) give exact Python ints, float ones a float64
+    sum of nonnegative products (relative error below about ``2 n eps``). ``seq`` is not
+    modified. Compiled merge sort (`streamrank._ckernels.sort_count`), ``O(n log n)``.
 
-    Wavelet-matrix counting, ``O(n nbits)`` with ~8 vectorized passes per bit. Two values
-    first differ at one bit ``k``; the pair is inverted when the earlier one has a 1 there.
-    Before bit ``k`` is processed the array is stably ordered by the bit-reversed prefix
-    ``v >> (k+1)``, so elements sharing a prefix are contiguous ("segments") and keep their
-    original relative order::
-
-        bits of v:  b_{nbits-1} ... b_{k+1} | b_k | ...   arrangement: stable sort by
-                    \\------ prefix ------/                (b_{k+1}, ..., b_{nbits-1})
-
-    Inversions decided at bit ``k`` = for every 0 at bit ``k``, the 1s before it in its own
-    segment = (1s before it anywhere) - (1s in the segments before its own). The first term
-    comes from the positions of the 0s; the second from per-prefix histograms, which do not
-    depend on the arrangement. Then the array is stably partitioned by bit ``k``, which
-    yields the arrangement for bit ``k - 1``.
+    >>> import numpy as np
+    >>> count_inversions(np.array([3, 1, 2, 1]))
+    4
+    >>> count_inversions(np.array([3, 1, 2, 1]), left=np.array([0, 1, 1, 1]))  # (2, 1)
+    1
     """
-    cur = seq.astype(np.int32 if nbits < 31 else np.int64)
-    counting = left is None and right is None
-    if not counting:
-        left = np.ones(cur.size, dtype=np.int64) if left is None else left
-        right = np.ones(cur.size, dtype=np.int64) if right is None else right
-        exact = left.dtype.kind in "iub" and right.dtype.kind in "iub"
-        if exact:
-            left, right = left.astype(np.int64), right.astype(np.int64)
-        else:
-            left, right = left.astype(np.float64), right.astype(np.float64)
-    buf = np.empty_like(cur)
-    # Per-prefix histograms, indexed in arrangement order: pyramid[k] holds the counts (or
-    # weights) of v >> k for every prefix, ordered as the segments lie before bit k - 1 is
-    # processed, i.e. by the bit-reversed prefix. Its first half is the 0-children of the
-    # level-(k+1) segments, its second half the 1-children, so
-    # pyramid[k + 1] = pyramid[k][:half] + pyramid[k][half:], all sequential passes; only
-    # the finest level needs one bit-reversal gather.
-    rev = np.zeros(1 << nbits, dtype=np.int32 if nbits < 31 else np.int64)
-    for m in range(nbits):  # rev[:2**(m+1)] = bit reversal on m + 1 bits, built in place
-        head = rev[:1 << m]
-        head *= 2
-        np.add(head, 1, out=rev[1 << m:2 << m])
-    hdtype = np.int32 if counting and cur.size < 2**31 else None
-
-    def pyramid(weights, rev):
-        h = np.bincount(cur, weights=weights, minlength=1 << nbits)
-        if weights is not None and exact:
-            h = np.rint(h).astype(np.int64)  # bincount sums in float64: exact below 2**53
-        levels = [h[rev].astype(hdtype) if hdtype else h[rev]]
-        for _ in range(nbits):
-            half = levels[-1].size // 2
-            levels.append(levels[-1][:half] + levels[-1][half:])
-        return levels
-
-    if counting:
-        h_left = h_right = pyramid(None, rev)
-    else:
-        h_left, h_right = pyramid(left, rev), pyramid(right, rev)
-    del rev  # 2**nbits entries: free them before the passes
-    total = 0 if counting or exact else 0.0
-    for k in range(nbits - 1, -1, -1):
-        bit = (cur & (1 << k)) != 0
-        half = h_left[k].size // 2
-        ones_seg = h_left[k][half:].astype(np.int64 if counting else h_left[k].dtype)
-        zeros_seg = h_right[k][:half]
-        ones_before_seg = np.cumsum(ones_seg) - ones_seg
-        nb = ~bit
-        if counting:
-            zero_pos = np.flatnonzero(nb)
-            one_pos = np.flatnonzero(bit)
-            nz = zero_pos.size
-            # The j-th zero (0-based) at position p has p - j ones before it.
-            glob = int_sum(zero_pos) - nz * (nz - 1) // 2
-            total += glob - int_sum(zeros_seg * ones_before_seg)
-            # Index gathers: much faster than boolean-mask compaction on random bits.
-            np.take(cur, zero_pos, out=buf[:nz])
-            np.take(cur, one_pos, out=buf[nz:])
-            cur, buf = buf, cur
-        else:
-            zero_pos = np.flatnonzero(nb)
-            perm = np.concatenate((zero_pos, np.flatnonzero(bit)))
-            lb = np.where(bit, left, 0)
-            ones_cum = np.cumsum(lb) - lb  # left weight of the 1s before each position
-            if exact:
-                glob = int_sum(right[zero_pos] * ones_cum[zero_pos])
-                total += glob - int_sum(zeros_seg * ones_before_seg)
-            else:
-                glob = float(np.dot(right[zero_pos], ones_cum[zero_pos]))
-                total += glob - float(np.dot(zeros_seg, ones_before_seg))
-            same = right is left
-            cur, left = cur[perm], left[perm]
-            right = left if same else right[perm]
-    if isinstance(total, float):
-        total = max(0.0, total)
-    return total
+    return sort_count(np.array(key_array(seq)), left, right)[0]

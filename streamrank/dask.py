@@ -36,7 +36,7 @@ exact cross terms per pair of ranges suffice.
    buckets, and the first run of another). ``D_x`` and ``Ty_x`` come, for few label levels,
    from the buckets' label histograms (``O(B L)``); for continuous labels from a *second*
    range-partitioned shuffle by ``(label, bucket, row id)``: inside each label range the
-   pairs ``b_i < b_j, y_i > y_j`` are a wavelet inversion count, across label ranges they
+   pairs ``b_i < b_j, y_i > y_j`` are a merge-sort inversion count, across label ranges they
    follow from per-range histograms of the bucket ids, and equal labels across ranges are
    again a run walk.
 
@@ -531,16 +531,15 @@ def _z_bucket(pieces: list, plan: _Plan) -> _ZSummary | None:
         return None
     b, z = rows.xcols[0], rows.z
     zr, n_z = dense_ranks(z)
-    zbits = max(1, int(n_z - 1).bit_length())
     bbits = max(1, int(plan.nb - 1).bit_length())
     a, r = rows.a, rows.r
     # Strict inversions of z in (b, z) order: pairs b_i < b_j with z_i > z_j (equal b are
     # sorted by z, so they never invert).
     o1 = np.lexsort((zr, b))
     if a is None and r is None:
-        inv = count_inversions(zr[o1], zbits)
+        inv = count_inversions(zr[o1])
     else:
-        inv = count_inversions(zr[o1], zbits, None if a is None else a[o1],
+        inv = count_inversions(zr[o1], None if a is None else a[o1],
                                None if r is None else r[o1])
     # Equal z, smaller b: keys (z rank, b) sorted, left weight of the smaller b in the run.
     key = (zr << bbits) | b

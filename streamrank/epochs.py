@@ -29,7 +29,9 @@ anything changes.
 ``churn`` is the number (weight) of pairs whose score order flipped strictly between two
 consecutive epochs: the Kendall distance between the score vectors, a training-stability
 figure. It costs an extra ``O(n log n)`` count for ``step`` and ``step_additive``
-(``track_churn=False`` skips it) and ``O(k log n)`` for ``step_partial``.
+(``track_churn=False`` skips it) and ``O(k log n)`` for ``step_partial``: the new scores
+in the previous epoch's order (no sort when that order is known), and the compiled merge
+sort of `streamrank._kernels.discordant_pairs` counts their strict inversions.
 """
 
 from __future__ import annotations
@@ -42,6 +44,7 @@ from ._kernels import (
     count_in_score_order,
     count_pairs,
     dense_ranks,
+    discordant_pairs,
     run_starts,
 )
 from ._validation import as_1d_numeric, check_weights, describe, param_error
@@ -381,14 +384,14 @@ class EpochTracker:
         if bad:
             raise param_error("delta", func, "moves that keep every score finite (and "
                               f"within {dtype} for integer scores)", "a move that overflows")
-        order = self._order if self._order is not None else np.argsort(self._scores)
+        previous = self._order if self._order is not None else np.argsort(self._scores)
         # A stable radix sort by group keeps each group's previous (= new) score order; a
         # stable timsort of the new scores then only merges the L runs.
         small = np.uint16 if d.size <= 1 << 16 else np.uint32
-        by_group = order[np.argsort(g[order].astype(small), kind="stable")]
+        by_group = previous[np.argsort(g[previous].astype(small), kind="stable")]
         order = by_group[np.argsort(new[by_group], kind="stable")]
         counts = self._count_ordered(order, new)
-        return self._commit(new, counts, order, self._full_churn(new))
+        return self._commit(new, counts, order, self._full_churn(new, previous))
 
     def step_partial(self, indices, new_scores) -> PairCounts:
         """A new epoch where only the scores at ``indices`` changed.
@@ -442,11 +445,14 @@ class EpochTracker:
         w = None if self._w is None else self._w[order]
         return count_in_score_order(self._y_rank[order], self._n_levels, s[order], w)
 
-    def _full_churn(self, new):
+    def _full_churn(self, new, previous=None):
+        """Churn against the held scores; ``previous``: their argsort, if known."""
         if not self.track_churn or self._scores is None:
             return None
-        # Labels = previous scores: the discordant pairs are exactly the flipped pairs.
-        return count_pairs(self._scores, new, self._w).discordant
+        # The pairs the previous and the new scores order strictly opposite ways, counted in
+        # the previous order (known after step on continuous labels and step_additive).
+        return discordant_pairs(self._scores, new, self._w,
+                                self._order if previous is None else previous)
 
     def _commit(self, s, counts, order, churn) -> PairCounts:
         self._scores, self._order, self._runs = s, order, None
@@ -480,7 +486,7 @@ class EpochTracker:
             between = cw[np.searchsorted(srt, hi, "left")] - cw[np.searchsorted(srt, lo, "right")]
             cross = float(np.dot(self._w[idx], np.maximum(between, 0.0)))
         wk = None if self._w is None else self._w[idx]
-        return cross + (count_pairs(old, v, wk).discordant if idx.size > 1 else 0)
+        return cross + (discordant_pairs(old, v, wk) if idx.size > 1 else 0)
 
     def _ensure_runs(self):
         if self._runs is None:
@@ -548,7 +554,7 @@ class EpochTracker:
             k_runs = _Runs(o[by_old], None if wk is None else wk[by_old])
             between = np.maximum(between_all - k_runs.between(lo, hi), 0)
             cross = int(between.sum()) if wk is None else float(wk @ between)
-            churn = cross + count_pairs(o, v, wk).discordant
+            churn = cross + discordant_pairs(o, v, wk)
         for level in range(self._n_levels):
             at = c == level
             if at.any():

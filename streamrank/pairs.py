@@ -38,9 +38,8 @@ def pair_counts(y_true, y_score, *, sample_weight=None) -> PairCounts:
 
     Runtime complexity: ``O(n log n)``, vectorized. Binary labels cost two ``np.sort`` of
     the classes' scores and one merge (less than one ``np.argsort``); up to 8 label levels,
-    one sort per level and a merge per pair of levels; continuous labels, two argsorts and
-    an ``O(n log m)`` inversion count (``m`` distinct scores). The naive pair loop is
-    ``O(n^2)``.
+    one sort per level and a merge per pair of levels; continuous labels, one argsort and a
+    compiled merge-sort inversion count. The naive pair loop is ``O(n^2)``.
 
     Parameters
     ----------

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._kernels import count_inversions, count_pairs, dense_ranks, exclusive_cumsum_in_groups, int_sum, run_starts
+from ._ckernels import sort_count, sort_runs
+from ._kernels import count_pairs, dense_ranks, exclusive_cumsum_in_groups, int_sum, run_starts
 from ._validation import (as_1d_numeric, check_consistent_length, check_weights, describe,
                           param_error, scale_weights)
 from .counts import _clamp, _ratio
@@ -16,44 +17,88 @@ def _pairs_before(outer_inner: np.ndarray, inner_bits: int, left, right):
     """``sum_j right_j * (left weight of the elements with the same outer code and a
     smaller inner code)`` for keys ``(outer << inner_bits) | inner`` sorted ascending."""
     runs = run_starts(outer_inner)
-    outer = outer_inner[runs] >> inner_bits
-    groups = run_starts(outer)
+    groups = run_starts(outer_inner[runs] >> inner_bits)
+    return _pairs_before_runs(runs, groups, left, right)
+
+
+def _pairs_before_runs(runs, groups, left, right):
+    """`_pairs_before` from the runs of equal keys (their starts ``runs``) and the groups
+    of runs of one outer code (``groups``, indices into ``runs``)."""
     run_left = np.add.reduceat(left, runs)
     run_right = np.add.reduceat(right, runs)
     below = exclusive_cumsum_in_groups(run_left, groups)
-    if run_left.dtype.kind == "i":
-        return int_sum(run_right * below)
+    if run_left.dtype.kind in "iu":                  # counts: exact
+        return int_sum(run_right.astype(np.int64) * below.astype(np.int64))
     return float(np.dot(run_right, below))
+
+
+def _exit_keys(t: np.ndarray, e: np.ndarray) -> np.ndarray:
+    """uint64 keys of the exit order: by time, and at equal times events before censored
+    cases (``2 time_code + censored``). Nonnegative float times are their own codes (the
+    bits of a nonnegative float64 order as its value, ``-0.0`` taken as ``0.0``), integer
+    times their offset from the smallest; anything else is ranked (one argsort)."""
+    censored = (~e).astype(np.uint64)
+    if t.dtype.kind == "f":
+        x = t.astype(np.float64) + 0.0
+        if x.min() >= 0:
+            return (x.view(np.uint64) << np.uint64(1)) | censored
+    elif t.dtype.kind in "biu":
+        lo, hi = int(t.min()), int(t.max())
+        if hi - lo < 1 << 62:
+            code = (t - t.dtype.type(lo)) if t.dtype.kind == "u" else t.astype(np.int64) - lo
+            return (code.astype(np.uint64) << np.uint64(1)) | censored
+    return (dense_ranks(t)[0].astype(np.uint64) << np.uint64(1)) | censored
 
 
 def censored_counts(t: np.ndarray, s: np.ndarray, e: np.ndarray, w: np.ndarray | None):
     """``(P, D, T)`` of lifelines' censored concordance for validated arrays: comparable
     pairs, discordant ones and ones tied in score (exact ints with ``w=None``). The C-index
-    is ``(P - D - T/2) / P``. Runtime complexity: ``O(n log n)``."""
+    is ``(P - D - T/2) / P``.
+
+    A pair weighs ``left_i * right_j`` with ``i`` the earlier exit (``left`` = its weight
+    if it is an observed event, else 0) and ``j`` the later one. The rows are put in score
+    order (ties by exit key), then the compiled merge sort counts the strict inversions of
+    the exit keys: a later exit before an earlier one with a strictly lower score is a
+    discordant pair. The sort leaves the rows in exit order, where the comparable pairs
+    are summed. Runtime complexity: ``O(n log n)``: one argsort (two for negative or
+    non-numeric-order times) and one merge sort.
+    """
     n = t.size
-    rt, _ = dense_ranks(t)
-    rs, n_scores = dense_ranks(s)
-    # Exit order: by time, and at equal times events before censored cases.
-    key = 2 * rt + (~e)
-    kbits = max(1, int(key.max()).bit_length())
-    sbits = max(1, int(n_scores - 1).bit_length())
+    if n == 0:
+        return (0, 0, 0) if w is None else (0.0, 0.0, 0.0)
+    key = _exit_keys(t, e)
+    by_score = np.argsort(s)
+    keys = key[by_score]                           # a fresh array: sorted in place below
+    del key
     if w is None:
-        left, right = e.astype(np.int64), np.ones(n, dtype=np.int64)
+        left = e[by_score].astype(np.uint64)
+        right = np.ones(n, dtype=np.uint64)
     else:
-        left, right = w * e, w
-    # Comparable pairs: an earlier exit that is an observed event, any later exit.
-    exit_score = (key << sbits) | rs
-    by_key = np.argsort(exit_score)
-    l1, r1 = left[by_key], right[by_key]
-    # One group (outer code 0): pairs with a smaller exit key.
-    P = _pairs_before(exit_score[by_key] >> sbits, kbits, l1, r1)
-    # Discordant: earlier exit with a strictly higher score = strict inversions of the
-    # score ranks in (exit, score) order; equal exits are sorted by score, never inverted.
-    D = count_inversions(rs[by_key], sbits, l1, r1)
-    # Tied in score: same score, smaller exit key.
-    score_exit = (rs << kbits) | key
-    by_score = np.argsort(score_exit)
-    T = _pairs_before(score_exit[by_score], kbits, left[by_score], right[by_score])
+        left, right = (w * e)[by_score], w[by_score]
+    s_starts = run_starts(s[by_score])
+    del by_score
+    if s_starts.size < n:
+        sort_runs(keys, s_starts, left, right)    # tied scores: by exit key
+        # Tied in score: same score, smaller exit key. Runs of one (score, key) inside the
+        # runs of one score.
+        new_run = np.ones(n, dtype=bool)
+        np.not_equal(keys[1:], keys[:-1], out=new_run[1:])
+        new_run[s_starts] = True
+        runs = np.flatnonzero(new_run)
+        new_run[:] = False
+        new_run[s_starts] = True
+        T = _pairs_before_runs(runs, np.flatnonzero(new_run[runs]), left, right)
+        del new_run, runs
+    else:
+        T = 0 if w is None else 0.0
+    # Discordant: a later exit (weight right) placed before an earlier one (weight left)
+    # in score order, i.e. a strict inversion of the exit keys.
+    D, keys, right, left = sort_count(keys, right, left)
+    # Comparable: an earlier exit that is an observed event, any later exit; the rows are
+    # now in exit order (one group).
+    P = _pairs_before_runs(run_starts(keys), np.zeros(1, dtype=np.intp), left, right)
+    if w is None:
+        P, D, T = int(P), int(D), int(T)
     return P, D, T
 
 
@@ -73,8 +118,9 @@ def concordance_index(event_times, predicted_scores, event_observed=None, *, sam
     With ``sample_weight`` a pair counts ``w_i * w_j``. No comparable pair (for example no
     observed event) gives ``nan`` with an `UndefinedMetricWarning` (lifelines raises).
 
-    Runtime complexity: ``O(n log n)``: three sorts and a wavelet inversion count of the
-    score ranks in time order, where only observed events weigh as the earlier element.
+    Runtime complexity: ``O(n log n)``: two sorts and a compiled merge-sort inversion count
+    of the exit order in score order, where only observed events weigh as the earlier
+    element.
 
     Parameters
     ----------

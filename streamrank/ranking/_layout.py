@@ -14,10 +14,14 @@ passes over these runs: no Python loop per query or per row.
 
 How the order is obtained, cheapest first (all exact, all ``O(n log n)`` at worst):
 
-* rows already contiguous by query with every query of the same length ``L``: a
+* rows not contiguous by query are first grouped (`group_by_query`): a compiled counting
+  sort by query code, ``O(n)``, stable (rows of a query keep their input order), whose
+  scatter pass moves the relevance and the scores. The codes are ``id - min(id)`` for
+  integer ids of a small range, else from ``np.unique``. Every path below then runs on the
+  grouped rows, so the row order of the input costs two ``O(n)`` passes, not a sort;
+* rows contiguous by query with every query of the same length ``L``: a
   ``(n_q, L)`` reshape and one row-wise ``argsort`` (``lexsort`` when ties are broken);
-* rows contiguous by query (any lengths): one ``lexsort`` by (run, score);
-* anything else: query codes by ``np.unique`` then one ``lexsort``.
+* rows contiguous by query (any lengths): one ``lexsort`` by (query, score).
 
 Ties in score (``ties=``):
 
@@ -40,11 +44,13 @@ from typing import NamedTuple
 
 import numpy as np
 
+from .._clevels import group_rows
 from .._kernels import encode_labels, run_starts
 from .._validation import as_1d_numeric, check_consistent_length, describe, param_error
 from ..exceptions import UndefinedMetricWarning
 
-__all__ = ["PerQuery", "RankLayout", "TIES", "check_k", "finish", "rank_layout", "validate"]
+__all__ = ["PerQuery", "QueryGroups", "RankLayout", "TIES", "check_k", "finish",
+           "group_by_query", "rank_layout", "validate"]
 
 TIES = ("average", "pessimistic", "optimistic")
 _EMPTY = ("skip", 0, 1)
@@ -123,7 +129,7 @@ class RankLayout:
     per tie group (per row when ties are broken).
     """
 
-    order: np.ndarray      # (n,) input row of each sorted position
+    order: np.ndarray      # (n,) input row of each sorted position (see rank_layout)
     y: np.ndarray          # (n,) float64 relevance in sorted order
     s: np.ndarray          # (n,) scores in sorted order
     query_ids: np.ndarray  # (n_q,) id of each query, in layout order
@@ -187,54 +193,118 @@ class RankLayout:
         return np.add.reduceat(rel, self.qstart)
 
 
-def _query_runs(q: np.ndarray):
-    """``(starts, ids)`` when equal ids are contiguous (each id one run), else None."""
-    starts = run_starts(q)
-    ids = q[starts]
-    if ids.size > 1:
-        if ids.dtype.kind in "iuf" or ids.dtype.kind in "USb":
-            inc = ids[1:] > ids[:-1]
-            if not inc.all() and np.unique(ids).size != ids.size:
-                return None
-        elif np.unique(ids).size != ids.size:
+class QueryGroups(NamedTuple):
+    """The rows of each query made contiguous (`group_by_query`).
+
+    ``ids[j]`` and ``lengths[j]`` are the id and the number of rows of the ``j``-th query
+    in grouped order. ``perm[i]`` is the input row at grouped position ``i`` when it was
+    asked for and the rows had to move; ``None`` when the input rows already were
+    contiguous by query (the identity), or when it was not asked for.
+    """
+
+    perm: np.ndarray | None
+    ids: np.ndarray
+    lengths: np.ndarray
+
+    @property
+    def width(self) -> int | None:
+        """``L`` when every query has ``L`` rows (the grouped rows are then a
+        ``(n_q, L)`` matrix), else None."""
+        lengths = self.lengths
+        if lengths.size == 0 or not (lengths == lengths[0]).all():
             return None
-    return starts, ids
+        return int(lengths[0])
 
 
-def dense_shape(q: np.ndarray):
-    """``(ids, L)`` when the rows are contiguous by query and every query has ``L`` rows
-    (the rows are then a ``(n_q, L)`` matrix), else None. ``O(n)``."""
-    runs = _query_runs(q)
-    if runs is None:
-        return None
-    starts, ids = runs
-    L = q.size // ids.size
-    if ids.size * L != q.size or (ids.size > 1 and not (np.diff(starts) == L).all()):
-        return None
-    return ids, L
+#: Integer ids spanning at most ``max(_SPAN_PER_ROW * n, _SPAN_MIN)`` values are grouped by
+#: ``id - min(id)`` directly (a counting sort over the span); wider ones get codes first.
+_SPAN_PER_ROW = 2
+_SPAN_MIN = 1 << 16
 
 
-def rank_layout(q, y, s, *, ties="average", stable=False, local=None) -> RankLayout:
+def _compact_relevance(y: np.ndarray) -> np.ndarray:
+    """Validated relevance (``>= 0``) to move: integer grades below 256 as uint8 (the same
+    values, an eighth of the memory traffic); anything else as it is."""
+    if y.dtype.kind in "biu" and y.itemsize > 1 and y.size and int(y.max()) < 256:
+        return y.astype(np.uint8)
+    return y
+
+
+def group_by_query(q: np.ndarray, y: np.ndarray, s: np.ndarray, *, with_perm=False):
+    """``(groups, y, s)``: the rows grouped by query id, stably, with the relevance and
+    the scores in grouped order (`QueryGroups`; ``with_perm`` keeps the input row of
+    each grouped position, for results given per row).
+
+    Rows already contiguous by query (each id one run of rows) are left as they are, in
+    their query order, at the cost of ``O(n)`` passes. Otherwise the rows are put in
+    ascending id order by a compiled counting sort (`streamrank._clevels.group_rows`,
+    which moves ``y`` and ``s`` in its scatter pass), ``O(n + span)``: integer ids of a
+    span up to ``max(2 n, 65536)`` values are their own codes (``id - min``); other ids
+    are coded by ``np.unique`` (``O(n log n)``) first. Integer relevance below 256 comes
+    back as uint8 when the rows moved (the same values).
+
+    >>> import numpy as np
+    >>> g, y, s = group_by_query(np.array([7, 5, 7, 5, 9]), np.array([1, 0, 2, 0, 1]),
+    ...                          np.array([.1, .2, .3, .4, .5]), with_perm=True)
+    >>> g.perm.tolist(), g.ids.tolist(), g.lengths.tolist(), y.tolist(), s.tolist()
+    ([1, 3, 0, 2, 4], [5, 7, 9], [2, 2, 1], [0, 0, 1, 2, 1], [0.2, 0.4, 0.1, 0.3, 0.5])
+    >>> group_by_query(np.array([3, 3, 1]), y[:3], s[:3])[0].perm is None  # contiguous
+    True
+    """
+    n = q.size
+
+    def as_runs():
+        starts = run_starts(q)
+        return QueryGroups(None, q[starts], np.diff(starts, append=n).astype(np.int64)), y, s
+
+    def moved(codes, offset, n_codes, ids_of):
+        perm, counts, grouped = group_rows(codes, offset, n_codes,
+                                           (_compact_relevance(y), s), with_perm)
+        if grouped is None:                         # contiguous, in another id order
+            return as_runs()
+        present = np.flatnonzero(counts)
+        groups = QueryGroups(perm, ids_of(present), counts[present].astype(np.int64))
+        return (groups,) + grouped
+
+    kind = q.dtype.kind
+    if n <= 1:
+        return as_runs()
+    if kind in "iufUSb":
+        head = q[:4096]
+        if not (head[1:] < head[:-1]).any() and not (q[1:] < q[:-1]).any():
+            return as_runs()                        # sorted by id: each id one run
+    if kind in "biu":
+        lo, hi = int(q.min()), int(q.max())
+        if hi <= np.iinfo(np.int64).max and hi - lo < max(_SPAN_PER_ROW * n, _SPAN_MIN):
+            return moved(q, lo, hi - lo + 1, lambda codes: (codes + lo).astype(q.dtype))
+    starts = run_starts(q)
+    if 2 * starts.size <= n and np.unique(q[starts]).size == starts.size:
+        return as_runs()                            # contiguous (a cheap test on few runs)
+    uniq, code = np.unique(q, return_inverse=True)
+    return moved(code.reshape(-1), 0, uniq.size, lambda codes: uniq[codes])
+
+
+def rank_layout(q, y, s, *, ties="average", stable=False, local=None,
+                groups: QueryGroups | None = None, input_order=True) -> RankLayout:
     """The sorted layout of validated arrays (see the module docstring).
 
     ``stable=True`` breaks score ties by input row (LambdaRank's rank positions).
     ``local``: a row-wise ``argsort(-S, axis=1)`` already computed for dense rows
     (``ties="average"`` only), reused instead of sorting again.
-    Runtime complexity: ``O(n log n)``, one sort (plus ``np.unique`` of the ids when the
-    rows are not grouped by query).
+    ``groups``: from `group_by_query` when the caller has grouped the rows already;
+    ``y`` and ``s`` are then the grouped ones and ``q`` is not read, and ``order``
+    indexes the input rows only if ``groups.perm`` was kept (else the grouped rows).
+    ``input_order=False``: ``order`` may index the grouped rows (for metrics that do not
+    read it; grouping then keeps no permutation array).
+    Runtime complexity: ``O(n log n)``, one sort (after an ``O(n)`` grouping of the rows
+    when they are not contiguous by query).
     """
+    if groups is None:
+        groups, y, s = group_by_query(q, y, s, with_perm=input_order)
     n = y.size
     y_raw = y
     y = y.astype(np.float64, copy=False)
-    runs = _query_runs(q)
-    if runs is None:
-        ids, code = np.unique(q, return_inverse=True)
-        code = code.reshape(-1)
-        grouped = None
-    else:
-        starts, ids = runs
-        lengths = np.diff(starts, append=n)
-        grouped = lengths
+    ids, qlen = groups.ids, groups.lengths
     neg_s = -s
     if ties == "pessimistic":
         secondary = y
@@ -242,8 +312,8 @@ def rank_layout(q, y, s, *, ties="average", stable=False, local=None) -> RankLay
         secondary = -y
     else:
         secondary = None
-    if grouped is not None and ids.size * int(grouped[0]) == n and (grouped == grouped[0]).all():
-        L = int(grouped[0])
+    L = groups.width
+    if L is not None:
         S = neg_s.reshape(-1, L)
         if local is not None:
             pass
@@ -252,14 +322,10 @@ def rank_layout(q, y, s, *, ties="average", stable=False, local=None) -> RankLay
         else:
             local = np.lexsort((secondary.reshape(-1, L), S), axis=1)
         order = (local + (np.arange(ids.size) * L)[:, None]).reshape(-1)
-        qlen = grouped
     else:
-        if grouped is not None:
-            code = np.repeat(np.arange(ids.size), grouped)
+        code = np.repeat(np.arange(ids.size), qlen)
         keys = (neg_s, code) if secondary is None else (secondary, neg_s, code)
         order = np.lexsort(keys)
-        qlen = np.bincount(code, minlength=ids.size) if grouped is None else grouped
-    qlen = qlen.astype(np.int64)
     qstart = np.zeros(ids.size, dtype=np.int64)
     np.cumsum(qlen[:-1], out=qstart[1:])
     ys, ss = y[order], s[order]
@@ -271,8 +337,10 @@ def rank_layout(q, y, s, *, ties="average", stable=False, local=None) -> RankLay
         gstart = np.flatnonzero(flags)
     else:
         gstart = np.arange(n)
-    return RankLayout(order, ys, ss, ids, qstart, qlen, gstart,
-                      ys if y_raw is y else y_raw[order])
+    y_sorted = ys if y_raw is y else y_raw[order]
+    if groups.perm is not None:
+        order = groups.perm[order]                  # back to input rows
+    return RankLayout(order, ys, ss, ids, qstart, qlen, gstart, y_sorted)
 
 
 def discount_cumsum(max_len: int) -> np.ndarray:

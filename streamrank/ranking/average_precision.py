@@ -7,7 +7,7 @@ import numpy as np
 from .._kernels import exclusive_cumsum_in_groups
 from types import SimpleNamespace
 
-from ._layout import check_k, dense_shape, finish, rank_layout, validate
+from ._layout import check_k, finish, group_by_query, rank_layout, validate
 
 __all__ = ["average_precision_score"]
 
@@ -19,14 +19,15 @@ def _harmonic(n: int) -> np.ndarray:
     return h
 
 
-def _ap_dense_no_ties(q, y, s, k):
-    """AP per row of a dense ``(n_q, L)`` matrix when no row has tied scores: a row-wise
-    argsort and a row-wise running count of hits, ``O(n log L)``. Returns None when the
-    rows are not dense, and the row-wise order (to reuse) when they have ties."""
-    shape = dense_shape(q)
-    if shape is None:
+def _ap_dense_no_ties(groups, y, s, k):
+    """AP per row of a dense ``(n_q, L)`` matrix (``y``, ``s`` in the order of ``groups``)
+    when no row has tied scores: a row-wise argsort and a row-wise running count of hits,
+    ``O(n log L)``. Returns None when the rows are not dense, and the row-wise order (to
+    reuse) when they have ties."""
+    L = groups.width
+    if L is None:
         return None
-    ids, L = shape
+    ids = groups.ids
     S = s.reshape(ids.size, L)
     order = np.argsort(-S, axis=1)
     ss = np.take_along_axis(S, order, axis=1)
@@ -100,15 +101,16 @@ def average_precision_score(query_ids, y_true, y_score, *, k=None, ties="average
     func = "average_precision_score"
     q, y, s = validate(query_ids, y_true, y_score, func, ties=ties, empty=empty)
     k = check_k(k, func)
+    groups, y, s = group_by_query(q, y, s)
     local = None
     if ties == "average":
-        fast = _ap_dense_no_ties(q, y, s, k)
+        fast = _ap_dense_no_ties(groups, y, s, k)
         if isinstance(fast, tuple):
             ids, values, R = fast
             return finish(func, SimpleNamespace(query_ids=ids), values, R == 0, empty,
                           return_per_query)
         local = fast
-    lay = rank_layout(q, y, s, ties=ties, local=local)
+    lay = rank_layout(q, y, s, ties=ties, local=local, groups=groups)
     R = lay.relevant_count()
     if lay.no_ties:
         # No tie groups (distinct scores, or ties broken): the textbook sum over the

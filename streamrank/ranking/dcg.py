@@ -7,7 +7,7 @@ import numpy as np
 from types import SimpleNamespace
 
 from ._layout import (
-    check_k, dense_shape, discount_cumsum, finish, gains, ideal_dcg, ideal_dcg_rows,
+    check_k, discount_cumsum, finish, gains, ideal_dcg, ideal_dcg_rows, group_by_query,
     rank_layout, validate,
 )
 
@@ -66,15 +66,15 @@ def _dcg_topk_dense(neg: np.ndarray, G: np.ndarray, k: int, D: np.ndarray) -> np
     return out
 
 
-def _ndcg_dense_fast(q, y, s, k, gain, ties):
-    """``(ids, dcg, idcg)`` by `_dcg_topk_dense` when the rows form a dense matrix and
-    ``k`` is below its width, else None."""
+def _ndcg_dense_fast(groups, y, s, k, gain, ties):
+    """``(ids, dcg, idcg)`` by `_dcg_topk_dense` when the grouped rows (``y``, ``s`` in the
+    order of ``groups``) form a dense matrix and ``k`` is below its width, else None."""
     if ties != "average" or k is None:
         return None
-    shape = dense_shape(q)
-    if shape is None or k >= shape[1]:
+    L = groups.width
+    if L is None or k >= L:
         return None
-    ids, L = shape
+    ids = groups.ids
     nq = ids.size
     D = discount_cumsum(k)
     G = gains(y.astype(np.float64, copy=False), gain).reshape(nq, L)
@@ -139,11 +139,12 @@ def dcg_score(query_ids, y_true, y_score, *, k=None, gain="exponential", ties="a
     func = "dcg_score"
     q, y, s = validate(query_ids, y_true, y_score, func, ties=ties, gain=gain)
     k = check_k(k, func)
-    fast = _ndcg_dense_fast(q, y, s, k, gain, ties)
+    groups, y, s = group_by_query(q, y, s)
+    fast = _ndcg_dense_fast(groups, y, s, k, gain, ties)
     if fast is not None:
         return finish(func, SimpleNamespace(query_ids=fast[0]), fast[1], None, "skip",
                       return_per_query)
-    lay = rank_layout(q, y, s, ties=ties)
+    lay = rank_layout(q, y, s, ties=ties, groups=groups)
     D = discount_cumsum(int(lay.qlen.max()) if k is None else min(k, int(lay.qlen.max())))
     kk = None if k is None else min(k, D.size - 1)
     return finish(func, lay, _dcg(lay, kk, gain, D), None, "skip", return_per_query)
@@ -195,12 +196,13 @@ def ndcg_score(query_ids, y_true, y_score, *, k=None, gain="exponential", ties="
     func = "ndcg_score"
     q, y, s = validate(query_ids, y_true, y_score, func, ties=ties, empty=empty, gain=gain)
     k = check_k(k, func)
-    fast = _ndcg_dense_fast(q, y, s, k, gain, ties)
+    groups, y, s = group_by_query(q, y, s)
+    fast = _ndcg_dense_fast(groups, y, s, k, gain, ties)
     if fast is not None:
         ids, dcg, idcg = fast
         lay = SimpleNamespace(query_ids=ids)
     else:
-        lay = rank_layout(q, y, s, ties=ties)
+        lay = rank_layout(q, y, s, ties=ties, groups=groups)
         top = int(lay.qlen.max())
         kk = None if k is None else min(k, top)
         D = discount_cumsum(top if kk is None else kk)

@@ -71,7 +71,7 @@ def err_score(query_ids, y_true, y_score, *, k=None, max_grade=None, ties="avera
             raise param_error("max_grade", func, f"a number >= max(y_true) = {top:g}",
                               describe(max_grade))
         gmax = float(max_grade)
-    lay = rank_layout(q, y, s, ties=ties)
+    lay = rank_layout(q, y, s, ties=ties, input_order=False)
     R = np.expm1(lay.y * np.log(2.0)) / 2.0 ** gmax
     if ties == "average":
         R = np.repeat(lay.group_sum(R) / lay.glen, lay.glen)

@@ -108,7 +108,7 @@ def pairwise_errors(query_ids, y_true, y_score) -> PairwiseErrors:
     """
     func = "pairwise_errors"
     q, y, s = validate(query_ids, y_true, y_score, func)
-    lay = rank_layout(q, y, s, ties="average")
+    lay = rank_layout(q, y, s, ties="average", input_order=False)
     nq = lay.n_queries
     enc = encode_labels(lay.y_raw, _MAX_LEVELS)
     if enc is None:

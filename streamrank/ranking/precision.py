@@ -21,7 +21,7 @@ def _expected_hits(lay, k):
 def _prepare(func, query_ids, y_true, y_score, k, ties, empty):
     q, y, s = validate(query_ids, y_true, y_score, func, ties=ties, empty=empty)
     k = check_k(k, func)
-    return rank_layout(q, y, s, ties=ties), k
+    return rank_layout(q, y, s, ties=ties, input_order=False), k
 
 
 _COMMON = """

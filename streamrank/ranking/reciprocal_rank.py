@@ -60,7 +60,7 @@ def mrr_score(query_ids, y_true, y_score, *, k=None, ties="average", empty="skip
     func = "mrr_score"
     q, y, s = validate(query_ids, y_true, y_score, func, ties=ties, empty=empty)
     k = check_k(k, func)
-    lay = rank_layout(q, y, s, ties=ties)
+    lay = rank_layout(q, y, s, ties=ties, input_order=False)
     r_g = lay.group_sum((lay.y > 0).astype(np.int64))
     ng = lay.glen.size
     qfirst_group = np.flatnonzero(np.r_[True, lay.gquery[1:] != lay.gquery[:-1]])
