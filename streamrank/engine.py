@@ -323,14 +323,16 @@ class PairEngine:
     # ------------------------------------------------------------------ batches
     def add_many(self, y: np.ndarray, s: np.ndarray, w: np.ndarray | None,
                  func: str = "PairEngine.add_many") -> None:
-        """Add validated arrays of samples: the change of every count by numpy, then the
-        structures one sample at a time (or rebuilt when the batch is as large as what
-        is held).
+        """Add validated arrays of samples.
 
-        Runtime complexity: ``O(k log k)`` for the pairs inside the batch (the batch
-        kernel), the batch against the held samples with one vectorized query per level
-        (``O(L (n + k log n))``), then ``O(k log n)`` inserts — or ``O((n + k) log(n +
-        k))`` for a rebuild when ``k >= n``.
+        With at most two label levels, a batch smaller than what is held goes through the
+        compiled single changes in one C loop, in score order (``O(k log n)``, the exact
+        arithmetic of single changes). Otherwise the change of every count is counted
+        with numpy and the structures are updated one sample at a time, or rebuilt when
+        the batch is as large as what is held: ``O(k log k)`` for the pairs inside the
+        batch (the batch kernel), the batch against the held samples with one vectorized
+        query per level (``O(L (n + k log n))``), then ``O(k log n)`` inserts — or
+        ``O((n + k) log(n + k))`` for a rebuild when ``k >= n``.
         """
         if y.size == 0:
             return
@@ -350,8 +352,6 @@ class PairEngine:
         terms = [t + _count_value(inside, f, self._dtype) for t, f in zip(terms, _FIELDS)]
         if y.size >= max(len(self._dom), 256):
             self._load(y, s, wv)
-        elif self._fused:
-            self._dom.change_many(y, s, wv, 1)       # one C loop
         else:
             wl = [1] * y.size if wv is None else wv.tolist()
             add = self._dom.add
@@ -362,8 +362,10 @@ class PairEngine:
 
     def remove_many(self, y: np.ndarray, s: np.ndarray, w: np.ndarray | None) -> None:
         """Remove validated arrays of samples that the caller knows are held (a keyed
-        counter does). Runtime complexity: ``O(k log n)`` removals, then the change of
-        the counts as in `add_many`."""
+        counter does): with at most two label levels in the compiled loop of `add_many`;
+        otherwise ``O(k log n)`` removals, then the change of the counts as in
+        `add_many`. A sample that is not held raises with the samples before it (in score
+        order) removed and counted."""
         if y.size == 0:
             return
         if self._fused:
@@ -374,13 +376,10 @@ class PairEngine:
             for yi, si, wi in zip(y.tolist(), s.tolist(), wv.tolist()):
                 self._remove(yi, si, wi)
             return
-        if self._fused:
-            self._dom.change_many(y, s, wv, -1)      # one C loop
-        else:
-            wl = [1] * y.size if wv is None else wv.tolist()
-            remove = self._dom.remove
-            for yi, si, wi in zip(y.tolist(), s.tolist(), wl):
-                remove(yi, si, wi)
+        wl = [1] * y.size if wv is None else wv.tolist()
+        remove = self._dom.remove
+        for yi, si, wi in zip(y.tolist(), s.tolist(), wl):
+            remove(yi, si, wi)
         inside = count_pairs(y, s, None if wv is None else wv.astype(np.float64))
         terms = self._batch_terms(y, s, wv)
         terms = [t + _count_value(inside, f, self._dtype) for t, f in zip(terms, _FIELDS)]

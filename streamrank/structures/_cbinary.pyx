@@ -815,54 +815,6 @@ cdef class BinaryDominanceCounter:
             return tuple(max(0.0, ft[j] + fc[j]) for j in range(5))
         return tuple(_py128(it[j]) for j in range(5))
 
-    def change_many(self, labels, scores, weights=None, int sign=1):
-        """Add (``sign=1``) or remove (``sign=-1``) a batch of points in one C loop, the
-        counts left to the caller (`PairEngine.add_many` counts the batch with numpy).
-        Trusted arrays: float64 labels and scores, weights of the counter's type or None
-        (unit); at most two labels in all, and removed points held (the engine's keyed
-        owners know it). O(k log n).
-
-        >>> dc = BinaryDominanceCounter(); dc.change_many(np.array([0., 1.]), np.array([.2, .7]))
-        >>> dc.pairs_with(1, 0.5), len(dc)
-        ((1, 0, 0, 1, 0), 2)
-        """
-        cdef double[::1] yv = np.ascontiguousarray(labels, dtype=np.float64)
-        cdef double[::1] sv = np.ascontiguousarray(scores, dtype=np.float64)
-        cdef Py_ssize_t i, n = yv.shape[0]
-        cdef bint unit = weights is None
-        cdef double[::1] fwv
-        cdef int64_t[::1] iwv
-        cdef int64_t iw = 1
-        cdef double fw = 1.0
-        cdef int k
-        cdef bint positive
-        if not unit:
-            if self._floats:
-                fwv = np.ascontiguousarray(weights, dtype=np.float64)
-            else:
-                iwv = np.ascontiguousarray(weights, dtype=np.int64)
-        cdef Py_ssize_t[::1] order = np.argsort(np.asarray(sv), kind="stable")
-        cdef Py_ssize_t r
-        for r in range(n):      # in score order: walks share their upper nodes
-            i = order[r]
-            if not unit:
-                if self._floats:
-                    fw = fwv[i]
-                else:
-                    iw = iwv[i]
-            k = self._class_of(yv[i])
-            if sign > 0:
-                if k < 0:
-                    k = self._new_level(yv[i], "BinaryDominanceCounter.change_many")
-                if self._floats:
-                    self._t.add_at(sv[i], k, 1, fw > 0, 0, fw)
-                else:
-                    self._t.add_at(sv[i], k, 1, iw > 0, iw, 0.0)
-            else:
-                positive = (fw > 0) if self._floats else (iw > 0)
-                self._held(k, sv[i], iw, fw, positive, False)
-                self._drop(k, sv[i], iw, fw, positive)
-
     def load(self, labels, scores, copies=None, weights=None, positive=None):
         """Replace the contents by ``copies[i]`` points at ``(labels[i], scores[i])``
         holding ``weights[i]`` between them (at most two distinct labels), ``positive[i]``
