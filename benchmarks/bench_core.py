@@ -7,6 +7,11 @@ before the compiled core) both trees are timed in alternating subprocess rounds 
 run, and the table gives their ratio. Medians over ``--rounds``.
 
     python benchmarks/bench_core.py --against ../streamrank-old
+    python benchmarks/bench_core.py --footprint --against ../streamrank-old
+
+``--footprint`` instead prints the memory per held item (resident-set growth while a
+`PairEngine`, then a `PairCounter`, takes ``n`` binary-labelled items with distinct scores)
+and the start-up wall times of ``import streamrank`` and ``streamrank --help`` (medians).
 """
 
 from __future__ import annotations
@@ -63,6 +68,44 @@ def run(tree: Path, n: int, ops: int, ks, seed: int) -> dict:
     return json.loads(got.stdout)
 
 
+MEMORY = r"""
+import gc, json, os, sys
+import numpy as np, psutil
+import streamrank as sr
+from streamrank.engine import PairEngine
+n = int(sys.argv[1]); rng = np.random.default_rng(0)
+y = rng.integers(0, 2, n).astype(float); s = rng.random(n)
+proc = psutil.Process(os.getpid()); gc.collect(); r0 = proc.memory_info().rss
+e = PairEngine(); e.add_many(y, s, None); gc.collect(); r1 = proc.memory_info().rss
+pc = sr.PairCounter(); pc.insert_many(range(n), y, s); gc.collect(); r2 = proc.memory_info().rss
+print(json.dumps({"engine": (r1 - r0) / n, "counter": (r2 - r1) / n}))
+"""
+
+
+def footprint(trees: dict, n: int, rounds: int) -> None:
+    """Memory per held item and start-up times of each tree (see the module docstring)."""
+    print(f"# bench_core --footprint: n={n:.0e}, rounds={rounds}\n")
+    print("| tree | PairEngine B/item | PairCounter B/item | import streamrank s "
+          "| streamrank --help s |")
+    print("|---|---|---|---|---|")
+    for name, tree in trees.items():
+        env = dict(os.environ, PYTHONPATH=str(tree))
+        mem = json.loads(subprocess.run([sys.executable, "-c", MEMORY, str(n)], env=env,
+                                        cwd=tree, capture_output=True, text=True,
+                                        check=True).stdout)
+        times = {}
+        for label, cmd in (("import", [sys.executable, "-c", "import streamrank"]),
+                           ("help", [sys.executable, "-m", "streamrank.cli", "--help"])):
+            runs = []
+            for _ in range(rounds):
+                t0 = time.perf_counter()
+                subprocess.run(cmd, env=env, cwd="/", capture_output=True, check=True)
+                runs.append(time.perf_counter() - t0)
+            times[label] = statistics.median(runs)
+        print(f"| {name} | {mem['engine']:.0f} | {mem['counter']:.0f} | "
+              f"{times['import']:.2f} | {times['help']:.2f} |")
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--n", type=float, nargs="+", default=[1e4, 1e5, 1e6])
@@ -70,10 +113,15 @@ def main(argv=None) -> int:
     ap.add_argument("--k", type=int, nargs="+", default=[100, 10_000])
     ap.add_argument("--rounds", type=int, default=5)
     ap.add_argument("--against", type=Path, help="another streamrank source tree")
+    ap.add_argument("--footprint", action="store_true",
+                    help="memory per item and start-up times instead")
     args = ap.parse_args(argv)
     trees = {"this": HERE.parent}
     if args.against:
         trees["other"] = args.against.resolve()
+    if args.footprint:
+        footprint(trees, int(max(args.n)), args.rounds)
+        return 0
     load = os.getloadavg()[0]
     print(f"# bench_core: rounds={args.rounds}, ops={args.ops}, load average {load:.2f}\n")
     head = "| n | measure | this | " + ("other | other / this | " if args.against else "")
