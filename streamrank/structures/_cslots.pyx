@@ -16,6 +16,14 @@ import numpy as np
 from .._validation import param_error
 
 
+cdef void* _resized(void* p, size_t size) except NULL:
+    """``realloc``, or `MemoryError` (``p`` is then still valid, and still owned)."""
+    cdef void* q = realloc(p, size)
+    if q == NULL:
+        raise MemoryError()
+    return q
+
+
 cdef class SlotStore:
     """Keyed ``(label, score, weight)`` rows.
 
@@ -50,22 +58,10 @@ cdef class SlotStore:
         free(self._free)
 
     cdef int _grow(self, Py_ssize_t cap) except -1:
-        cdef double* y = <double*>realloc(self._y, cap * sizeof(double))
-        if y == NULL:
-            raise MemoryError()
-        self._y = y
-        cdef double* s = <double*>realloc(self._s, cap * sizeof(double))
-        if s == NULL:
-            raise MemoryError()
-        self._s = s
-        cdef double* w = <double*>realloc(self._w, cap * sizeof(double))
-        if w == NULL:
-            raise MemoryError()
-        self._w = w
-        cdef int64_t* f = <int64_t*>realloc(self._free, cap * sizeof(int64_t))
-        if f == NULL:
-            raise MemoryError()
-        self._free = f
+        self._y = <double*>_resized(self._y, cap * sizeof(double))
+        self._s = <double*>_resized(self._s, cap * sizeof(double))
+        self._w = <double*>_resized(self._w, cap * sizeof(double))
+        self._free = <int64_t*>_resized(self._free, cap * sizeof(int64_t))
         self._cap = cap
         return 0
 
