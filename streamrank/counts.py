@@ -52,6 +52,23 @@ def _clamp(x, lo, hi):
     return x if math.isnan(x) else min(hi, max(lo, x))
 
 
+def half_ties(C, T, P, name="AUC") -> float:
+    """``(C + T / 2) / P``: the one tie rule of every AUC and concordance index here.
+
+    Exact for integer counts (``(2C + T) / 2P``, one rounding); clipped to ``[0, 1]`` for
+    float counts, whose rounding can step a hair outside; ``nan`` with an
+    `UndefinedMetricWarning` naming ``name`` when ``P == 0``. O(1).
+
+    >>> half_ties(5, 1, 6)
+    0.9166666666666666
+    """
+    if isinstance(C, int) and isinstance(T, int) and isinstance(P, int):
+        num, den = 2 * C + T, 2 * P
+    else:
+        num, den = C + 0.5 * T, P
+    return _clamp(_ratio(num, den, name), 0.0, 1.0)
+
+
 @dataclass(frozen=True)
 class PairCounts:
     """Concordant / discordant / tied pair counts of one set of (label, score, weight) samples.
@@ -123,12 +140,7 @@ class PairCounts:
 
     # ---------------------------------------------------------------- metrics
     def _half_ties(self, name) -> float:
-        """``(C + T / 2) / P``, exact for integer counts (no float rounding of 2C + T)."""
-        if isinstance(self.concordant, int) and isinstance(self.tied_score, int):
-            num, den = 2 * self.concordant + self.tied_score, 2 * self.comparable
-        else:
-            num, den = self.concordant + 0.5 * self.tied_score, self.comparable
-        return _clamp(_ratio(num, den, name), 0.0, 1.0)
+        return half_ties(self.concordant, self.tied_score, self.comparable, name)
 
     @property
     def auc(self) -> float:

@@ -8,7 +8,7 @@ from ._ckernels import sort_count, sort_runs
 from ._kernels import count_pairs, dense_ranks, exclusive_cumsum_in_groups, int_sum, run_starts
 from ._validation import (as_1d_numeric, check_consistent_length, check_weights, describe,
                           param_error, scale_weights)
-from .counts import _clamp, _ratio
+from .counts import half_ties
 
 __all__ = ["censored_c_index", "censored_counts", "concordance_index"]
 
@@ -175,7 +175,4 @@ def censored_c_index(P, D, T):
     C = P - D - T
     if isinstance(C, float):
         C = max(0.0, C)
-        num, den = C + 0.5 * T, P
-    else:
-        num, den = 2 * C + T, 2 * P
-    return C, _clamp(_ratio(num, den, "concordance index"), 0.0, 1.0)
+    return C, half_ties(C, T, P, "concordance index")

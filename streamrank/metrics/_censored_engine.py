@@ -23,6 +23,7 @@ so an insert or a removal is two queries and one update: ``O(log^2 n)`` amortize
 
 from __future__ import annotations
 
+from ..counts import half_ties
 from ..structures import DominanceCounter
 
 __all__ = ["CensoredPairEngine"]
@@ -66,9 +67,7 @@ class CensoredPairEngine:
         p = c + d + t
         if not p > 0:
             return float("nan")
-        if self._dtype is int:
-            return (2 * c + t) / (2 * p)
-        return min(1.0, max(0.0, (c + 0.5 * t) / p))
+        return half_ties(c, t, p, "concordance index")
 
     def add(self, t: float, event: bool, s: float, w) -> None:
         """Add one sample. Runtime complexity: O(log^2 n) amortized."""

@@ -10,6 +10,7 @@ from river import base
 from .._groups import check_group_id
 from .._validation import describe, param_error
 from ..engine import PairEngine
+from ..structures._cbinary import Sums
 from ._base import (UpdateBuffer, apply_changes, hold, not_held_error, recounted, release,
                     revert_unsplit, unsplit_fits)
 from .roc_auc import _BinaryAUCMetric
@@ -190,7 +191,7 @@ class GroupAUC(_BinaryAUCMetric):
         self._engines = {}     # group -> PairEngine
         self._held = {}        # group -> {(label, score, weight): copies in its engine}
         self._parts = {}       # group -> (v_g, v_g * AUC_g) of the groups with both classes
-        self._sums = [0.0, 0.0, 0.0, 0.0]  # sum v, sum v * AUC, and their compensations
+        self._sums = Sums(True)  # sum v and sum v * AUC, compensated (the first two)
         self._changes = 0      # changes of the sums since they were last recomputed
         self._pending = UpdateBuffer()     # (group, (label, score, weight)) additions
 
@@ -318,18 +319,14 @@ class GroupAUC(_BinaryAUCMetric):
             self._refresh()
 
     def _add(self, dv, dx) -> None:
-        s = self._sums
-        for j, x in ((0, dv), (1, dx)):  # Neumaier: keep each addition's rounding
-            a = s[j]
-            t = a + x
-            s[j + 2] += (a - t) + x if abs(a) >= abs(x) else (x - t) + a
-            s[j] = t
+        self._sums.add((dv, dx, 0.0, 0.0, 0.0), 1.0, 0.0)
 
     def _refresh(self) -> None:
         """Recompute both sums with `math.fsum`: O(groups), once per groups + 1024
         changes, so rounding never piles up over a long stream."""
         parts = self._parts.values()
-        self._sums = [math.fsum(v for v, _ in parts), math.fsum(x for _, x in parts), 0.0, 0.0]
+        self._sums.reset(True)
+        self._add(math.fsum(v for v, _ in parts), math.fsum(x for _, x in parts))
         self._changes = 0
 
     def get(self) -> float:
@@ -337,9 +334,7 @@ class GroupAUC(_BinaryAUCMetric):
         self._flush()
         if not self._parts:
             return 0.0
-        v, x, cv, cx = self._sums
-        v += cv
-        x += cx
+        v, x = self._sums.values()[:2]
         if not v > 0:
             return 0.0
         return min(1.0, max(0.0, x / v))
