@@ -64,9 +64,9 @@ def test_state_validation():
     with pytest.raises(ValueError, match="The 'empty' parameter of RankingState must be"):
         RankingState(empty=2)
     st = RankingState()
-    with pytest.raises(ValueError, match="The 'rel' parameter of QueryRanking.set must be graded"):
+    with pytest.raises(ValueError, match="The 'rel' parameter of RankingState.set must be graded"):
         st.set("q", "d", -1, 0.5)
-    with pytest.raises(ValueError, match="The 'score' parameter of QueryRanking.set must be a finite"):
+    with pytest.raises(ValueError, match="The 'score' parameter of RankingState.set must be a finite"):
         st.set("q", "d", 1, float("nan"))
     with pytest.raises(KeyError):
         st.remove("q", "missing")
