@@ -9,12 +9,12 @@ move. Three ways in, each on its fastest exact path:
   from-scratch count on the pre-encoded labels (no faster path exists; none is claimed).
 * ``step_additive(delta, groups)`` — every score moves by an amount shared within its group
   (a boosting round adds one tree: all samples of a leaf move together). Inside a group the
-  previous order survives, so the new order is a merge of the groups' ``L`` runs; but
-  measured here (n = 1e6, 31 groups) a compiled ``O(n log L)`` heap merge, and the stable
-  radix sort by group plus timsort used before, are both slower than numpy's vectorized
-  ``argsort`` of the new scores, and the count itself then costs as much as the merge
-  saved. So this epoch is counted as ``step`` counts one (below), from the validated
-  shifted scores: no cheaper exact path is claimed.
+  previous order survives, so the new order is a merge of the groups' ``L`` runs. Measured
+  here (n = 1e6, 31 groups), that merge -- a stable radix sort by group then timsort
+  (earlier releases), or a compiled heap over the runs' heads -- costs more than numpy's
+  vectorized ``argsort`` of the new scores, and counting in the merged order costs as
+  much as the per-level sorts of ``step``. So this epoch is counted as ``step`` counts
+  one, from the validated shifted scores: no cheaper exact path is claimed.
 * ``step_partial(indices, new_scores)`` — a few scores changed. Binary labels: a
   `PairEngine` holds every sample, and the ``k`` changes are ``k`` removals and ``k``
   additions in its compiled loop, ``O(k log n)``. Ordinal labels (3 to 8 levels): the
@@ -401,7 +401,8 @@ class EpochTracker:
                               f"ids from {g.min()} to {g.max()}")
         dtype = _common_dtype(self._scores, d, "delta", func)
         held, dg = self._scores.astype(dtype, copy=False), d.astype(dtype, copy=False)[g]
-        new = held + dg
+        with np.errstate(over="ignore", invalid="ignore"):   # an overflow is refused below
+            new = held + dg
         if dtype.kind == "f":
             bad = not np.isfinite(new).all()
         elif dtype.kind == "i":     # int64 wraps around: the sign tells
@@ -471,12 +472,17 @@ class EpochTracker:
             raise RuntimeError(f"{func} needs a previous epoch: call step(y_score) first.")
 
     def _count(self, s):
-        """``(counts, order)`` of the scores ``s`` from scratch. Binary and ordinal labels
-        without churn: per-level sorts (`_count_levels`), no order. Otherwise an
-        ``argsort`` and a count in score order; the order is kept, for the next epoch's
-        churn. ``O(n log n)``."""
-        if self._codes is not None and not self.track_churn:
-            return _count_levels(self._codes, self._n_levels, s, self._w), None
+        """``(counts, order)`` of the scores ``s`` from scratch, ``O(n log n)``; the order
+        (an argsort) only when churn is tracked, for the next epoch's churn.
+
+        Binary and ordinal labels: per-level sorts (`_count_levels`), which sum every
+        weighted count directly. Unweighted with churn tracked, an argsort and the exact
+        integer count in that order instead (cheaper than both); continuous labels always
+        so. (In score order the weighted counts come from differences of pair totals, which
+        lose tiny weights next to large ones: not used with weights.)"""
+        if self._codes is not None and (self._w is not None or not self.track_churn):
+            counts = _count_levels(self._codes, self._n_levels, s, self._w)
+            return counts, np.argsort(s) if self.track_churn else None
         order = np.argsort(s)
         return self._count_ordered(order, s), order
 
