@@ -25,6 +25,7 @@ from collections import Counter
 from numbers import Integral
 from operator import mul
 
+import numpy as np
 from sortedcontainers import SortedList
 
 from .._validation import MAX_EXACT_INT, describe, param_error
@@ -123,6 +124,21 @@ class QueryRanking:
         self._pairs = PairEngine()       # (relevance, score): the pair counts
         self._seq = 0
         self._relevant = 0
+
+    def __setstate__(self, state) -> None:
+        """Unpickle; a query pickled by an earlier release (pair counts kept beside
+        per-level sorted lists of scores) gets its engine counted from its documents,
+        ``O(n log n)``."""
+        if "_by_level" in state:
+            for name in ("_by_level", "_D", "_T", "_P"):
+                state.pop(name, None)
+            rows = list(state["_docs"].values())
+            state["_pairs"] = engine = PairEngine()
+            if rows:
+                engine.add_many(np.array([r[0] for r in rows], dtype=np.float64),
+                                np.array([r[1] for r in rows], dtype=np.float64), None,
+                                "QueryRanking")
+        self.__dict__.update(state)
 
     def __len__(self) -> int:
         return len(self._docs)
