@@ -388,6 +388,35 @@ class PairEngine:
         if not len(self._dom):
             self._reset_counts()
 
+    def pairs_with_many(self, y: np.ndarray, s: np.ndarray, w: np.ndarray | None = None):
+        """``sum_i w_i * (C_i, D_i, T_i, Ty_i, Tyy_i)``: the pairs that the samples ``(y_i,
+        s_i)`` would form with the held samples, one by one (not with each other), read
+        without changing anything; ``y_i`` may be a label that is not held.
+
+        ``y``, ``s`` and ``w`` (``None``: unit weights) are validated float64 arrays; with
+        exact integer counts the weights must be integers. A label above every held one
+        reads, in ``C``, ``D`` and ``T``, the weight held below, above and at each score.
+        Runtime complexity: ``O(k log n)`` in C with at most two label levels;
+        ``O(L (n + k log n))`` with ``L`` levels; ``O(k log^2 n)`` with the dominance
+        counter.
+
+        >>> e = PairEngine()
+        >>> for y, s in [(0, 0.1), (1, 0.4), (0, 0.6)]:
+        ...     e.add(y, s)
+        >>> e.pairs_with_many(np.array([2.0, 2.0]), np.array([0.4, 0.5]))  # below, above, at
+        (3, 2, 1, 0, 0)
+        """
+        if y.size == 0:
+            return (self._dtype(0),) * 5
+        if w is not None and self._dtype is int:
+            if not _integral(w):
+                raise param_error("w", "PairEngine.pairs_with_many", "integer weights (the "
+                                  "counts are exact integers)", describe(w))
+            w = w.astype(np.int64)
+        elif w is not None:
+            w = w.astype(np.float64)
+        return tuple(self._dtype(t) for t in self._dom.pairs_with_many(y, s, w))
+
     def _change_each(self, y, s, w, sign, func) -> None:
         """Add (``sign=1``) or remove a batch one sample at a time in the compiled loop
         (``O(k log n)``, exact: the same arithmetic as single changes); a sample that needs

@@ -9,14 +9,20 @@ move. Three ways in, each on its fastest exact path:
   from-scratch count on the pre-encoded labels (no faster path exists; none is claimed).
 * ``step_additive(delta, groups)`` — every score moves by an amount shared within its group
   (a boosting round adds one tree: all samples of a leaf move together). Inside a group the
-  previous order survives, so the new order is a merge of the groups' runs: a stable radix
-  sort by group of the previous order, then timsort, which merges ``L`` runs in
-  ``O(n log L)``; then an ``O(n log levels)`` count in score order. No ``n log n`` sort.
-* ``step_partial(indices, new_scores)`` — a few scores changed. The change of every count is
-  counted with ``O(k log n)`` binary searches against the held scores of each label level
-  plus an ``O(k log k)`` count among the changed items; updating the held scores is a
-  vectorized ``O(n)`` memory move (no sort). Continuous labels (more than 8 levels) take an
-  ``O(n log L)`` re-merge instead.
+  previous order survives, so the new order is a merge of the groups' ``L`` runs. Measured
+  here (n = 1e6, 31 groups), that merge -- a stable radix sort by group then timsort
+  (earlier releases), or a compiled heap over the runs' heads -- costs more than numpy's
+  vectorized ``argsort`` of the new scores, and counting in the merged order costs as
+  much as the per-level sorts of ``step``. So this epoch is counted as ``step`` counts
+  one, from the validated shifted scores: no cheaper exact path is claimed.
+* ``step_partial(indices, new_scores)`` — a few scores changed. Binary labels: a
+  `PairEngine` holds every sample, and the ``k`` changes are ``k`` removals and ``k``
+  additions in its compiled loop, ``O(k log n)``. Ordinal labels (3 to 8 levels): the
+  change of every count is counted with ``O(k log n)`` binary searches against the held
+  scores of each label level (log-structured sorted runs) plus an ``O(k log k)`` count
+  among the changed items, until the engine's per-level mode is compiled (the measurement
+  at `_ENGINE_MAX_LEVELS`). Continuous labels (more than 8 levels), and integer scores
+  beyond ``2**53`` that float64 would tie, take an ``O(n log L)`` re-merge instead.
 
 **Scores are compared exactly**, as `streamrank.pair_counts` compares them: integer scores
 (bool, int) are held as int64 (uint64 past ``2**63 - 1``), others as float64, so integer
@@ -29,15 +35,19 @@ anything changes.
 ``churn`` is the number (weight) of pairs whose score order flipped strictly between two
 consecutive epochs: the Kendall distance between the score vectors, a training-stability
 figure. It costs an extra ``O(n log n)`` count for ``step`` and ``step_additive``
-(``track_churn=False`` skips it) and ``O(k log n)`` for ``step_partial``: the new scores
-in the previous epoch's order (no sort when that order is known), and the compiled merge
-sort of `streamrank._kernels.discordant_pairs` counts their strict inversions.
+(``track_churn=False`` skips it): the new scores in the previous epoch's order (a tracked
+epoch keeps its order, so no sort), and the compiled merge sort of
+`streamrank._kernels.discordant_pairs` counts their strict inversions. For
+``step_partial`` it is ``O(k log n)``: the weight held strictly between each changed
+sample's old and new score (for binary labels two `PairEngine.pairs_with_many` reads of
+the engine while it holds the unchanged samples), plus the inversions among the ``k``.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
+from ._epoch_runs import _Runs
 from ._kernels import (
     MAX_ORDINAL_LEVELS,
     _count_levels,
@@ -45,162 +55,26 @@ from ._kernels import (
     count_pairs,
     dense_ranks,
     discordant_pairs,
-    run_starts,
 )
 from ._validation import as_1d_numeric, check_weights, describe, param_error
 from .counts import PairCounts
+from .engine import PairEngine
 
 __all__ = ["EpochTracker"]
 
-#: A level's delta is merged into its base past ``max(_REBUILD_MIN, n / 16)`` changed
-#: scores: merging the delta costs O(p) per epoch, the rebuild O(n) once in a while.
-_REBUILD_MIN = 4096
-
-
-class _Runs:
-    """The held scores of one label level, for vectorized ``below`` / ``equal`` queries
-    under ``O(k)`` changes per epoch.
-
-    Log-structured: a static *base* (sorted distinct scores with cumulative counts or
-    weights) plus a small sorted *delta* of the net changes since the base was built (a
-    score added counts ``+1`` copy, one removed ``-1``). A query is a binary search in
-    each, ``O(log n + log p)`` for ``p`` distinct changed scores; an epoch of ``k`` changes
-    merges into the delta in ``O(p + k log k)``; past ``max(_REBUILD_MIN, n / 16)`` changed
-    scores the delta is merged into the base, ``O(n)``, which amortizes to ``O(k)`` per
-    epoch. No epoch moves all ``n`` scores, unlike a sorted array updated in place.
-    """
-
-    __slots__ = ("weighted", "base", "base_cum", "base_copies", "_dv", "_dc", "_dw",
-                 "_delta", "_size", "_distinct")
-
-    def __init__(self, sorted_scores: np.ndarray, sorted_weights: np.ndarray | None):
-        self.weighted = sorted_weights is not None
-        starts = run_starts(sorted_scores)
-        self._set_base(sorted_scores[starts],
-                       np.diff(starts, append=sorted_scores.size).astype(np.int64),
-                       None if sorted_weights is None else (
-                           np.add.reduceat(sorted_weights, starts) if starts.size
-                           else np.zeros(0)))
-
-    def _set_base(self, values, copies, weights) -> None:
-        self.base = values
-        self.base_copies = copies
-        mass = copies if weights is None else weights
-        self.base_cum = np.concatenate(([0], np.cumsum(mass)))
-        # The delta: distinct changed scores (sorted), their net copies and net weights.
-        self._dv = np.zeros(0, dtype=values.dtype)    # the scores' own dtype: exact
-        self._dc = np.zeros(0, dtype=np.int64)
-        self._dw = np.zeros(0) if self.weighted else None
-        self._delta = None
-        self._size = int(copies.sum())
-        self._distinct = int(values.size)
-
-    def _materialize(self):
-        """The delta as ``(values, cumulative copies, cumulative weights)``."""
-        if self._delta is None:
-            cum_c = np.concatenate(([0], np.cumsum(self._dc)))
-            cum_w = np.concatenate(([0.0], np.cumsum(self._dw))) if self.weighted else cum_c
-            self._delta = (self._dv, cum_c, cum_w)
-        return self._delta
-
-    def locate(self, x: np.ndarray):
-        """Count (weight) of held scores ``< x`` and ``== x``, and the total held.
-
-        Base and delta values are distinct, so one binary search per array suffices: the
-        run of ``x``, if any, is the one found."""
-        below, equal = _below_equal(self.base, self.base_cum, x)
-        total = self.base_cum[-1]
-        dv, _, dw = self._materialize()
-        if dv.size:
-            b2, e2 = _below_equal(dv, dw, x)
-            below, equal, total = below + b2, equal + e2, total + dw[-1]
-        return below, equal, total
-
-    def between(self, lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
-        """Count (weight) of held scores strictly between ``lo`` and ``hi`` (``lo <= hi``)."""
-        out = self.base_cum[np.searchsorted(self.base, hi, side="left")] - \
-            self.base_cum[np.searchsorted(self.base, lo, side="right")]
-        dv, _, dw = self._materialize()
-        if dv.size:
-            out = out + dw[np.searchsorted(dv, hi, side="left")] - \
-                dw[np.searchsorted(dv, lo, side="right")]
-        return out
-
-    def distinct(self) -> int:
-        """Number of distinct scores held. Runtime complexity: O(1)."""
-        return self._distinct
-
-    def _held_copies(self, x: np.ndarray) -> np.ndarray:
-        """Copies held at each of the sorted distinct values ``x`` (base + delta)."""
-        out = np.zeros(x.size, dtype=np.int64)
-        for values, copies in ((self.base, self.base_copies), (self._dv, self._dc)):
-            if values.size:
-                at = np.searchsorted(values, x)
-                safe = np.minimum(at, values.size - 1)
-                hit = values[safe] == x
-                out += np.where(hit, copies[safe], 0)
-        return out
-
-    def replace(self, old: np.ndarray, new: np.ndarray, w: np.ndarray | None) -> None:
-        """Remove the held scores ``old`` and add ``new`` (weights ``w``, aligned):
-        ``O(p + k log k)`` to merge the change into the sorted delta."""
-        k = old.size
-        ones = np.ones(k, dtype=np.int64)
-        touched = np.unique(np.concatenate((old, new)))
-        was_held = self._held_copies(touched) > 0
-        values = np.concatenate((self._dv, old, new))
-        copies = np.concatenate((self._dc, -ones, ones))
-        # The delta is one sorted run and the change is sorted here: timsort merges them.
-        order = np.argsort(values, kind="stable")
-        values = values[order]
-        starts = run_starts(values)
-        self._dv = values[starts]
-        self._dc = np.add.reduceat(copies[order], starts) if starts.size else copies
-        if self.weighted:
-            weights = np.concatenate((self._dw, -w, w))[order]
-            self._dw = np.add.reduceat(weights, starts) if starts.size else weights
-        self._delta = None
-        self._distinct += int(np.count_nonzero(self._held_copies(touched) > 0)) - \
-            int(np.count_nonzero(was_held))
-        if self._dv.size > max(_REBUILD_MIN, self._size // 16):
-            self._rebuild()
-
-    def _rebuild(self) -> None:
-        """Merge the delta into the base: ``O(n + p)``."""
-        values = np.concatenate((self.base, self._dv))
-        copies = np.concatenate((self.base_copies, self._dc))
-        order = np.argsort(values, kind="stable")  # two sorted runs: a linear merge
-        values, copies = values[order], copies[order]
-        starts = run_starts(values)
-        copies = np.add.reduceat(copies, starts) if starts.size else copies
-        values = values[starts]
-        weights = None
-        if self.weighted:
-            both = np.concatenate((np.diff(self.base_cum), self._dw))[order]
-            weights = np.add.reduceat(both, starts) if starts.size else both
-        keep = copies > 0
-        self._set_base(values[keep], copies[keep], None if weights is None else weights[keep])
-
-    def _check(self) -> None:
-        assert np.all(np.diff(self.base) > 0), "base values strictly increasing"
-        assert np.all(self.base_copies > 0), "every base run holds a score"
-        assert self.base_cum.size == self.base.size + 1
-        everything = np.union1d(self.base, self._dv)
-        assert self._distinct == int(np.count_nonzero(self._held_copies(everything) > 0))
-
-
-def _below_equal(values, cum, x):
-    """Cumulative mass below ``x`` and at ``x`` for distinct sorted ``values``."""
-    at = np.searchsorted(values, x)
-    below = cum[at]
-    if not values.size:
-        return below, np.zeros_like(below)
-    hit = values[np.minimum(at, values.size - 1)] == x
-    equal = np.where(hit, cum[np.minimum(at + 1, values.size)] - below, 0)
-    return below, equal
-
-
 _EXACT_IN_FLOAT = 1 << 53
+
+#: `step_partial` goes through the engine for labels of at most this many levels (its
+#: compiled two-level tree). With more levels the engine's per-level mode is interpreted
+#: Python today, and the per-level runs above are faster: k = 1e3 changes into n = 1e6
+#: with 5 levels took 35 ms through the engine against 5.6 ms with the runs.
+_ENGINE_MAX_LEVELS = 2
+
+
+def _float_exact(s: np.ndarray) -> bool:
+    """Whether float64 holds every score of ``s`` exactly (the engine's scores). O(n)."""
+    return s.dtype.kind == "f" or not s.size or (
+        int(s.min()) >= -_EXACT_IN_FLOAT and int(s.max()) <= _EXACT_IN_FLOAT)
 
 
 def _scores(values, name, func, *, allow_empty=False, copy=False) -> np.ndarray:
@@ -296,9 +170,18 @@ class EpochTracker:
         self.track_churn = bool(track_churn)
         self._scores = None
         self._order = None   # argsort of the current scores, when known
+        self._engine = None  # PairEngine of (label code, score, weight), when built
         self._runs = None    # per-level _Runs (and all levels last), when built
         self.history: list[PairCounts] = []
         self.churn_history: list = []
+
+    def __setstate__(self, state) -> None:
+        """Unpickle; a tracker of an earlier release (without an engine) builds it at the
+        next `step_partial` of binary labels."""
+        state.setdefault("_engine", None)
+        if state.get("_n_levels", 0) <= _ENGINE_MAX_LEVELS:
+            state["_runs"] = None     # (binary labels: the engine's job now)
+        self.__dict__.update(state)
 
     # ------------------------------------------------------------------ properties
     def __len__(self) -> int:
@@ -337,20 +220,16 @@ class EpochTracker:
         if s.size != self._n:
             raise param_error("y_score", "EpochTracker.step", f"of length {self._n} "
                               "(len(y_true))", f"length {s.size}")
-        if self._codes is not None:
-            counts = _count_levels(self._codes, self._n_levels, s, self._w)
-            order = None
-        else:
-            order = np.argsort(s)
-            counts = self._count_ordered(order, s)
-        return self._commit(s, counts, order, self._full_churn(s))
+        churn = self._full_churn(s)
+        counts, order = self._count(s)
+        return self._commit(s, counts, order, churn)
 
     def step_additive(self, delta, groups) -> PairCounts:
         """A new epoch where score ``i`` moves by ``delta[groups[i]]``.
 
-        Runtime complexity: ``O(n log L)`` for ``L`` groups (a merge of the groups' runs of
-        the previous order; one ``argsort`` first if the previous order is not known), then
-        ``O(n log levels)`` to count.
+        Runtime complexity: ``O(n)`` to validate and shift the scores, then the count of
+        `step` (``O(n log n)``; see the module docstring for why no merge of the groups'
+        runs is used).
 
         Parameters
         ----------
@@ -374,7 +253,8 @@ class EpochTracker:
                               f"ids from {g.min()} to {g.max()}")
         dtype = _common_dtype(self._scores, d, "delta", func)
         held, dg = self._scores.astype(dtype, copy=False), d.astype(dtype, copy=False)[g]
-        new = held + dg
+        with np.errstate(over="ignore", invalid="ignore"):   # an overflow is refused below
+            new = held + dg
         if dtype.kind == "f":
             bad = not np.isfinite(new).all()
         elif dtype.kind == "i":     # int64 wraps around: the sign tells
@@ -384,21 +264,19 @@ class EpochTracker:
         if bad:
             raise param_error("delta", func, "moves that keep every score finite (and "
                               f"within {dtype} for integer scores)", "a move that overflows")
-        previous = self._order if self._order is not None else np.argsort(self._scores)
-        # A stable radix sort by group keeps each group's previous (= new) score order; a
-        # stable timsort of the new scores then only merges the L runs.
-        small = np.uint16 if d.size <= 1 << 16 else np.uint32
-        by_group = previous[np.argsort(g[previous].astype(small), kind="stable")]
-        order = by_group[np.argsort(new[by_group], kind="stable")]
-        counts = self._count_ordered(order, new)
-        return self._commit(new, counts, order, self._full_churn(new, previous))
+        churn = self._full_churn(new)
+        counts, order = self._count(new)
+        return self._commit(new, counts, order, churn)
 
     def step_partial(self, indices, new_scores) -> PairCounts:
         """A new epoch where only the scores at ``indices`` changed.
 
-        Runtime complexity: ``O(k log n)`` searches and an ``O(k log k)`` count for ``k``
-        changes, plus an ``O(n)`` vectorized update of the held scores (binary and ordinal
-        labels); ``O(n log L)`` for continuous labels.
+        Runtime complexity: ``O(k log n)`` for ``k`` changes with binary labels (``k``
+        removals and ``k`` additions in the engine's compiled loop); with ordinal labels
+        ``O(k log n)`` searches and an ``O(k log k)`` count, plus merging the changes into
+        the runs (``O(k)`` amortized); ``O(n log L)`` for continuous labels (module
+        docstring). The first call after a `step` or `step_additive` first builds the
+        engine or the runs, ``O(n log n)``.
 
         Parameters
         ----------
@@ -425,21 +303,40 @@ class EpochTracker:
             raise param_error("indices", func, "distinct positions", "repeated positions")
         dtype = _common_dtype(self._scores, v, "new_scores", func)
         if dtype != self._scores.dtype:     # exact and order-preserving: counts unchanged
-            self._scores, self._runs = self._scores.astype(dtype), None
+            self._scores, self._runs = self._scores.astype(dtype), None  # (the engine's
+            #                                               float64 values stay the same)
         v = v.astype(dtype, copy=False)
-        if self._codes is None:
-            new = self._scores.copy()
-            new[idx] = v
-            churn = self._partial_churn_generic(idx, v) if self.track_churn else None
-            order = np.argsort(new, kind="stable") if self._order is None else \
-                self._reorder(idx, v, new)
-            return self._commit(new, self._count_ordered(order, new), order, churn)
-        return self._step_levels(idx, v)
+        if self._codes is not None and self._n_levels > _ENGINE_MAX_LEVELS:
+            return self._step_levels(idx, v)
+        if self._codes is not None and _float_exact(v) and (
+                self._engine is not None or _float_exact(self._scores)):
+            return self._step_engine(idx, v)
+        new = self._scores.copy()
+        new[idx] = v
+        churn = self._partial_churn_generic(idx, v) if self.track_churn else None
+        order = np.argsort(new, kind="stable") if self._order is None else \
+            self._reorder(idx, v, new)
+        return self._commit(new, self._count_ordered(order, new), order, churn)
 
     # ------------------------------------------------------------------ internals
     def _require_scores(self, func) -> None:
         if self._scores is None:
             raise RuntimeError(f"{func} needs a previous epoch: call step(y_score) first.")
+
+    def _count(self, s):
+        """``(counts, order)`` of the scores ``s`` from scratch, ``O(n log n)``; the order
+        (an argsort) only when churn is tracked, for the next epoch's churn.
+
+        Binary and ordinal labels: per-level sorts (`_count_levels`), which sum every
+        weighted count directly. Unweighted with churn tracked, an argsort and the exact
+        integer count in that order instead (cheaper than both); continuous labels always
+        so. (In score order the weighted counts come from differences of pair totals, which
+        lose tiny weights next to large ones: not used with weights.)"""
+        if self._codes is not None and (self._w is not None or not self.track_churn):
+            counts = _count_levels(self._codes, self._n_levels, s, self._w)
+            return counts, np.argsort(s) if self.track_churn else None
+        order = np.argsort(s)
+        return self._count_ordered(order, s), order
 
     def _count_ordered(self, order, s) -> PairCounts:
         w = None if self._w is None else self._w[order]
@@ -455,7 +352,7 @@ class EpochTracker:
                                 self._order if previous is None else previous)
 
     def _commit(self, s, counts, order, churn) -> PairCounts:
-        self._scores, self._order, self._runs = s, order, None
+        self._scores, self._order, self._engine, self._runs = s, order, None, None
         self.history.append(counts)
         self.churn_history.append(churn)
         return counts
@@ -487,6 +384,51 @@ class EpochTracker:
             cross = float(np.dot(self._w[idx], np.maximum(between, 0.0)))
         wk = None if self._w is None else self._w[idx]
         return cross + (discordant_pairs(old, v, wk) if idx.size > 1 else 0)
+
+    def _ensure_engine(self) -> PairEngine:
+        """The engine holding every sample as ``(label code, score, weight)``, built from
+        the current scores at the first `step_partial` after another kind of epoch
+        (``O(n log n)``)."""
+        if self._engine is None:
+            eng = PairEngine("binary")
+            eng.add_many(self._codes.astype(np.float64), self._scores.astype(np.float64),
+                         self._w, "EpochTracker.step_partial")
+            self._engine = eng
+        return self._engine
+
+    def _step_engine(self, idx, v) -> PairCounts:
+        """`step_partial` through the engine: the ``k`` old samples leave and the ``k`` new
+        ones come (``O(k log n)``, in C for binary labels); churn reads, between the two,
+        the weight held strictly between each sample's old and new score."""
+        eng = self._ensure_engine()
+        self._runs = None
+        c = self._codes[idx].astype(np.float64)
+        o = self._scores[idx]
+        of, vf = o.astype(np.float64), v.astype(np.float64)
+        wk = None if self._w is None else self._w[idx]
+        eng.remove_many(c, of, wk)
+        churn = None
+        if self.track_churn:
+            # A label above every held one reads the weight held below / at a score (in C
+            # and T); for a sample that moved, the unchanged samples strictly between its
+            # old and new score are (< hi) - (<= lo). Pairs inside the batch: a merge sort.
+            moved = of != vf
+            lo, hi = np.minimum(of, vf)[moved], np.maximum(of, vf)[moved]
+            top = np.full(lo.size, float(self._n_levels))
+            wm = None if wk is None else wk[moved]
+            at_hi, at_lo = eng.pairs_with_many(top, hi, wm), eng.pairs_with_many(top, lo, wm)
+            cross = at_hi[0] - at_lo[0] - at_lo[2]
+            churn = cross + (discordant_pairs(o, v, wk) if idx.size > 1 else 0)
+        eng.add_many(c, vf, wk, "EpochTracker.step_partial")
+        self._scores[idx] = v  # the tracker's own copy: no O(n) copy per epoch
+        if eng.stale:          # float rounding from weight that came and went: recount
+            eng.rebuild(self._codes.astype(np.float64), self._scores.astype(np.float64),
+                        self._w)
+        counts = eng.counts
+        self.history.append(counts)
+        self.churn_history.append(churn)
+        self._order = None
+        return counts
 
     def _ensure_runs(self):
         if self._runs is None:
@@ -595,5 +537,7 @@ class EpochTracker:
                 assert np.all(equal > 0), "every held score is found"
             self._runs[-1]._check()
             assert self._runs[-1].distinct() == np.unique(self._scores).size
+        if self._engine is not None:
+            self._engine._check(self._codes, self._scores.astype(np.float64), self._w)
         if self._order is not None:
             assert np.all(np.diff(self._scores[self._order]) >= 0)

@@ -197,3 +197,25 @@ def test_epoch_tracker_random_big_integer_epochs(n, levels, data):
             tracker.step_additive(np.array([data.draw(small) for _ in range(leaves)]), g)
         assert tracker.counts == pair_counts(y, tracker.scores)
         tracker._check()
+
+
+def test_epoch_tracker_binary_engine_hands_over_to_exact_integers():
+    y = [0, 1, 0, 1, 1]
+    tracker = EpochTracker(y)
+    tracker.step([5, 1, 2, 3, 4])
+    tracker.step_partial([0, 2], [0, 7])          # within 2**53: the engine counts
+    assert tracker._engine is not None
+    assert tracker.counts == pair_counts(y, tracker.scores)
+    tracker.step_partial([1], [B + 1])            # beyond: float64 would round it
+    assert tracker._engine is None and tracker.scores[1] == B + 1
+    assert tracker.counts == pair_counts(y, tracker.scores)
+    tracker.step_partial([3], [B + 2])            # held scores beyond 2**53: no engine
+    assert tracker._engine is None
+    assert tracker.counts == pair_counts(y, tracker.scores) and tracker.counts.auc == 5 / 6
+    tracker.step_partial([1, 3], [3, 1])          # back within 2**53 (held: not yet)
+    assert tracker._engine is None
+    assert tracker.counts == pair_counts(y, tracker.scores)
+    tracker.step_partial([4], [6])                # every score within: the engine again
+    assert tracker._engine is not None
+    assert tracker.counts == pair_counts(y, tracker.scores)
+    tracker._check()

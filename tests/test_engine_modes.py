@@ -483,3 +483,48 @@ def test_every_mode_switch_in_order(labels, weights, batch):
     counter.clear()
     rows.clear()
     check()
+
+
+# ---------------------------------------------------------------------- pairs_with_many
+@pytest.mark.parametrize("labels, held_labels", [
+    ("binary", [0.0, 1.0]), ("ordinal", [0.0, 1.0, 2.0, 3.0]),
+    ("continuous", [0.0, 0.5, 1.5, 2.5])])
+@pytest.mark.parametrize("weighted", [False, True], ids=["unit", "weights"])
+def test_pairs_with_many_reads_the_terms_of_each_sample_and_changes_nothing(
+        labels, held_labels, weighted):
+    rng = np.random.default_rng(11)
+    y = rng.choice(held_labels, 40)
+    s = rng.integers(0, 6, 40).astype(float)            # heavy ties
+    w = rng.integers(1, 4, 40).astype(float) if weighted else None
+    e = PairEngine(labels)
+    e.add_many(y, s, w)
+    # needles on held labels, between them, and above / below every held one
+    qy = np.array([0.0, 1.0, 9.0, -1.0, 0.5, 1.0, 9.0])
+    qs = np.array([2.0, 2.0, 2.0, 3.0, 0.0, 7.0, -1.0])
+    qw = np.array([1.0, 2.0, 3.0, 1.0, 2.0, 1.0, 1.0]) if weighted else None
+    before = e.counts, len(e), e.kind
+    got = e.pairs_with_many(qy, qs, qw)      # (the per-level sets may fill read caches)
+    assert (e.counts, len(e), e.kind) == before
+    e._check(y, s, w)
+    want = [0] * 5
+    for i, (a, b) in enumerate(zip(qy.tolist(), qs.tolist())):
+        wi = 1 if qw is None else int(qw[i])
+        for j in range(40):
+            wj = 1 if w is None else int(w[j])
+            if y[j] != a:
+                lower, higher = y[j] < a, y[j] > a
+                want[0] += wi * wj * ((lower and s[j] < b) or (higher and s[j] > b))
+                want[1] += wi * wj * ((lower and s[j] > b) or (higher and s[j] < b))
+                want[2] += wi * wj * (s[j] == b)
+            else:
+                want[3] += wi * wj
+                want[4] += wi * wj * (s[j] == b)
+    assert list(got) == want and all(isinstance(x, int) for x in got)
+    assert e.pairs_with_many(np.zeros(0), np.zeros(0)) == (0, 0, 0, 0, 0)
+
+
+def test_pairs_with_many_needs_integer_weights_while_counts_are_exact():
+    e = PairEngine()
+    e.add(0, 0.5)
+    with pytest.raises(ValueError, match="'w' parameter of PairEngine.pairs_with_many"):
+        e.pairs_with_many(np.array([1.0]), np.array([1.0]), np.array([0.5]))

@@ -8,7 +8,8 @@ from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, ru
 
 from oracle import pair_counts_brute
 from streamrank import EpochTracker, pair_counts
-from streamrank import epochs as epochs_module
+from streamrank import engine as engine_module
+from streamrank import _epoch_runs as runs_module
 
 SCORES = (-1.0, 0.0, 0.5, 1.0, 2.0)  # a tiny set: heavy ties
 FIELDS = ("concordant", "discordant", "tied_score", "tied_label", "tied_both")
@@ -38,6 +39,7 @@ def _assert_counts(tracker, y, s, w):
 
 
 class EpochMachine(RuleBasedStateMachine):
+    WEIGHT_SCALE = 1.0   # integer weights: exact counts
     @initialize(n=st.integers(2, 14), kind=st.sampled_from(["binary", "ordinal", "continuous"]),
                 weighted=st.booleans(), seed=st.integers(0, 2**31))
     def setup(self, n, kind, weighted, seed):
@@ -45,7 +47,7 @@ class EpochMachine(RuleBasedStateMachine):
         self.rng = rng
         self.y = {"binary": rng.integers(0, 2, n), "ordinal": rng.integers(0, 5, n),
                   "continuous": rng.normal(size=n).round(1)}[kind]
-        self.w = rng.integers(1, 4, n).astype(float) if weighted else None
+        self.w = rng.integers(1, 4, n) * self.WEIGHT_SCALE if weighted else None
         self.tracker = EpochTracker(self.y, sample_weight=self.w)
         self.s = rng.choice(SCORES, n)
         self.tracker.step(self.s)
@@ -91,18 +93,36 @@ TestEpochMachine = EpochMachine.TestCase
 
 class SmallRebuildEpochMachine(EpochMachine):
     """The same, with the held scores' pending changes merged after every few: the
-    log-structured rebuild runs many times per example."""
+    log-structured rebuild of the ordinal labels' runs runs many times per example."""
 
     def __init__(self):
         super().__init__()
-        self._saved = epochs_module._REBUILD_MIN
-        epochs_module._REBUILD_MIN = 3
+        self._saved = runs_module._REBUILD_MIN
+        runs_module._REBUILD_MIN = 3
 
     def teardown(self):
-        epochs_module._REBUILD_MIN = self._saved
+        runs_module._REBUILD_MIN = self._saved
 
 
 TestSmallRebuildEpochMachine = SmallRebuildEpochMachine.TestCase
+
+
+class StaleRebuildEpochMachine(EpochMachine):
+    """The same with fractional weights (float counts) and the engine's recount threshold
+    lowered: `step_partial` recounts its engine from the scores many times per example."""
+
+    WEIGHT_SCALE = 0.25
+
+    def __init__(self):
+        super().__init__()
+        self._saved = engine_module.REBUILD_RATIO
+        engine_module.REBUILD_RATIO = 0.5
+
+    def teardown(self):
+        engine_module.REBUILD_RATIO = self._saved
+
+
+TestStaleRebuildEpochMachine = StaleRebuildEpochMachine.TestCase
 
 
 def test_history_and_churn_bookkeeping():

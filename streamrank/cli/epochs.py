@@ -41,8 +41,8 @@ naming the file and the id); without it, by row position (every file needs as ma
 as the label file).
 
 The epochs run through one `streamrank.EpochTracker`: an epoch where at most 1% of the
-scores changed is an incremental ``step_partial`` (``O(k log n)`` searches plus an ``O(n)``
-update), any other a fresh ``O(n log n)`` ``step``; the churn costs one more ``O(n log n)``
+scores changed is an incremental ``step_partial`` (``O(k log n)``: see `EpochTracker`),
+any other a fresh ``O(n log n)`` ``step``; the churn costs one more ``O(n log n)``
 count per full step. Measured with this tracker (n = 1e4 to 1e6, binary, 5-level and
 continuous labels, churn tracked), ``step_partial`` cost 0.03-0.5x of ``step`` with 0.1%
 of the scores changed, 0.1-0.9x with 1%, and up to 2x with 10%: hence the 1% switch.

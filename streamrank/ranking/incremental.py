@@ -1,10 +1,10 @@
 """Per-query ranking state that follows score changes, joins and leaves of documents.
 
 `QueryRanking` holds one query: its documents in score order (a `SortedList`, ``O(log n)``
-per change) plus the exact pairwise counts ``D``, ``T``, ``P`` (updated in
-``O(L log n_q)`` per change by binary searches in each relevance level's sorted scores,
-instead of recounting the ``O(n_q^2)`` pairs) and the relevance histogram the ideal DCG
-needs. Each metric is read by
+per change) plus the exact pairwise counts ``D``, ``T``, ``P`` (a `PairEngine` over
+(relevance, score): ``O(log n_q)`` per change for two relevance levels, ``O(L log n_q)``
+for ``L`` levels, instead of recounting the ``O(n_q^2)`` pairs) and the relevance
+histogram the ideal DCG needs. Each metric is read by
 walking the ranking from the top only as far as it needs: NDCG@k and ERR@k stop at ``k``
 (plus the tie group straddling it), MRR at the first relevant group; AP walks the whole
 query.
@@ -21,13 +21,15 @@ the tests check the state against them after every change.
 from __future__ import annotations
 
 import math
-from bisect import bisect_left, bisect_right, insort
 from collections import Counter
+from numbers import Integral
 from operator import mul
 
+import numpy as np
 from sortedcontainers import SortedList
 
-from .._validation import describe, param_error
+from .._validation import MAX_EXACT_INT, describe, param_error
+from ..engine import PairEngine
 from ._layout import TIES, check_choice, check_k
 
 __all__ = ["QueryRanking", "RankingState"]
@@ -48,14 +50,42 @@ def _disc_sum(lo: int, hi: int) -> float:
 
 
 def _check_value(x, name, func, *, nonneg=False) -> float:
+    """A finite real as a float (bool refused); an int that float64 cannot hold exactly
+    is refused, not rounded, as by the incremental counters."""
     if isinstance(x, bool) or not isinstance(x, (int, float)) and not hasattr(x, "__float__"):
         raise param_error(name, func, "a finite number", describe(x))
-    v = float(x)
+    if isinstance(x, Integral) and abs(x) > MAX_EXACT_INT and float(x) != x:
+        raise param_error(name, func, "a finite number that float64 holds exactly "
+                          "(integers beyond 2**53 must be float64 values)", describe(x))
+    try:
+        v = float(x)
+    except (OverflowError, TypeError, ValueError):
+        v = math.nan
     if not math.isfinite(v):
         raise param_error(name, func, "a finite number", describe(x))
     if nonneg and v < 0:
         raise param_error(name, func, "graded relevance >= 0", describe(x))
     return v
+
+
+#: The largest relevance whose exponential gain ``2**rel - 1`` float64 holds.
+MAX_EXP_REL = 1023.0
+
+
+def _check_gain(rel: float, func: str) -> None:
+    """Refuse a relevance whose gain ``2**rel`` overflows float64 (the exponential gain of
+    NDCG, and ERR's stopping probability)."""
+    if rel > MAX_EXP_REL:
+        raise param_error("rel", func, f"graded relevance <= {MAX_EXP_REL:g} (2**rel, the "
+                          "exponential gain, must be a finite float64)", repr(rel))
+
+
+def _check_doc(doc, func) -> None:
+    try:
+        hash(doc)
+    except TypeError:
+        raise param_error("doc", func, "a hashable document id", describe(doc),
+                          TypeError) from None
 
 
 class QueryRanking:
@@ -91,10 +121,24 @@ class QueryRanking:
         self._docs: dict = {}            # doc -> (rel, score, seq)
         self._ranked = SortedList()      # keys (-score, tie key, seq)
         self._levels: Counter = Counter()
-        self._by_level: dict = {}        # rel -> sorted list of scores
+        self._pairs = PairEngine()       # (relevance, score): the pair counts
         self._seq = 0
-        self._D = self._T = self._P = 0
         self._relevant = 0
+
+    def __setstate__(self, state) -> None:
+        """Unpickle; a query pickled by an earlier release (pair counts kept beside
+        per-level sorted lists of scores) gets its engine counted from its documents,
+        ``O(n log n)``."""
+        if "_by_level" in state:
+            for name in ("_by_level", "_D", "_T", "_P"):
+                state.pop(name, None)
+            rows = list(state["_docs"].values())
+            state["_pairs"] = engine = PairEngine()
+            if rows:
+                engine.add_many(np.array([r[0] for r in rows], dtype=np.float64),
+                                np.array([r[1] for r in rows], dtype=np.float64), None,
+                                "QueryRanking")
+        self.__dict__.update(state)
 
     def __len__(self) -> int:
         return len(self._docs)
@@ -108,57 +152,36 @@ class QueryRanking:
             return (-score, 0.0, seq, rel)
         return (-score, rel if self.ties == "pessimistic" else -rel, seq, rel)
 
-    def _pairs_with(self, rel, score):
-        """``(D, T, P)`` of the pairs between a document ``(rel, score)`` and the held
-        documents: per relevance level, two binary searches in that level's sorted scores.
-        ``O(L log n)`` for ``L`` levels."""
-        D = T = P = 0
-        for r, scores in self._by_level.items():
-            if r == rel:
-                continue
-            lo = bisect_left(scores, score)
-            hi = bisect_right(scores, score)
-            P += len(scores)
-            T += hi - lo
-            D += len(scores) - hi if r < rel else lo   # lower level scored higher, or
-        return D, T, P                                 # higher level scored lower
-
     def set(self, doc, rel, score) -> None:
         """Add ``doc`` or change its relevance and score.
 
-        Runtime complexity: ``O(L log n)`` comparisons: the ranking (a `SortedList`), and
-        the pair counts by binary searches in each relevance level's sorted scores (``L``
-        levels) instead of comparing with every other document; inserting into a level's
-        plain sorted list adds one ``O(n)`` memory move (a ``memmove``, negligible next to
-        the interpreter's cost until queries of ~10^5 documents).
+        Runtime complexity: ``O(log n)`` for the ranking (a `SortedList`), and for the pair
+        counts one change of the query's `PairEngine` removing the old and one adding the
+        new (relevance, score): ``O(log n)`` with two relevance levels, ``O(L log n)``
+        with ``L`` levels. Bad input raises before anything changes.
         """
-        rel = _check_value(rel, "rel", "QueryRanking.set", nonneg=True)
-        score = _check_value(score, "score", "QueryRanking.set")
+        func = "QueryRanking.set"
+        rel = _check_value(rel, "rel", func, nonneg=True)
+        score = _check_value(score, "score", func)
+        _check_doc(doc, func)
+        self._set(doc, rel, score)
+
+    def _set(self, doc, rel: float, score: float) -> None:
+        """`set` of validated values."""
         if doc in self._docs:
             self.remove(doc)
-        d, t, p = self._pairs_with(rel, score)
-        self._D += d
-        self._T += t
-        self._P += p
+        self._pairs.add(rel, score, caller="QueryRanking.set")
         seq = self._seq
         self._seq += 1
         self._docs[doc] = (rel, score, seq)
         self._ranked.add(self._key(rel, score, seq))
-        insort(self._by_level.setdefault(rel, []), score)
         self._levels[rel] += 1
         self._relevant += rel > 0
 
     def remove(self, doc) -> None:
         """Remove ``doc`` (``KeyError`` if absent). Runtime complexity: as `set`."""
         rel, score, seq = self._docs.pop(doc)
-        level = self._by_level[rel]
-        del level[bisect_left(level, score)]
-        if not level:
-            del self._by_level[rel]
-        d, t, p = self._pairs_with(rel, score)
-        self._D -= d
-        self._T -= t
-        self._P -= p
+        self._pairs.remove(rel, score, caller="QueryRanking.remove")
         self._ranked.remove(self._key(rel, score, seq))
         self._levels[rel] -= 1
         if not self._levels[rel]:
@@ -184,8 +207,11 @@ class QueryRanking:
         return 2.0 ** r - 1.0 if self.gain == "exponential" else r
 
     def pair_counts(self):
-        """``(D, T, P)``: discordant, score-tied and comparable pairs, exact ints. O(1)."""
-        return self._D, self._T, self._P
+        """``(D, T, P)``: discordant, score-tied and comparable pairs among documents of
+        different relevance (the engine's ``discordant``, ``tied_score`` and
+        ``comparable``; the same whatever ``ties``), exact ints. O(1)."""
+        c = self._pairs.counts
+        return c.discordant, c.tied_score, c.comparable
 
     def dcg(self, k=None) -> float:
         """Tie-averaged DCG@k. Runtime complexity: ``O(log n + k + t)`` (``t``: the tie
@@ -392,9 +418,13 @@ class RankingState:
         ``O(L log n_q)`` for the changed query's ranking and pair counts, plus each kept
         metric's read (``O(k)`` for NDCG@k and ERR@k, ``O(n_q)`` for AP); independent of
         the number of queries."""
-        rel = _check_value(rel, "rel", "QueryRanking.set", nonneg=True)
-        score = _check_value(score, "score", "QueryRanking.set")
-        self._change(query, QueryRanking.set, doc, rel, score)
+        func = "RankingState.set"
+        rel = _check_value(rel, "rel", func, nonneg=True)
+        score = _check_value(score, "score", func)
+        _check_doc(doc, func)
+        if "err" in self.metrics or self.gain == "exponential" and "ndcg" in self.metrics:
+            _check_gain(rel, func)      # (read right after the change)
+        self._change(query, QueryRanking._set, doc, rel, score)
 
     def remove(self, query, doc) -> None:
         """A document leaves ``query`` (an emptied query is dropped)."""
