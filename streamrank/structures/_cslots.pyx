@@ -1,19 +1,39 @@
 # cython: language_level=3, boundscheck=False, wraparound=False
-"""`SlotStore`: keyed rows of ``(label, score, weight)``, the item store of `PairCounter`.
+"""The row store and the window of the incremental layer.
 
-A dict maps each key to a row of three C arrays of float64; freed rows are reused. Single
-changes cost one dict operation and three array writes; batches read and write rows as
-numpy arrays, so a batch of ``k`` keys costs ``k`` dict lookups and vectorized copies.
-Weights are stored as float64: integer weights up to ``2**53`` (the exact ones) are held
-exactly.
+`SlotStore`: rows of ``(time, label, score, weight)`` in C arrays of float64, optionally
+keyed (a dict maps each key to its row); freed rows are reused. It is the item store of
+`PairCounter` (keyed rows), of `Monitor` (keyed rows; a NaN label is a prediction still
+waiting for its label, a NaN time an event without one) and of the windows (rows without
+a key). Single changes cost one dict operation and a few array writes; batches read and
+write rows as numpy arrays. Weights are stored as float64 and read back as
+`check_weight` gives them (an int when integral up to ``2**53``).
+
+`RowWindow`: the one sliding-window mechanism: a FIFO ring of the rows of a `SlotStore`
+in arrival order, with eviction from the old end (by count or by time), and the changes
+its `PairEngine` has not seen yet. Rows are handed to the engine lazily: the newest rows
+(those after the *synced* boundary) are not in the engine yet, and a row that arrives and
+leaves between two reads never reaches it; removals of rows the engine holds and in-place
+changes of such rows are queued as values (a removal cancels a queued addition of equal
+values, as `streamrank.metrics._base.UpdateBuffer`). `take` hands everything to the owner
+(``(removes, adds)``, the arguments of `PairEngine.apply`) at a read. Every per-event
+operation (`push`, `push_keep`, `evict`, `change`) is one C call, ``O(1)`` amortized.
 """
 
 from libc.stdint cimport int64_t
 from libc.stdlib cimport realloc, free
+from libc.string cimport memcpy
 
 import numpy as np
 
 from .._validation import param_error
+
+cdef double NAN = float("nan")
+cdef double MAX_EXACT = 2.0 ** 53
+
+#: A window asks its owner to apply its changes once this many are waiting (as
+#: `streamrank.metrics._base.MAX_PENDING`).
+MAX_PENDING = 4096
 
 
 cdef void* _resized(void* p, size_t size) except NULL:
@@ -24,20 +44,31 @@ cdef void* _resized(void* p, size_t size) except NULL:
     return q
 
 
-cdef class SlotStore:
-    """Keyed ``(label, score, weight)`` rows.
+cdef inline object _weight(double w):
+    """A stored weight as `check_weight` returns it: an int when integral up to 2**53."""
+    if w <= MAX_EXACT and w == <double>(<int64_t>w):
+        return <int64_t>w
+    return w
 
-    Runtime complexity: `put`, `get`, `pop`, `set` ``O(1)``; `rows`, `columns`,
-    `set_rows`, `put_many` ``O(k)`` for ``k`` keys, in C and numpy.
+
+cdef class SlotStore:
+    """Rows of ``(time, label, score, weight)``, keyed or not.
+
+    Runtime complexity: `put`, `get`, `pop`, `set`, `row_of`, `value` ``O(1)``; `rows`,
+    `columns`, `set_rows`, `put_many` ``O(k)`` for ``k`` keys, in C and numpy.
 
     >>> st = SlotStore(); st.put("a", 1, 0.5, 2); st.put("b", 0, 0.25, 1)
     >>> st.get("a"), len(st), "b" in st
     ((1.0, 0.5, 2.0), 2, True)
     >>> st.pop("a"), list(st)
     ((1.0, 0.5, 2.0), ['b'])
+    >>> st.value(st.row_of("b"))      # (time, label, score, weight); no time: NaN
+    (nan, 0.0, 0.25, 1)
     """
 
     cdef dict _slot
+    cdef list _keyof          # row -> its key (None: a row without a key, or free)
+    cdef double* _t
     cdef double* _y
     cdef double* _s
     cdef double* _w
@@ -46,18 +77,21 @@ cdef class SlotStore:
 
     def __cinit__(self):
         self._slot = {}
-        self._y = self._s = self._w = NULL
+        self._keyof = []
+        self._t = self._y = self._s = self._w = NULL
         self._free = NULL
         self._cap = self._top = self._nfree = 0
         self._grow(16)
 
     def __dealloc__(self):
+        free(self._t)
         free(self._y)
         free(self._s)
         free(self._w)
         free(self._free)
 
     cdef int _grow(self, Py_ssize_t cap) except -1:
+        self._t = <double*>_resized(self._t, cap * sizeof(double))
         self._y = <double*>_resized(self._y, cap * sizeof(double))
         self._s = <double*>_resized(self._s, cap * sizeof(double))
         self._w = <double*>_resized(self._w, cap * sizeof(double))
@@ -74,18 +108,46 @@ cdef class SlotStore:
     def __iter__(self):
         return iter(self._slot)
 
-    cdef Py_ssize_t _new_row(self) except -1:
+    cdef Py_ssize_t _new_row(self, key) except -1:
+        cdef Py_ssize_t i
         if self._nfree:
             self._nfree -= 1
-            return self._free[self._nfree]
+            i = self._free[self._nfree]
+            self._keyof[i] = key
+            return i
         if self._top == self._cap:
             self._grow(2 * self._cap)
+        self._keyof.append(key)
         self._top += 1
         return self._top - 1
 
-    cpdef void put(self, key, double y, double s, double w) except *:
+    cdef inline void _release(self, Py_ssize_t i):
+        self._keyof[i] = None
+        self._free[self._nfree] = i
+        self._nfree += 1
+
+    cdef Py_ssize_t _put(self, key, double t, double y, double s, double w) except -1:
+        """A new row (keyed unless ``key`` is None; the caller checked the key is new)."""
+        cdef Py_ssize_t i = self._new_row(key)
+        self._t[i] = t
+        self._y[i] = y
+        self._s[i] = s
+        self._w[i] = w
+        if key is not None:
+            self._slot[key] = i
+        return i
+
+    cdef void _drop(self, Py_ssize_t i) except *:
+        """Free row ``i`` (and its key)."""
+        key = self._keyof[i]
+        if key is not None:
+            del self._slot[key]
+        self._release(i)
+
+    cpdef void put(self, key, double y, double s, double w, double t=NAN) except *:
         """Store a new key (the caller checked that it is not held)."""
-        cdef Py_ssize_t i = self._new_row()
+        cdef Py_ssize_t i = self._new_row(key)
+        self._t[i] = t
         self._y[i] = y
         self._s[i] = s
         self._w[i] = w
@@ -106,13 +168,27 @@ cdef class SlotStore:
     cpdef tuple pop(self, key):
         """Remove ``key`` and return its row; `KeyError` if not held."""
         cdef Py_ssize_t i = self._slot.pop(key)
-        self._free[self._nfree] = i
-        self._nfree += 1
+        self._release(i)
         return self._y[i], self._s[i], self._w[i]
 
+    cpdef Py_ssize_t row_of(self, key):
+        """The row of ``key``, or -1 if it is not held. O(1)."""
+        i = self._slot.get(key)
+        return -1 if i is None else <Py_ssize_t>i
+
+    cpdef tuple value(self, Py_ssize_t i):
+        """``(time, label, score, weight)`` of row ``i`` (the weight as `check_weight`
+        gives it)."""
+        return self._t[i], self._y[i], self._s[i], _weight(self._w[i])
+
+    def key_of(self, Py_ssize_t i):
+        """The key of row ``i`` (None for a row without one)."""
+        return self._keyof[i]
+
     def clear(self):
-        """Remove every key. O(1)."""
+        """Remove every row. O(n) (the key list is emptied)."""
         self._slot.clear()
+        self._keyof = []
         self._top = self._nfree = 0
 
     def keys(self):
@@ -137,13 +213,18 @@ cdef class SlotStore:
         """The rows of every key held, in insertion order."""
         return np.fromiter(self._slot.values(), dtype=np.int64, count=len(self._slot))
 
+    cdef object _col(self, double* p):
+        return np.asarray(<double[:self._top]>p) if self._top else np.empty(0)
+
     def columns(self, rows=None):
         """``(y, s, w)``: float64 arrays (copies) of ``rows`` (default: every key held,
         in insertion order)."""
         r = self.all_rows() if rows is None else np.asarray(rows, dtype=np.int64)
-        return (np.asarray(<double[:self._top]>self._y if self._top else np.empty(0))[r],
-                np.asarray(<double[:self._top]>self._s if self._top else np.empty(0))[r],
-                np.asarray(<double[:self._top]>self._w if self._top else np.empty(0))[r])
+        return self._col(self._y)[r], self._col(self._s)[r], self._col(self._w)[r]
+
+    def times(self, rows):
+        """The times of ``rows`` (a float64 array; NaN: no time)."""
+        return self._col(self._t)[np.asarray(rows, dtype=np.int64)]
 
     def set_rows(self, rows, y, s, w):
         """Overwrite ``rows`` with the float64 arrays ``y``, ``s``, ``w``."""
@@ -162,20 +243,19 @@ cdef class SlotStore:
         cdef double[::1] wv = np.ascontiguousarray(w, dtype=np.float64)
         slot = self._slot
         for j in range(n):
-            i = self._new_row()
+            key = keys[j]
+            i = self._new_row(key)
+            self._t[i] = NAN
             self._y[i] = yv[j]
             self._s[i] = sv[j]
             self._w[i] = wv[j]
-            slot[keys[j]] = i
+            slot[key] = i
 
     def pop_many(self, keys):
         """Remove held keys (checked by the caller)."""
-        cdef Py_ssize_t i
         slot = self._slot
         for key in keys:
-            i = slot.pop(key)
-            self._free[self._nfree] = i
-            self._nfree += 1
+            self._release(slot.pop(key))
 
     def items(self):
         """Iterate over ``(key, (label, score, weight))``."""
@@ -183,12 +263,333 @@ cdef class SlotStore:
             yield key, (self._y[<Py_ssize_t>i], self._s[<Py_ssize_t>i],
                         self._w[<Py_ssize_t>i])
 
-    def _check(self):
-        """Rows are distinct, in use, and no free row is in use. O(n)."""
+    def _check(self, keyless=()):
+        """Rows are distinct, in use, and no free row is in use; ``keyless``: the rows
+        without a key in use (a window's). O(n)."""
         used = set(self._slot.values())
         assert len(used) == len(self._slot), "two keys on one row"
+        for key, i in self._slot.items():
+            assert self._keyof[i] is key or self._keyof[i] == key, "a row lost its key"
+        extra = set(keyless)
+        assert len(extra) == len(keyless) and not used & extra, "a row used twice"
+        assert all(self._keyof[i] is None for i in extra)
+        used |= extra
         free_rows = {self._free[j] for j in range(self._nfree)}
         assert len(free_rows) == self._nfree, "a row freed twice"
         assert not used & free_rows, "a used row is free"
         assert all(0 <= i < self._top for i in used | free_rows)
         assert len(used) + self._nfree == self._top, "a row lost"
+        assert len(self._keyof) == self._top
+
+
+cdef class RowWindow:
+    """The rows of a `SlotStore` in arrival order (a FIFO ring), and the changes of the
+    labeled rows that the owner's `PairEngine` has not received yet.
+
+    A row with a NaN label is held in the window order but not counted (a pending
+    prediction of `Monitor`). The engine is kept equal to the labeled rows by `take`,
+    which returns ``(removes, adds, n_adds)`` for `PairEngine.apply` (the owner applies
+    them at a read, or when `push` / `change` return True: ``limit`` changes waiting,
+    default `MAX_PENDING`). Rows newer than the *synced* boundary are not in the engine:
+    evicting one costs the engine nothing, changing one is a store; `take` adds them with
+    their values then. Evicting or changing an older labeled row queues its old values for removal
+    (cancelling a queued addition of equal values) and its new ones for addition.
+
+    Runtime complexity: `push`, `push_keep`, `change`, `evict` (per row) ``O(1)``
+    amortized, in C; `count_through` ``O(1 + k)`` for ``k`` rows at or before the horizon;
+    `take` ``O(k)`` for ``k`` waiting changes; `revert` ``O(p)`` for the row's position
+    from the old end; `columns`, `items` ``O(n)``.
+
+    >>> win = RowWindow()
+    >>> for y, s in [(1, 0.9), (0, 0.1), (1, 0.2)]:
+    ...     _ = win.push_keep(y, s, 1.0, 2)    # hold the last 2 rows
+    >>> len(win), win.items()
+    (2, [(None, nan, 0.0, 0.1, 1), (None, nan, 1.0, 0.2, 1)])
+    >>> win.take()                            # (1, 0.9) came and left: never counted
+    ([], {(0.0, 0.1, 1): 1, (1.0, 0.2, 1): 1}, 2)
+    """
+
+    cdef readonly SlotStore store
+    cdef int64_t* _ring       # rows by arrival number q, at q & (_rcap - 1)
+    cdef int64_t* _seq        # row -> its arrival number
+    cdef Py_ssize_t _rcap, _scap
+    cdef int64_t _head, _tail, _synced
+    cdef Py_ssize_t _nlab, _nadds
+    cdef list _removes        # (y, s, w) held by the engine, to remove
+    cdef dict _adds           # (y, s, w) -> copies to add
+    cdef public Py_ssize_t limit   # changes waiting before push / change return True
+
+    def __init__(self, Py_ssize_t limit=MAX_PENDING):
+        self.limit = limit
+
+    def __cinit__(self, *args):
+        self.store = SlotStore()
+        self._ring = self._seq = NULL
+        self._ring = <int64_t*>_resized(NULL, 16 * sizeof(int64_t))
+        self._seq = <int64_t*>_resized(NULL, 16 * sizeof(int64_t))
+        self._rcap = self._scap = 16
+        self._head = self._tail = self._synced = 0
+        self._nlab = self._nadds = 0
+        self._removes = []
+        self._adds = {}
+
+    def __dealloc__(self):
+        free(self._ring)
+        free(self._seq)
+
+    def __len__(self):
+        return self._tail - self._head
+
+    @property
+    def n_labeled(self):
+        """Rows with a label (not NaN) in the window. O(1)."""
+        return self._nlab
+
+    @property
+    def waiting(self):
+        """Changes the engine has not received: rows after the synced boundary, queued
+        removals and additions. O(1)."""
+        return self._waiting()
+
+    cdef inline Py_ssize_t _waiting(self):
+        return <Py_ssize_t>(self._tail - self._synced) + len(self._removes) + self._nadds
+
+    cdef inline Py_ssize_t _row_at(self, int64_t q):
+        return self._ring[q & (self._rcap - 1)]
+
+    cdef int _grow_ring(self) except -1:
+        cdef Py_ssize_t cap = 2 * self._rcap
+        cdef int64_t* ring = <int64_t*>_resized(NULL, cap * sizeof(int64_t))
+        cdef int64_t q
+        for q in range(self._head, self._tail):
+            ring[q & (cap - 1)] = self._ring[q & (self._rcap - 1)]
+        free(self._ring)
+        self._ring = ring
+        self._rcap = cap
+        return 0
+
+    cdef Py_ssize_t _push(self, key, double t, double y, double s, double w) except -1:
+        cdef Py_ssize_t row = self.store._put(key, t, y, s, w)
+        cdef Py_ssize_t cap
+        if row >= self._scap:
+            cap = 2 * self._scap
+            while cap <= row:
+                cap *= 2
+            self._seq = <int64_t*>_resized(self._seq, cap * sizeof(int64_t))
+            self._scap = cap
+        if self._tail - self._head == self._rcap:
+            self._grow_ring()
+        self._ring[self._tail & (self._rcap - 1)] = row
+        self._seq[row] = self._tail
+        self._tail += 1
+        if y == y:
+            self._nlab += 1
+        return row
+
+    def push(self, double t, double y, double s, double w, key=None):
+        """Append a row ``(t, y, s, w)`` (keyed when ``key`` is not None: the caller
+        checked that it is new); returns True once ``limit`` changes are waiting."""
+        self._push(key, t, y, s, w)
+        return self._waiting() >= self.limit
+
+    def push_keep(self, double y, double s, double w, Py_ssize_t size, double t=NAN):
+        """Append a row without a key and evict the oldest while more than ``size`` are
+        held; returns True once ``limit`` changes are waiting."""
+        self._push(None, t, y, s, w)
+        while self._tail - self._head > size:
+            self._evict_one(None)
+        return self._waiting() >= self.limit
+
+    cdef int _queue_remove(self, double y, double s, double w) except -1:
+        item = (y, s, _weight(w))
+        n = self._adds.get(item)
+        if n is None:
+            self._removes.append(item)
+        else:
+            if n == 1:
+                del self._adds[item]
+            else:
+                self._adds[item] = n - 1
+            self._nadds -= 1
+        return 0
+
+    cdef int _queue_add(self, double y, double s, double w) except -1:
+        item = (y, s, _weight(w))
+        self._adds[item] = self._adds.get(item, 0) + 1
+        self._nadds += 1
+        return 0
+
+    cdef int _evict_one(self, list out) except -1:
+        cdef int64_t q = self._head
+        cdef Py_ssize_t row = self._ring[q & (self._rcap - 1)]
+        cdef SlotStore st = self.store
+        cdef double y = st._y[row]
+        self._head = q + 1
+        if q < self._synced:
+            if y == y:
+                self._queue_remove(y, st._s[row], st._w[row])
+        else:
+            self._synced = q + 1        # it came and left: the engine never saw it
+        if y == y:
+            self._nlab -= 1
+        if out is not None:
+            out.append((st._keyof[row], y, st._s[row], _weight(st._w[row])))
+        st._drop(row)
+        return 0
+
+    def evict(self, Py_ssize_t k, bint collect=False):
+        """Drop the ``k`` oldest rows (at most all); with ``collect``, return their
+        ``(key, label, score, weight)`` (label NaN when pending), oldest first."""
+        out = [] if collect else None
+        cdef Py_ssize_t j
+        for j in range(min(k, <Py_ssize_t>(self._tail - self._head))):
+            self._evict_one(out)
+        return out
+
+    def count_through(self, double horizon):
+        """How many of the oldest rows have a time ``<= horizon`` (times do not
+        decrease along the window). O(1 + that many)."""
+        cdef int64_t q = self._head
+        cdef double* t = self.store._t
+        while q < self._tail and t[self._row_at(q)] <= horizon:
+            q += 1
+        return q - self._head
+
+    def oldest_labels(self, Py_ssize_t k):
+        """The labels of the ``k`` oldest rows (NaN when pending), oldest first."""
+        cdef int64_t q
+        cdef double* y = self.store._y
+        return [y[self._row_at(q)]
+                for q in range(self._head, self._head + min(k, self._tail - self._head))]
+
+    def newest_time(self):
+        """The time of the newest row (None when empty)."""
+        if self._tail == self._head:
+            return None
+        return self.store._t[self._row_at(self._tail - 1)]
+
+    def change(self, Py_ssize_t row, double y, double s, double w):
+        """Overwrite held row ``row`` with ``(y, s, w)`` (NaN label: pending); the engine
+        follows at `take`. Returns True once ``limit`` changes are waiting."""
+        cdef SlotStore st = self.store
+        cdef double oy = st._y[row]
+        if self._seq[row] < self._synced:
+            if oy == oy:
+                self._queue_remove(oy, st._s[row], st._w[row])
+            if y == y:
+                self._queue_add(y, s, w)
+        self._nlab += (y == y) - (oy == oy)
+        st._y[row] = y
+        st._s[row] = s
+        st._w[row] = w
+        return self._waiting() >= self.limit
+
+    def take(self):
+        """``(removes, adds, n_adds)``: every change waiting, for `PairEngine.apply`
+        (``n_adds`` copies in ``adds``); the window is synced."""
+        cdef int64_t q
+        cdef Py_ssize_t row
+        cdef SlotStore st = self.store
+        for q in range(self._synced, self._tail):
+            row = self._row_at(q)
+            if st._y[row] == st._y[row]:
+                self._queue_add(st._y[row], st._s[row], st._w[row])
+        self._synced = self._tail
+        out = (self._removes, self._adds, self._nadds)
+        self._removes, self._adds, self._nadds = [], {}, 0
+        return out
+
+    def mark_synced(self):
+        """Drop every waiting change: the owner recounted its engine from `columns`."""
+        self._synced = self._tail
+        self._removes, self._adds, self._nadds = [], {}, 0
+
+    def clear(self):
+        """Drop every row and change. O(n)."""
+        self.store.clear()
+        self._head = self._tail = self._synced = 0
+        self._nlab = 0
+        self.mark_synced()
+
+    def rows(self):
+        """The rows held, oldest first."""
+        cdef int64_t q
+        return [self._row_at(q) for q in range(self._head, self._tail)]
+
+    def columns(self, bint labeled=True):
+        """``(y, s, w)`` float64 arrays of the rows held, oldest first (with
+        ``labeled``, only those with a label). O(n)."""
+        r = np.array(self.rows(), dtype=np.int64)
+        y, s, w = self.store._col(self.store._y)[r], self.store._col(self.store._s)[r], \
+            self.store._col(self.store._w)[r]
+        if labeled:
+            keep = ~np.isnan(y)
+            return y[keep], s[keep], w[keep]
+        return y, s, w
+
+    def items(self):
+        """``(key, time, label, score, weight)`` of every row, oldest first (NaN: no
+        time, or no label yet; the weight as `check_weight` gives it)."""
+        cdef int64_t q
+        cdef Py_ssize_t row
+        cdef SlotStore st = self.store
+        out = []
+        for q in range(self._head, self._tail):
+            row = self._row_at(q)
+            out.append((st._keyof[row], st._t[row], st._y[row], st._s[row],
+                        _weight(st._w[row])))
+        return out
+
+    def revert(self, double y, double s, double w):
+        """Remove the oldest labeled row equal to ``(y, s, w)``; False (nothing
+        changes) if none is held."""
+        cdef int64_t q, j
+        cdef Py_ssize_t row = -1
+        cdef SlotStore st = self.store
+        for q in range(self._head, self._tail):
+            row = self._row_at(q)
+            if st._y[row] == y and st._s[row] == s and st._w[row] == w:
+                break
+        else:
+            return False
+        if q < self._synced:
+            self._queue_remove(y, s, w)
+        else:
+            self._synced += 1           # the older rows all move up by one
+        for j in range(q, self._head, -1):  # close the gap: the older rows move up
+            self._ring[j & (self._rcap - 1)] = self._ring[(j - 1) & (self._rcap - 1)]
+            self._seq[self._ring[j & (self._rcap - 1)]] = j
+        self._head += 1
+        self._nlab -= 1
+        st._drop(row)
+        return True
+
+    def __reduce__(self):
+        items = self.items()
+        return (_restored_window, (items, int(self._tail - self._synced),
+                                   list(self._removes), dict(self._adds), self.limit))
+
+    def _check(self):
+        """The ring, the arrival numbers, the label count and the store agree. O(n)."""
+        cdef int64_t q
+        rows = self.rows()
+        assert self._head <= self._synced <= self._tail
+        assert len(set(rows)) == len(rows)
+        for q in range(self._head, self._tail):
+            assert self._seq[self._row_at(q)] == q
+        assert self._nlab == sum(1 for r in rows if self.store._y[r] == self.store._y[r])
+        assert self._nadds == sum(self._adds.values())
+        self.store._check([r for r in rows if self.store._keyof[r] is None])
+        assert len(self.store) == sum(1 for r in rows if self.store._keyof[r] is not None)
+
+
+def _restored_window(items, unsynced, removes, adds, limit=MAX_PENDING):
+    """A `RowWindow` from `RowWindow.__reduce__`."""
+    cdef RowWindow win = RowWindow(limit)
+    for key, t, y, s, w in items:
+        win._push(key, t, y, s, w)
+    win._synced = win._tail - unsynced
+    win._removes = removes
+    win._adds = adds
+    win._nadds = sum(adds.values())
+    return win
