@@ -26,18 +26,19 @@ __all__ = ["SlidingPairCounter", "TimeSlidingPairCounter", "sync"]
 _NAN = math.nan
 
 
-def sync(window: RowWindow, engine: PairEngine, caller: str) -> PairEngine:
+def sync(window: RowWindow, engine: PairEngine, caller: str, *,
+         recount: bool = True) -> PairEngine:
     """``engine`` after receiving the changes ``window`` holds back (`RowWindow.take`,
     applied as `streamrank.metrics._base.apply_changes` does: one C loop for binary
-    labels), and recounted from the window's labeled rows when float rounding of weight
-    that came and went may be large (`PairEngine.stale`). ``caller`` names the owner's
+    labels), and (with ``recount``) recounted from the window's labeled rows when float
+    rounding of weight that came and went may be large (`PairEngine.stale`). ``caller`` names the owner's
     method in the engine's errors. Runtime complexity: ``O(k log W)`` for ``k`` waiting
     changes (``O(W log W)`` for a recount)."""
     if window.waiting:
         from .metrics._base import apply_changes
         removes, adds, n_adds = window.take()
         apply_changes(engine, removes, adds, caller, n_adds)
-    if engine.stale:
+    if recount and engine.stale:
         engine.rebuild(*window.columns())
     return engine
 
