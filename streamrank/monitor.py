@@ -374,10 +374,10 @@ class Monitor:
         # its SlotStore in arrival order, a NaN label while pending, a NaN time when none
         # was given; keys leave only by eviction. The engine receives its changes at a
         # read (`_fresh_counts`).
-        self._win = RowWindow()
-        self._class: dict = {}                  # label -> [count, weight sum] (labeled)
+        self._win = RowWindow(tally=True)   # .classes: label -> [count, weight sum]
         self._clock = None
         self._ref: _Reference | None = None
+        self._fast = False                      # see _set_reference
         # reference=N: key -> [y, s, w] of the labeled predictions in the window, and
         # those of the ones already evicted (their id may come back as a new prediction)
         self._ref_store: dict = {}
@@ -446,6 +446,34 @@ class Monitor:
         Runtime complexity: ``O(log W)`` (binary labels) plus ``O(log W)`` per evicted
         labeled prediction.
         """
+        if (self._fast and weight is None and time is None and type(score) is float
+                and score - score == 0.0):
+            # the per-event path of a steady count window: a new prediction with a float
+            # score, a bool / float label or none (one C call; anything else goes on)
+            if label is None:
+                y = _NAN
+            elif label.__class__ is bool:
+                y = 1.0 if label else 0.0
+            elif type(label) is float and label - label == 0.0:
+                y = label
+            else:
+                y = None
+            if y is not None:
+                win = self._win
+                evicted = win.push_new(key, y, score, self.window)
+                if evicted >= 0:
+                    st = self.stats
+                    st["events"] += 1
+                    st["predictions"] += 1
+                    if label is not None:
+                        st["labeled"] += 1
+                    if evicted:
+                        st["evicted"] += 1
+                        if evicted == 2:
+                            st["evicted_pending"] += 1
+                    if win.full:
+                        self._fresh_counts()
+                    return
         # -- validate (the finite-float checks inline: this is the per-event hot path)
         if score is not None and not (type(score) is float and score - score == 0.0):
             score = check_scalar(score, "score", "Monitor.observe")
@@ -500,7 +528,6 @@ class Monitor:
                 self._fresh_counts()
             st["predictions"] += 1
             if label is not None:
-                self._class_add(label, w)
                 st["labeled"] += 1
                 if self._ref is None and self.reference is not None:
                     self._ref_note(key, label, score, w)
@@ -513,7 +540,6 @@ class Monitor:
             if weight is not None:
                 w = weight
             if label is not None:
-                self._class_add(label, w)
                 st["labeled"] += 1
                 st["late"] += 1
             if win.change(row, _NAN if label is None else label, s, w):
@@ -526,9 +552,6 @@ class Monitor:
         new_w = w if weight is None else weight
         if new_y == y and new_s == s and new_w == w:
             return
-        if new_y != y or new_w != w:
-            self._class_remove(y, w)
-            self._class_add(new_y, new_w)
         if new_y != y:
             st["relabeled"] += 1
         if new_s != s:
@@ -541,7 +564,7 @@ class Monitor:
     def _check_binary(self, label, row, evict) -> None:
         """Raise if ``label`` would be a third label value after this event's evictions
         (``row``: the event's prediction, -1 for none)."""
-        after = {y: c[0] for y, c in self._class.items()}
+        after = {y: c[0] for y, c in self._win.classes.items()}
         for y in self._win.oldest_labels(evict):   # O(evict)
             if y == y:
                 after[y] -= 1
@@ -554,22 +577,6 @@ class Monitor:
             raise param_error("label", "Monitor.observe", "one of at most two labels in all "
                               "(labels='binary')", f"{label!r} with {sorted(held)} held")
 
-    def _class_add(self, y, w) -> None:
-        entry = self._class.get(y)
-        if entry is None:
-            self._class[y] = [1, w]
-        else:
-            entry[0] += 1
-            entry[1] += w
-
-    def _class_remove(self, y, w) -> None:
-        entry = self._class[y]
-        if entry[0] == 1:
-            del self._class[y]
-        else:
-            entry[0] -= 1
-            entry[1] -= w
-
     def _ref_note(self, key, y, s, w) -> None:
         """A prediction got its label: count it towards ``reference=N``."""
         if self._ref is None and self.reference is not None:
@@ -577,7 +584,7 @@ class Monitor:
             store[key] = [y, s, w]
             if len(store) + len(self._ref_left) >= self.reference:
                 ys, ss, ws = zip(*self._ref_left, *store.values())
-                self._ref = _Reference(ys, ss, ws)
+                self._set_reference(_Reference(ys, ss, ws))
                 self._ref_store, self._ref_left = {}, []
 
     def _evict(self, k) -> None:
@@ -592,13 +599,17 @@ class Monitor:
                 self._ref_left.append(store.pop(key))
             if y != y:
                 st["evicted_pending"] += 1
-            else:
-                self._class_remove(y, w)
         st["evicted"] += k
 
     def _freeze_window(self) -> None:
         y, s, w = self._window_arrays()
-        self._ref = _Reference(y, s, w)
+        self._set_reference(_Reference(y, s, w))
+
+    def _set_reference(self, ref) -> None:
+        """Freeze the reference window; from then on a count window takes new predictions
+        through `RowWindow.push_new` (no reference to note, nothing to freeze)."""
+        self._ref = ref
+        self._fast = self.period is None and self.labels != "binary"
 
     # ------------------------------------------------------------------ reports
     def report(self) -> Report:
@@ -613,7 +624,7 @@ class Monitor:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", UndefinedMetricWarning)
             auc = counts.auc if n else _NAN
-        classes = self._class
+        classes = self._win.classes
         binary = len(classes) <= 2
         ref = self._ref
         ref_auc = ref_se = z = p = se = _NAN
@@ -776,8 +787,6 @@ class Monitor:
             for key, t, y, s, w in zip(keys, times.tolist(), ys.tolist(), ss.tolist(),
                                        ws.tolist()):
                 win.push(t, y, s, w, key)
-                if y == y:
-                    m._class_add(y, _num(w))
             lab = ~np.isnan(ys)
             if lab.any():
                 wl = ws[lab]
@@ -785,7 +794,7 @@ class Monitor:
                                    "Monitor.from_bytes")
             win.mark_synced()               # the engine holds the labeled rows
             if frozen:
-                m._ref = _Reference(ref_y, ref_s, ref_w)
+                m._set_reference(_Reference(ref_y, ref_s, ref_w))
             store = [[y, s, _num(w)] for y, s, w in zip(store_y.tolist(), store_s.tolist(),
                                                        store_w.tolist())]
             left = len(store) - len(store_keys)     # the evicted entries come first
@@ -830,11 +839,11 @@ class Monitor:
             c = tally.setdefault(y, [0, 0])
             c[0] += 1
             c[1] += w
-        assert {y: c[0] for y, c in tally.items()} == {y: c[0] for y, c in
-                                                        self._class.items()}
+        classes = win.classes
+        assert {y: c[0] for y, c in tally.items()} == {y: c[0] for y, c in classes.items()}
         total = sum(c[1] for c in tally.values())
         for y, c in tally.items():
-            assert math.isclose(c[1], self._class[y][1], rel_tol=1e-9, abs_tol=1e-9 * total)
+            assert math.isclose(c[1], classes[y][1], rel_tol=1e-9, abs_tol=1e-9 * total)
         self._engine._check(*self._window_arrays())
 
     def _fresh_counts(self) -> PairCounts:
@@ -848,7 +857,7 @@ class Monitor:
             engine.rebuild(y, s, w)
             labels, code, copies = np.unique(y, return_inverse=True, return_counts=True)
             sums = np.bincount(code, weights=w, minlength=labels.size)
-            self._class = {yv: [int(c), float(ws)]
+            self._win.classes = {yv: [int(c), float(ws)]
                            for yv, c, ws in zip(labels.tolist(), copies.tolist(), sums.tolist())}
         return engine.counts
 

@@ -24,6 +24,9 @@ from .structures._cslots import RowWindow
 __all__ = ["SlidingPairCounter", "TimeSlidingPairCounter", "sync"]
 
 _NAN = math.nan
+#: Fewer waiting changes than this reach the engine as tuples (`PairEngine.apply`), more
+#: as numpy arrays (as `streamrank.metrics._base.SCALAR_FLUSH`).
+_SCALAR_FLUSH = 16
 
 
 def sync(window: RowWindow, engine: PairEngine, caller: str, *,
@@ -34,10 +37,16 @@ def sync(window: RowWindow, engine: PairEngine, caller: str, *,
     rounding of weight that came and went may be large (`PairEngine.stale`). ``caller`` names the owner's
     method in the engine's errors. Runtime complexity: ``O(k log W)`` for ``k`` waiting
     changes (``O(W log W)`` for a recount)."""
-    if window.waiting:
-        from .metrics._base import apply_changes
-        removes, adds, n_adds = window.take()
-        apply_changes(engine, removes, adds, caller, n_adds)
+    waiting = window.waiting
+    if waiting:
+        if waiting < _SCALAR_FLUSH or engine.kind != "binary":
+            from .metrics._base import apply_changes
+            removes, adds, n_adds = window.take()
+            apply_changes(engine, removes, adds, caller, n_adds)
+        else:                       # numpy arrays into the engine's compiled loop
+            (ry, rs, rw), (ay, as_, aw) = window.take_arrays()
+            engine.remove_many(ry, rs, None if (rw == 1.0).all() else rw)
+            engine.add_many(ay, as_, None if (aw == 1.0).all() else aw, caller)
     if recount and engine.stale:
         engine.rebuild(*window.columns())
     return engine

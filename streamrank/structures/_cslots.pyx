@@ -29,6 +29,7 @@ import numpy as np
 from .._validation import param_error
 
 cdef double NAN = float("nan")
+DEF _NT = 8         # per-label tallies of a RowWindow held in C arrays
 cdef double MAX_EXACT = 2.0 ** 53
 
 #: A window asks its owner to apply its changes once this many are waiting (as
@@ -314,28 +315,57 @@ cdef class RowWindow:
     cdef int64_t* _seq        # row -> its arrival number
     cdef Py_ssize_t _rcap, _scap
     cdef int64_t _head, _tail, _synced
-    cdef Py_ssize_t _nlab, _nadds
-    cdef list _removes        # (y, s, w) held by the engine, to remove
-    cdef dict _adds           # (y, s, w) -> copies to add
+    cdef Py_ssize_t _nlab, _nadds, _nrem, _remcap
+    cdef double* _ry          # values held by the engine, to remove
+    cdef double* _rs
+    cdef double* _rw
+    cdef dict _adds           # (y, s, w) -> copies to add (changed rows)
     cdef public Py_ssize_t limit   # changes waiting before push / change return True
+    # Per-label tallies of the labeled rows (with tally): up to _NT labels in C arrays,
+    # the count and the weight sum (an exact int64 while every weight is integral, else
+    # a double, with Python's int/float arithmetic); more labels, or an int sum past
+    # int64, move them to the dict _classes of Python numbers for good. _nt: labels in
+    # the arrays; -1: in the dict; -2: no tally.
+    cdef int _nt
+    cdef double _tl[_NT]
+    cdef int64_t _tc[_NT]
+    cdef int64_t _ti[_NT]
+    cdef double _tf[_NT]
+    cdef bint _tflt[_NT]
+    cdef dict _classes
 
-    def __init__(self, Py_ssize_t limit=MAX_PENDING):
+    def __init__(self, Py_ssize_t limit=MAX_PENDING, bint tally=False):
         self.limit = limit
+        self._nt = 0 if tally else -2
+        self._classes = None
 
-    def __cinit__(self, *args):
+    def __cinit__(self, *args, **kwargs):
         self.store = SlotStore()
         self._ring = self._seq = NULL
         self._ring = <int64_t*>_resized(NULL, 16 * sizeof(int64_t))
         self._seq = <int64_t*>_resized(NULL, 16 * sizeof(int64_t))
         self._rcap = self._scap = 16
         self._head = self._tail = self._synced = 0
-        self._nlab = self._nadds = 0
-        self._removes = []
+        self._nlab = self._nadds = self._nrem = 0
+        self._ry = self._rs = self._rw = NULL
+        self._remcap = 0
+        self._grow_removes()
         self._adds = {}
 
     def __dealloc__(self):
         free(self._ring)
         free(self._seq)
+        free(self._ry)
+        free(self._rs)
+        free(self._rw)
+
+    cdef int _grow_removes(self) except -1:
+        cdef Py_ssize_t cap = max(16, 2 * self._remcap)
+        self._ry = <double*>_resized(self._ry, cap * sizeof(double))
+        self._rs = <double*>_resized(self._rs, cap * sizeof(double))
+        self._rw = <double*>_resized(self._rw, cap * sizeof(double))
+        self._remcap = cap
+        return 0
 
     def __len__(self):
         return self._tail - self._head
@@ -352,7 +382,7 @@ cdef class RowWindow:
         return self._waiting()
 
     cdef inline Py_ssize_t _waiting(self):
-        return <Py_ssize_t>(self._tail - self._synced) + len(self._removes) + self._nadds
+        return <Py_ssize_t>(self._tail - self._synced) + self._nrem + self._nadds
 
     cdef inline Py_ssize_t _row_at(self, int64_t q):
         return self._ring[q & (self._rcap - 1)]
@@ -384,7 +414,121 @@ cdef class RowWindow:
         self._tail += 1
         if y == y:
             self._nlab += 1
+            if self._nt != -2:
+                self._tally(y, w, 1)
         return row
+
+    @property
+    def classes(self):
+        """With ``tally``: ``{label: [rows, weight sum]}`` of the labeled rows (a new
+        dict, the sum an int while every weight is integral), else None. Settable (a
+        recount). O(number of labels)."""
+        cdef int j
+        if self._nt == -2:
+            return None
+        if self._nt == -1:
+            return self._classes
+        return {self._tl[j]: [self._tc[j], self._tf[j] if self._tflt[j] else self._ti[j]]
+                for j in range(self._nt)}
+
+    @classes.setter
+    def classes(self, value):
+        if self._nt == -2:
+            raise ValueError("a window without tally")
+        self._nt = 0
+        self._classes = None
+        for y, (c, w) in value.items():
+            if self._nt == _NT or type(w) is int and not -2**62 < w < 2**62:
+                self._classes = {k: [v[0], v[1]] for k, v in value.items()}
+                self._nt = -1
+                return
+            self._tl[self._nt] = y
+            self._tc[self._nt] = c
+            self._tflt[self._nt] = type(w) is not int
+            self._ti[self._nt] = w if type(w) is int else 0
+            self._tf[self._nt] = w if type(w) is not int else 0.0
+            self._nt += 1
+
+    cdef int _to_dict(self) except -1:
+        """Move the tallies to the dict of Python numbers (for good)."""
+        self._classes = self.classes
+        self._nt = -1
+        return 0
+
+    cdef int _tally(self, double y, double wd, int sign) except -1:
+        """Count a labeled row of weight ``wd`` in (``sign`` 1) or out of the tallies.
+        O(number of labels), in C while they are in the arrays."""
+        cdef int j
+        cdef bint integral = wd <= MAX_EXACT and wd == <double>(<int64_t>wd)
+        if self._nt >= 0:
+            for j in range(self._nt):
+                if self._tl[j] == y:
+                    break
+            else:
+                j = self._nt
+                if sign > 0 and j < _NT:    # a new label
+                    self._tl[j], self._tc[j] = y, 1
+                    self._tflt[j] = not integral
+                    self._ti[j] = <int64_t>wd if integral else 0
+                    self._tf[j] = 0.0 if integral else wd
+                    self._nt = j + 1
+                    return 0
+                self._to_dict()
+            if self._nt >= 0:
+                if sign < 0 and self._tc[j] == 1:   # the label's last row leaves
+                    self._nt -= 1
+                    self._tl[j], self._tc[j] = self._tl[self._nt], self._tc[self._nt]
+                    self._ti[j], self._tf[j] = self._ti[self._nt], self._tf[self._nt]
+                    self._tflt[j] = self._tflt[self._nt]
+                    return 0
+                self._tc[j] += sign
+                if self._tflt[j]:
+                    self._tf[j] = self._tf[j] + wd if sign > 0 else self._tf[j] - wd
+                    return 0
+                if not integral:            # int + float: a float from here on
+                    self._tflt[j] = True
+                    self._tf[j] = <double>self._ti[j] + wd if sign > 0 \
+                        else <double>self._ti[j] - wd
+                    return 0
+                if -2**62 < self._ti[j] < 2**62:   # (|wd| <= 2**53: no overflow)
+                    self._ti[j] += sign * <int64_t>wd
+                    return 0
+                self._to_dict()
+        w = _weight(wd)
+        entry = self._classes.get(y)
+        if sign > 0:
+            if entry is None:
+                self._classes[y] = [1, w]
+            else:
+                entry[0] += 1
+                entry[1] += w
+        elif entry[0] == 1:
+            del self._classes[y]
+        else:
+            entry[0] -= 1
+            entry[1] -= w
+        return 0
+
+    @property
+    def full(self):
+        """True once ``limit`` changes are waiting (the owner should apply them)."""
+        return self._waiting() >= self.limit
+
+    def push_new(self, key, double y, double s, Py_ssize_t size):
+        """A new keyed row ``(NaN, y, s, 1)`` unless ``key`` is held (then -1 and nothing
+        changes), after evicting the oldest row if ``size`` are held: returns 0 (none
+        evicted), 1 (a labeled row evicted) or 2 (a pending one). The per-event path of
+        `Monitor.observe` for a new prediction, in one C call."""
+        cdef int out = 0
+        cdef double oy
+        if key in self.store._slot:
+            return -1
+        if self._tail - self._head >= size:
+            oy = self.store._y[self._row_at(self._head)]
+            out = 1 if oy == oy else 2
+            self._evict_one(None)
+        self._push(key, NAN, y, s, 1.0)
+        return out
 
     def push(self, double t, double y, double s, double w, key=None):
         """Append a row ``(t, y, s, w)`` (keyed when ``key`` is not None: the caller
@@ -401,10 +545,19 @@ cdef class RowWindow:
         return self._waiting() >= self.limit
 
     cdef int _queue_remove(self, double y, double s, double w) except -1:
-        item = (y, s, _weight(w))
-        n = self._adds.get(item)
+        cdef Py_ssize_t i
+        n = None
+        if self._nadds:
+            item = (y, s, _weight(w))
+            n = self._adds.get(item)
         if n is None:
-            self._removes.append(item)
+            if self._nrem == self._remcap:
+                self._grow_removes()
+            i = self._nrem
+            self._ry[i] = y
+            self._rs[i] = s
+            self._rw[i] = w
+            self._nrem = i + 1
         else:
             if n == 1:
                 del self._adds[item]
@@ -432,6 +585,8 @@ cdef class RowWindow:
             self._synced = q + 1        # it came and left: the engine never saw it
         if y == y:
             self._nlab -= 1
+            if self._nt != -2:
+                self._tally(y, st._w[row], -1)
         if out is not None:
             out.append((st._keyof[row], y, st._s[row], _weight(st._w[row])))
         st._drop(row)
@@ -473,6 +628,12 @@ cdef class RowWindow:
         follows at `take`. Returns True once ``limit`` changes are waiting."""
         cdef SlotStore st = self.store
         cdef double oy = st._y[row]
+        cdef double ow = st._w[row]
+        if self._nt != -2 and (oy != y or ow != w):
+            if oy == oy:
+                self._tally(oy, ow, -1)
+            if y == y:
+                self._tally(y, w, 1)
         if self._seq[row] < self._synced:
             if oy == oy:
                 self._queue_remove(oy, st._s[row], st._w[row])
@@ -484,9 +645,14 @@ cdef class RowWindow:
         st._w[row] = w
         return self._waiting() >= self.limit
 
+    cdef list _removes_list(self):
+        cdef Py_ssize_t i
+        return [(self._ry[i], self._rs[i], _weight(self._rw[i])) for i in range(self._nrem)]
+
     def take(self):
-        """``(removes, adds, n_adds)``: every change waiting, for `PairEngine.apply`
-        (``n_adds`` copies in ``adds``); the window is synced."""
+        """``(removes, adds, n_adds)``: every change waiting, as a list of ``(y, s, w)``
+        and a multiset ``{(y, s, w): copies}`` for `PairEngine.apply` (``n_adds`` copies
+        in ``adds``); the window is synced. O(k) for ``k`` changes."""
         cdef int64_t q
         cdef Py_ssize_t row
         cdef SlotStore st = self.store
@@ -495,20 +661,52 @@ cdef class RowWindow:
             if st._y[row] == st._y[row]:
                 self._queue_add(st._y[row], st._s[row], st._w[row])
         self._synced = self._tail
-        out = (self._removes, self._adds, self._nadds)
-        self._removes, self._adds, self._nadds = [], {}, 0
+        out = (self._removes_list(), self._adds, self._nadds)
+        self._nrem = 0
+        self._adds, self._nadds = {}, 0
         return out
+
+    def take_arrays(self):
+        """``((y, s, w), (y, s, w))``: the removals and the additions waiting, as float64
+        arrays (for `PairEngine.remove_many` / `PairEngine.add_many`); the window is
+        synced. O(k) for ``k`` changes, in C."""
+        cdef int64_t q
+        cdef Py_ssize_t row, j = 0, k = self._nadds + <Py_ssize_t>(self._tail - self._synced)
+        cdef SlotStore st = self.store
+        cdef double[::1] ay = np.empty(k), as_ = np.empty(k), aw = np.empty(k)
+        for (y, s, w), n in self._adds.items():
+            for _ in range(n):
+                ay[j], as_[j], aw[j] = y, s, w
+                j += 1
+        for q in range(self._synced, self._tail):
+            row = self._row_at(q)
+            if st._y[row] == st._y[row]:
+                ay[j], as_[j], aw[j] = st._y[row], st._s[row], st._w[row]
+                j += 1
+        n_rem = self._nrem
+        removes = (np.asarray(<double[:n_rem]>self._ry).copy() if n_rem else np.empty(0),
+                   np.asarray(<double[:n_rem]>self._rs).copy() if n_rem else np.empty(0),
+                   np.asarray(<double[:n_rem]>self._rw).copy() if n_rem else np.empty(0))
+        self._synced = self._tail
+        self._nrem = 0
+        self._adds, self._nadds = {}, 0
+        a = np.asarray(ay), np.asarray(as_), np.asarray(aw)
+        return removes, (a[0][:j], a[1][:j], a[2][:j])
 
     def mark_synced(self):
         """Drop every waiting change: the owner recounted its engine from `columns`."""
         self._synced = self._tail
-        self._removes, self._adds, self._nadds = [], {}, 0
+        self._nrem = 0
+        self._adds, self._nadds = {}, 0
 
     def clear(self):
         """Drop every row and change. O(n)."""
         self.store.clear()
         self._head = self._tail = self._synced = 0
         self._nlab = 0
+        if self._nt != -2:
+            self._nt = 0
+            self._classes = None
         self.mark_synced()
 
     def rows(self):
@@ -561,13 +759,16 @@ cdef class RowWindow:
             self._seq[self._ring[j & (self._rcap - 1)]] = j
         self._head += 1
         self._nlab -= 1
+        if self._nt != -2:
+            self._tally(y, w, -1)
         st._drop(row)
         return True
 
     def __reduce__(self):
         items = self.items()
         return (_restored_window, (items, int(self._tail - self._synced),
-                                   list(self._removes), dict(self._adds), self.limit))
+                                   self._removes_list(), dict(self._adds), self.limit,
+                                   self._nt != -2))
 
     def _check(self):
         """The ring, the arrival numbers, the label count and the store agree. O(n)."""
@@ -579,17 +780,31 @@ cdef class RowWindow:
             assert self._seq[self._row_at(q)] == q
         assert self._nlab == sum(1 for r in rows if self.store._y[r] == self.store._y[r])
         assert self._nadds == sum(self._adds.values())
+        if self.classes is not None:
+            tally = {}
+            for r in rows:
+                if self.store._y[r] == self.store._y[r]:
+                    c = tally.setdefault(self.store._y[r], [0, 0])
+                    c[0] += 1
+                    c[1] += self.store._w[r]
+            assert {y: c[0] for y, c in tally.items()} == {
+                y: c[0] for y, c in self.classes.items()}
+            total = sum(c[1] for c in tally.values())
+            for y, c in tally.items():
+                assert abs(c[1] - self.classes[y][1]) <= 1e-9 * max(total, abs(c[1])), \
+                    (y, c, self.classes[y])
         self.store._check([r for r in rows if self.store._keyof[r] is None])
         assert len(self.store) == sum(1 for r in rows if self.store._keyof[r] is not None)
 
 
-def _restored_window(items, unsynced, removes, adds, limit=MAX_PENDING):
+def _restored_window(items, unsynced, removes, adds, limit=MAX_PENDING, tally=False):
     """A `RowWindow` from `RowWindow.__reduce__`."""
-    cdef RowWindow win = RowWindow(limit)
+    cdef RowWindow win = RowWindow(limit, tally)
     for key, t, y, s, w in items:
         win._push(key, t, y, s, w)
     win._synced = win._tail - unsynced
-    win._removes = removes
+    for y, s, w in removes:
+        win._queue_remove(y, s, w)
     win._adds = adds
     win._nadds = sum(adds.values())
     return win
