@@ -31,12 +31,16 @@ _SCALAR_FLUSH = 16
 
 def sync(window: RowWindow, engine: PairEngine, caller: str, *,
          recount: bool = True) -> PairEngine:
-    """``engine`` after receiving the changes ``window`` holds back (`RowWindow.take`,
-    applied as `streamrank.metrics._base.apply_changes` does: one C loop for binary
-    labels), and (with ``recount``) recounted from the window's labeled rows when float
-    rounding of weight that came and went may be large (`PairEngine.stale`). ``caller`` names the owner's
-    method in the engine's errors. Runtime complexity: ``O(k log W)`` for ``k`` waiting
-    changes (``O(W log W)`` for a recount)."""
+    """``engine`` after receiving the changes ``window`` holds back, and (with
+    ``recount``) recounted from the window's labeled rows when float rounding of weight
+    that came and went may be large (`PairEngine.stale`).
+
+    A few changes go as tuples (`RowWindow.take`, applied as
+    `streamrank.metrics._base.apply_changes` does: one C loop for binary labels); more
+    than `_SCALAR_FLUSH` into a binary engine go as numpy arrays (`RowWindow.take_arrays`,
+    `PairEngine.remove_many` then `PairEngine.add_many`: no Python object per change).
+    ``caller`` names the owner's method in the engine's errors. Runtime complexity:
+    ``O(k log W)`` for ``k`` waiting changes (``O(W log W)`` for a recount)."""
     waiting = window.waiting
     if waiting:
         if waiting < _SCALAR_FLUSH or engine.kind != "binary":

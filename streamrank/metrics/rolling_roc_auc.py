@@ -78,7 +78,8 @@ class RollingROCAUC(_BinaryAUCMetric):
         self.window_size = window_size
         self.pos_val = pos_val
         self._engine = PairEngine("binary")
-        self._win = RowWindow(_base.MAX_PENDING)   # the window, oldest first; its changes not counted yet
+        # the window, oldest first, and its changes the engine has not received yet
+        self._win = RowWindow(_base.MAX_PENDING)
 
     def update(self, y_true, y_pred, w=1.0) -> None:
         """Add an event; the oldest leaves once the window is full. Runtime
