@@ -448,8 +448,8 @@ class Monitor:
         new prediction older than the clock (``period`` windows), a third label with
         ``labels="binary"`` raise `ValueError` / `TypeError`.
 
-        Runtime complexity: ``O(log W)`` (binary labels) plus ``O(log W)`` per evicted
-        labeled prediction.
+        Runtime complexity: ``O(1)`` amortized here; the engine's ``O(log W)`` per change
+        (binary labels; plus one per evicted labeled prediction) comes at the next read.
         """
         if (self._fast and weight is None and time is None and type(score) is float
                 and score - score == 0.0):

@@ -44,9 +44,8 @@ def sync(window: RowWindow, engine: PairEngine, caller: str, *,
     waiting = window.waiting
     if waiting:
         if waiting < _SCALAR_FLUSH or engine.kind != "binary":
-            from .metrics._base import apply_changes
             removes, adds, n_adds = window.take()
-            apply_changes(engine, removes, adds, caller, n_adds)
+            (_apply or _load_apply())(engine, removes, adds, caller, n_adds)
         else:                       # numpy arrays into the engine's compiled loop
             (ry, rs, rw), (ay, as_, aw) = window.take_arrays()
             engine.remove_many(ry, rs, None if (rw == 1.0).all() else rw)
@@ -54,6 +53,18 @@ def sync(window: RowWindow, engine: PairEngine, caller: str, *,
     if recount and engine.stale:
         engine.rebuild(*window.columns())
     return engine
+
+
+_apply = None   # streamrank.metrics._base.apply_changes, imported at the first use
+
+
+def _load_apply():
+    """`streamrank.metrics._base.apply_changes` (imported late: the metrics package
+    imports this module)."""
+    global _apply
+    from .metrics._base import apply_changes
+    _apply = apply_changes
+    return _apply
 
 
 class _Window:
