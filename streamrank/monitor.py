@@ -626,9 +626,8 @@ class Monitor:
         """
         counts = self._fresh_counts()
         n = self._win.n_labeled
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", UndefinedMetricWarning)
-            auc = counts.auc if n else _NAN
+        # nan without the warning while undefined (no pair of different labels)
+        auc = counts.auc if n and counts.comparable != 0 else _NAN
         classes = self._win.classes
         binary = len(classes) <= 2
         ref = self._ref
