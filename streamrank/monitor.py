@@ -123,7 +123,7 @@ from .drift import _delong, auc_drop_test, delong_variance, hanley_mcneil_varian
 from .engine import LABEL_KINDS, PairEngine, check_scalar, check_weight
 from .exceptions import UndefinedMetricWarning
 from .pairs import pair_counts
-from .structures._cslots import RowWindow
+from .structures._cwindow import RowWindow
 from .windows import sync
 
 __all__ = ["Monitor", "Report", "plot_history"]
@@ -453,8 +453,9 @@ class Monitor:
         """
         if (self._fast and weight is None and time is None and type(score) is float
                 and score - score == 0.0):
-            # the per-event path of a steady count window: a new prediction with a float
-            # score, a bool / float label or none (one C call; anything else goes on)
+            # the per-event paths of a steady count window (one C call each; anything
+            # else goes on): a new prediction with a float score, a bool / float label or
+            # none ...
             if label is None:
                 y = _NAN
             elif label.__class__ is bool:
@@ -479,6 +480,23 @@ class Monitor:
                     if win.full:
                         self._fresh_counts()
                     return
+        elif (self._fast and score is None and weight is None and time is None
+              and label is not None):
+            # ... and a late label (bool or float) for a pending prediction
+            if label.__class__ is bool:
+                y = 1.0 if label else 0.0
+            elif type(label) is float and label - label == 0.0:
+                y = label
+            else:
+                y = None
+            if y is not None and self._win.label_pending(key, y):
+                st = self.stats
+                st["events"] += 1
+                st["labeled"] += 1
+                st["late"] += 1
+                if self._win.full:
+                    self._fresh_counts()
+                return
         # -- validate (the finite-float checks inline: this is the per-event hot path)
         if score is not None and not (type(score) is float and score - score == 0.0):
             score = check_scalar(score, "score", "Monitor.observe")

@@ -3,7 +3,7 @@
 A window is an insert of each new event and a removal of each event that leaves (SPEC.md
 section 4): ``O(log W)`` per event for binary labels, and reading the counts is ``O(1)``.
 
-The window mechanism of the package is `streamrank.structures._cslots.RowWindow`: a FIFO
+The window mechanism of the package is `streamrank.structures._cwindow.RowWindow`: a FIFO
 ring of rows of a `SlotStore` (compiled), evicted by count (`RowWindow.push_keep`,
 `RowWindow.evict`) or by time (`RowWindow.count_through`), which hands its changes to a
 `PairEngine` in batches at a read (`sync`): an event that came and left between two
@@ -19,7 +19,7 @@ import math
 from ._validation import describe, param_error
 from .counts import PairCounts
 from .engine import PairEngine, check_scalar, check_weight
-from .structures._cslots import RowWindow
+from .structures._cwindow import RowWindow
 
 __all__ = ["SlidingPairCounter", "TimeSlidingPairCounter", "sync"]
 

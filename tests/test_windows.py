@@ -20,7 +20,8 @@ from streamrank.engine import PairEngine
 from streamrank.metrics import RollingROCAUC
 from streamrank.metrics._base import UpdateBuffer
 from streamrank.monitor import Monitor
-from streamrank.structures._cslots import RowWindow, SlotStore
+from streamrank.structures._cslots import SlotStore
+from streamrank.structures._cwindow import RowWindow
 from streamrank.windows import sync
 
 NAN = math.nan
@@ -192,24 +193,33 @@ def test_slot_store_time_column_and_rows_without_keys():
 
 # --------------------------------------------------------------------------- owners
 def test_monitor_per_event_path_equals_the_checked_path():
-    """`Monitor`'s one-call path for new predictions (a frozen reference, float or bool
-    labels) holds, counts and tallies what the checked path (int labels) does."""
+    """`Monitor`'s one-call paths for new predictions and late labels (a frozen
+    reference, float or bool labels) hold, count and tally what the checked path (int
+    labels) does."""
     rng = random.Random(3)
     fast, slow = Monitor(window=50, min_window=5), Monitor(window=50, min_window=5)
+    pending = []
     for i in range(400):
         s = rng.random()
         y = rng.random() < 0.3
-        if rng.random() < 0.2:
+        if rng.random() < 0.3:
             fast.observe(i, score=s)
             slow.observe(i, score=s)
-            fast.observe(i, label=y)
-            slow.observe(i, label=int(y))
+            pending.append((i, y))
         else:
             fast.observe(i, score=s, label=y if i % 2 else float(y))
             slow.observe(i, score=s, label=int(y))
+        if pending and rng.random() < 0.3:      # a late label (dropped once evicted)
+            k, yk = pending.pop(rng.randrange(len(pending)))
+            fast.observe(k, label=yk if k % 3 else float(yk))
+            slow.observe(k, label=int(yk))
         if i % 37 == 0:
             assert fast.report().counts == slow.report().counts
     assert fast._fast and list(fast.items()) == list(slow.items())
+    fast.observe(399, label=True)               # labeled already: the checked path
+    slow.observe(399, label=1)
+    fast.observe("gone", label=0.0)             # not held: dropped
+    slow.observe("gone", label=0)
     assert fast.stats == slow.stats
     assert fast._win.classes == slow._win.classes
     fast._check()
@@ -273,3 +283,14 @@ def test_windows_pickle_with_changes_waiting(make):
     again = pickle.loads(pickle.dumps(win))
     assert list(again) == list(win) and again.counts == win.counts
     again._check()
+
+
+def test_compiled_docstring_examples_run():
+    """The examples of the compiled row store and window (pytest's doctest collection
+    does not import extension modules)."""
+    import doctest
+
+    from streamrank.structures import _cslots, _cwindow
+    for module in (_cslots, _cwindow):
+        result = doctest.testmod(module)
+        assert result.attempted and not result.failed, module.__name__

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from .._validation import describe, param_error
 from ..engine import PairEngine
-from ..structures._cslots import RowWindow
+from ..structures._cwindow import RowWindow
 from ..windows import sync
 from . import _base
 from ._base import UpdateBuffer
