@@ -21,7 +21,7 @@ from .counts import PairCounts
 from .engine import PairEngine, check_scalar, check_weight
 from .structures._cwindow import RowWindow
 
-__all__ = ["SlidingPairCounter", "TimeSlidingPairCounter", "sync"]
+__all__ = ["SlidingPairCounter", "TimeSlidingPairCounter"]
 
 _NAN = math.nan
 #: Fewer waiting changes than this reach the engine as tuples (`PairEngine.apply`), more
@@ -90,9 +90,9 @@ class _Window:
 
     @property
     def counts(self) -> PairCounts:
-        """Counts of the events in the window. Runtime complexity: O(1) after applying
-        the events that came and left since the last read (``O(W log W)`` once when
-        float rounding went stale: see `PairEngine.stale`)."""
+        """Counts of the events in the window. Runtime complexity: O(1) after handing the
+        engine the changes since the last read, ``O(log W)`` each (``O(W log W)`` once
+        when float rounding went stale: see `PairEngine.stale`)."""
         return sync(self._win, self._engine, self._caller).counts
 
     def __len__(self) -> int:
