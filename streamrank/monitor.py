@@ -81,10 +81,15 @@ predictions, late labels, re-scores, evictions and `to_bytes` round trips).
 **Errors**: a bad event (a non-finite score, label, weight or time; a prediction going
 back in time; a third label with ``labels="binary"``) raises before anything changes.
 
-Runtime complexity: `observe` ``O(log W)`` for binary labels (one insert, update or
-removal in the engine, plus one removal per evicted labeled prediction), about 10-20 us
-in CPython; `report` ``O(1)`` with Hanley-McNeil, ``O(W log W)`` with DeLong. Recounting
-the window at each report instead costs ``O(W log W)`` per report.
+Runtime complexity: `observe` ``O(1)`` amortized: the window (`streamrank.windows`: a
+compiled `RowWindow` over the keyed rows of a `SlotStore`) stores the event, and the
+engine receives the window's changes at the next `report` (or once 4096 are waiting),
+``O(log W)`` each for binary labels (one insert, update or removal, plus one removal per
+evicted labeled prediction; a prediction that came and left between two reports costs
+the engine nothing). A new prediction of a count window whose reference is frozen is one
+C call, about 1 us in CPython. `report` ``O(1)`` plus the changes waiting with
+Hanley-McNeil, ``O(W log W)`` with DeLong. Recounting the window at each report instead
+costs ``O(W log W)`` per report.
 
 Examples
 --------
@@ -107,7 +112,6 @@ import json
 import math
 import warnings
 from collections import deque
-from itertools import islice
 from dataclasses import dataclass
 
 import numpy as np
@@ -119,6 +123,8 @@ from .drift import _delong, auc_drop_test, delong_variance, hanley_mcneil_varian
 from .engine import LABEL_KINDS, PairEngine, check_scalar, check_weight
 from .exceptions import UndefinedMetricWarning
 from .pairs import pair_counts
+from .structures._cwindow import RowWindow
+from .windows import sync
 
 __all__ = ["Monitor", "Report", "plot_history"]
 
@@ -369,21 +375,14 @@ class Monitor:
         self._detector = _make_detector(detector)
         self._series: list[float] = []          # what the detector was fed, in order
         self._engine = PairEngine(labels)       # the labeled predictions' counts
-        # key -> [time, label or None, score, weight]; the deque keeps arrival order
-        # (with period windows, as (time, key)); keys leave only by eviction.
-        self._items: dict = {}
-        self._order: deque = deque()
-        # The same values by slot, as numpy arrays (label NaN = pending or free), so that
-        # DeLong's variance and the reference get the window's contents without a
-        # Python loop; item[4] is the slot.
-        self._ys = np.full(64, np.nan)
-        self._ss = np.zeros(64)
-        self._ws = np.zeros(64)
-        self._free: list = []
-        self._top = 0
-        self._class: dict = {}                  # label -> [count, weight sum] (labeled)
+        # The window (`streamrank.windows`): keyed rows (time, label, score, weight) of
+        # its SlotStore in arrival order, a NaN label while pending, a NaN time when none
+        # was given; keys leave only by eviction. The engine receives its changes at a
+        # read (`_fresh_counts`).
+        self._win = RowWindow(tally=True)   # .classes: label -> [count, weight sum]
         self._clock = None
         self._ref: _Reference | None = None
+        self._fast = False                      # see _set_reference
         # reference=N: key -> [y, s, w] of the labeled predictions in the window, and
         # those of the ones already evicted (their id may come back as a new prediction)
         self._ref_store: dict = {}
@@ -395,15 +394,15 @@ class Monitor:
     # ------------------------------------------------------------------ reads
     def __len__(self) -> int:
         """Predictions in the window (labeled and pending)."""
-        return len(self._items)
+        return len(self._win)
 
     def __contains__(self, key) -> bool:
-        return key in self._items
+        return key in self._win.store
 
     def __repr__(self):
         size = f"window={self.window}" if self.period is None else f"period={self.period}"
         return (f"Monitor({size}, test={self.test!r}, alpha={self.alpha}) holding "
-                f"{len(self._engine)} labeled + {self.pending} pending predictions")
+                f"{self.n} labeled + {self.pending} pending predictions")
 
     @property
     def counts(self) -> PairCounts:
@@ -413,12 +412,12 @@ class Monitor:
     @property
     def n(self) -> int:
         """Labeled predictions in the window."""
-        return len(self._engine)
+        return self._win.n_labeled
 
     @property
     def pending(self) -> int:
         """Predictions in the window without a label yet."""
-        return len(self._items) - len(self._engine)
+        return len(self._win) - self._win.n_labeled
 
     @property
     def clock(self):
@@ -437,11 +436,8 @@ class Monitor:
     def items(self):
         """``(key, label or None, score, weight, time)`` of each prediction in the window,
         oldest first."""
-        items = self._items
-        for entry in self._order:
-            key = entry if self.period is None else entry[1]
-            t, y, s, w, _ = items[key]
-            yield key, y, s, w, t
+        for key, t, y, s, w in self._win.items():
+            yield key, None if y != y else y, s, w, None if t != t else t
 
     # ------------------------------------------------------------------ events
     def observe(self, key, *, score=None, label=None, weight=None, time=None) -> None:
@@ -452,9 +448,55 @@ class Monitor:
         new prediction older than the clock (``period`` windows), a third label with
         ``labels="binary"`` raise `ValueError` / `TypeError`.
 
-        Runtime complexity: ``O(log W)`` (binary labels) plus ``O(log W)`` per evicted
-        labeled prediction.
+        Runtime complexity: ``O(1)`` amortized here; the engine's ``O(log W)`` per change
+        (binary labels; plus one per evicted labeled prediction) comes at the next read.
         """
+        if (self._fast and weight is None and time is None and type(score) is float
+                and score - score == 0.0):
+            # the per-event paths of a steady count window (one C call each; anything
+            # else goes on): a new prediction with a float score, a bool / float label or
+            # none ...
+            if label is None:
+                y = _NAN
+            elif label.__class__ is bool:
+                y = 1.0 if label else 0.0
+            elif type(label) is float and label - label == 0.0:
+                y = label
+            else:
+                y = None
+            if y is not None:
+                win = self._win
+                evicted = win.push_new(key, y, score, self.window)
+                if evicted >= 0:
+                    st = self.stats
+                    st["events"] += 1
+                    st["predictions"] += 1
+                    if label is not None:
+                        st["labeled"] += 1
+                    if evicted:
+                        st["evicted"] += 1
+                        if evicted == 2:
+                            st["evicted_pending"] += 1
+                    if win.full:
+                        self._fresh_counts()
+                    return
+        elif (self._fast and score is None and weight is None and time is None
+              and label is not None):
+            # ... and a late label (bool or float) for a pending prediction
+            if label.__class__ is bool:
+                y = 1.0 if label else 0.0
+            elif type(label) is float and label - label == 0.0:
+                y = label
+            else:
+                y = None
+            if y is not None and self._win.label_pending(key, y):
+                st = self.stats
+                st["events"] += 1
+                st["labeled"] += 1
+                st["late"] += 1
+                if self._win.full:
+                    self._fresh_counts()
+                return
         # -- validate (the finite-float checks inline: this is the per-event hot path)
         if score is not None and not (type(score) is float and score - score == 0.0):
             score = check_scalar(score, "score", "Monitor.observe")
@@ -469,32 +511,29 @@ class Monitor:
         elif period is not None:
             raise param_error("time", "Monitor.observe", "a finite number (the monitor "
                               "has a period window)", "None")
-        items = self._items
-        item = items.get(key)
-        if item is None and score is None and label is None and weight is None:
+        win = self._win
+        row = win.store.row_of(key)
+        if row < 0 and score is None and label is None and weight is None:
             raise ValueError("Monitor.observe: an event needs a score, a label or a "
                              f"weight; got none for key {key!r}.")
         # -- the evictions this event causes (counted first, applied after the checks)
         evict = 0
         if period is None:
-            if item is None and score is not None and len(items) >= self.window:
-                evict = len(items) - self.window + 1
+            if row < 0 and score is not None and len(win) >= self.window:
+                evict = len(win) - self.window + 1
         else:
             clock = self._clock
-            if item is None and score is not None and clock is not None and time < clock:
+            if row < 0 and score is not None and clock is not None and time < clock:
                 raise param_error("time", "Monitor.observe", f"at least the clock "
                                   f"{clock!r} for a new prediction (predictions arrive in "
                                   "time order)", repr(time))
             if clock is None or time > clock:
                 horizon = time - period
-                for t, _ in self._order:        # O(1 + evicted): oldest first
-                    if t > horizon:
-                        break
-                    evict += 1
-                if item is not None and item[0] <= horizon:
-                    item = None     # the event's own prediction leaves before it applies
+                evict = win.count_through(horizon)  # O(1 + evicted): oldest first
+                if row >= 0 and win.store.value(row)[0] <= horizon:
+                    row = -1    # the event's own prediction leaves before it applies
         if label is not None and self.labels == "binary":
-            self._check_binary(label, item, evict)
+            self._check_binary(label, row, evict)
         # -- apply
         if evict:
             self._evict(evict)
@@ -502,99 +541,64 @@ class Monitor:
             self._clock = time
         st = self.stats
         st["events"] += 1
-        if item is None:
+        if row < 0:
             if score is None:   # a label or weight for a prediction outside the window
                 st["dropped"] += 1
                 return
             w = 1 if weight is None else weight     # a new prediction
-            if self._free:
-                slot = self._free.pop()
-            else:
-                slot = self._top
-                if slot == self._ys.size:
-                    self._grow()
-                self._top = slot + 1
-            self._ys[slot] = _NAN if label is None else label
-            self._ss[slot] = score
-            self._ws[slot] = w
-            items[key] = [time, label, score, w, slot]
-            self._order.append(key if period is None else (time, key))
+            if win.push(_NAN if time is None else time, _NAN if label is None else label,
+                        score, w, key):
+                self._fresh_counts()
             st["predictions"] += 1
             if label is not None:
-                self._engine.add(label, score, w, caller="Monitor.observe")
-                self._class_add(label, w)
                 st["labeled"] += 1
                 if self._ref is None and self.reference is not None:
                     self._ref_note(key, label, score, w)
             return
-        _, y, s, w, slot = item
-        if y is None:                               # pending
+        _, y, s, w = win.store.value(row)
+        if y != y:                                  # pending
             if score is not None and score != s:
-                item[2] = s = score
-                self._ss[slot] = score
+                s = score
                 st["rescored"] += 1
             if weight is not None:
-                item[3] = w = weight
-                self._ws[slot] = weight
+                w = weight
             if label is not None:
-                item[1] = label
-                self._ys[slot] = label
-                self._engine.add(label, s, w, caller="Monitor.observe")
-                self._class_add(label, w)
                 st["labeled"] += 1
                 st["late"] += 1
-                if self._ref is None and self.reference is not None:
-                    self._ref_note(key, label, s, w)
+            if win.change(row, _NAN if label is None else label, s, w):
+                self._fresh_counts()
+            if label is not None and self._ref is None and self.reference is not None:
+                self._ref_note(key, label, s, w)
             return
         new_y = y if label is None else label       # labeled: re-score / relabel / weight
         new_s = s if score is None else score
         new_w = w if weight is None else weight
         if new_y == y and new_s == s and new_w == w:
             return
-        self._engine.remove(y, s, w, caller="Monitor.observe")
-        self._engine.add(new_y, new_s, new_w, caller="Monitor.observe")
-        if new_y != y or new_w != w:
-            self._class_remove(y, w)
-            self._class_add(new_y, new_w)
         if new_y != y:
             st["relabeled"] += 1
         if new_s != s:
             st["rescored"] += 1
-        item[1], item[2], item[3] = new_y, new_s, new_w
-        self._ys[slot], self._ss[slot], self._ws[slot] = new_y, new_s, new_w
+        if win.change(row, new_y, new_s, new_w):
+            self._fresh_counts()
         if self._ref is None and key in self._ref_store:
             self._ref_store[key] = [new_y, new_s, new_w]
 
-    def _check_binary(self, label, item, evict) -> None:
-        """Raise if ``label`` would be a third label value after this event's evictions."""
-        after = {y: c[0] for y, c in self._class.items()}
-        items, period = self._items, self.period
-        for e in islice(self._order, evict):    # O(evict), no deque indexing
-            y = items[e if period is None else e[1]][1]
-            if y is not None:
+    def _check_binary(self, label, row, evict) -> None:
+        """Raise if ``label`` would be a third label value after this event's evictions
+        (``row``: the event's prediction, -1 for none)."""
+        after = {y: c[0] for y, c in self._win.classes.items()}
+        for y in self._win.oldest_labels(evict):   # O(evict)
+            if y == y:
                 after[y] -= 1
-        if item is not None and item[1] is not None:
-            after[item[1]] -= 1
+        if row >= 0:
+            y = self._win.store.value(row)[1]
+            if y == y:
+                after[y] -= 1
         held = {y for y, c in after.items() if c > 0}
         if len(held | {label}) > 2:
             raise param_error("label", "Monitor.observe", "one of at most two labels in all "
                               "(labels='binary')", f"{label!r} with {sorted(held)} held")
-
-    def _class_add(self, y, w) -> None:
-        entry = self._class.get(y)
-        if entry is None:
-            self._class[y] = [1, w]
-        else:
-            entry[0] += 1
-            entry[1] += w
-
-    def _class_remove(self, y, w) -> None:
-        entry = self._class[y]
-        if entry[0] == 1:
-            del self._class[y]
-        else:
-            entry[0] -= 1
-            entry[1] -= w
 
     def _ref_note(self, key, y, s, w) -> None:
         """A prediction got its label: count it towards ``reference=N``."""
@@ -603,7 +607,7 @@ class Monitor:
             store[key] = [y, s, w]
             if len(store) + len(self._ref_left) >= self.reference:
                 ys, ss, ws = zip(*self._ref_left, *store.values())
-                self._ref = _Reference(ys, ss, ws)
+                self._set_reference(_Reference(ys, ss, ws))
                 self._ref_store, self._ref_left = {}, []
 
     def _evict(self, k) -> None:
@@ -612,26 +616,23 @@ class Monitor:
             return
         if self._ref is None and self.reference is None:
             self._freeze_window()
-        order, items, engine, st = self._order, self._items, self._engine, self.stats
-        period, store = self.period, self._ref_store
-        for _ in range(k):
-            e = order.popleft()
-            key = e if period is None else e[1]
-            _, y, s, w, slot = items.pop(key)
+        st, store = self.stats, self._ref_store
+        for key, y, s, w in self._win.evict(k, True):   # the engine follows at a read
             if store and key in store:      # keep it for reference=N, free its id
                 self._ref_left.append(store.pop(key))
-            self._ys[slot] = _NAN
-            self._free.append(slot)
-            if y is None:
+            if y != y:
                 st["evicted_pending"] += 1
-            else:
-                engine.remove(y, s, w, caller="Monitor.observe")
-                self._class_remove(y, w)
-            st["evicted"] += 1
+        st["evicted"] += k
 
     def _freeze_window(self) -> None:
         y, s, w = self._window_arrays()
-        self._ref = _Reference(y, s, w)
+        self._set_reference(_Reference(y, s, w))
+
+    def _set_reference(self, ref) -> None:
+        """Freeze the reference window; from then on a count window takes new predictions
+        through `RowWindow.push_new` (no reference to note, nothing to freeze)."""
+        self._ref = ref
+        self._fast = self.period is None and self.labels != "binary"
 
     # ------------------------------------------------------------------ reports
     def report(self) -> Report:
@@ -642,11 +643,10 @@ class Monitor:
         ``"delong"`` (the window's placements, vectorized).
         """
         counts = self._fresh_counts()
-        n = len(self._engine)
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", UndefinedMetricWarning)
-            auc = counts.auc if n else _NAN
-        classes = self._class
+        n = self._win.n_labeled
+        # nan without the warning while undefined (no pair of different labels)
+        auc = counts.auc if n and counts.comparable != 0 else _NAN
+        classes = self._win.classes
         binary = len(classes) <= 2
         ref = self._ref
         ref_auc = ref_se = z = p = se = _NAN
@@ -682,7 +682,7 @@ class Monitor:
             det.update(auc)
             self._series.append(auc)
             drift = bool(det.drift_detected)
-        r = Report(self.stats["events"], self._clock, n, len(self._items) - n, counts, auc,
+        r = Report(self.stats["events"], self._clock, n, len(self._win) - n, counts, auc,
                    ref_auc, z, p, alert, drift, se, ref_se,
                    "auc" if binary else "concordance")
         self.history.append(r)              # a bounded deque: O(1), the oldest drops
@@ -805,26 +805,18 @@ class Monitor:
                 raise snap.corrupt("the window holds predictions it would have evicted")
             m._clock = clock
             m.stats = {k: stats.get(k, 0) for k in _STATS}
+            win = m._win
             for key, t, y, s, w in zip(keys, times.tolist(), ys.tolist(), ss.tolist(),
                                        ws.tolist()):
-                t = None if t != t else t
-                y = None if y != y else y
-                w = _num(w)
-                m._items[key] = [t, y, s, w, len(m._items)]
-                m._order.append(key if period is None else (t, key))
-                if y is not None:
-                    m._class_add(y, w)
-            cap = max(64, 1 << max(0, n - 1).bit_length())
-            m._ys, m._ss, m._ws = np.full(cap, np.nan), np.zeros(cap), np.zeros(cap)
-            m._ys[:n], m._ss[:n], m._ws[:n] = ys, ss, ws
-            m._top = n
+                win.push(t, y, s, w, key)
             lab = ~np.isnan(ys)
             if lab.any():
                 wl = ws[lab]
                 m._engine.add_many(ys[lab], ss[lab], None if np.all(wl == 1) else wl,
                                    "Monitor.from_bytes")
+            win.mark_synced()               # the engine holds the labeled rows
             if frozen:
-                m._ref = _Reference(ref_y, ref_s, ref_w)
+                m._set_reference(_Reference(ref_y, ref_s, ref_w))
             store = [[y, s, _num(w)] for y, s, w in zip(store_y.tolist(), store_s.tolist(),
                                                        store_w.tolist())]
             left = len(store) - len(store_keys)     # the evicted entries come first
@@ -848,67 +840,53 @@ class Monitor:
         """Invariants: the engine counts equal a batch recount of the labeled items; the
         order, the items, the engine keys and the class tallies agree."""
         self._fresh_counts()  # a read recounts a stale engine, as a user's would
-        order_keys = [e if self.period is None else e[1] for e in self._order]
-        assert len(order_keys) == len(self._items) == len(set(order_keys))
-        assert set(order_keys) == set(self._items)
+        win = self._win
+        win._check()
+        items = win.items()
+        keys = [e[0] for e in items]
+        assert len(keys) == len(set(keys)) == len(win.store) and None not in keys
         if self.period is None:
-            assert len(self._items) <= self.window
+            assert len(win) <= self.window
         else:
-            ts = [e[0] for e in self._order]
+            ts = [e[1] for e in items]
             assert ts == sorted(ts)
             if ts:
                 assert ts[0] > self._clock - self.period, (ts[0], self._clock)
         assert self._ref is None or not (self._ref_store or self._ref_left)
-        assert set(self._ref_store) <= set(self._items)
-        labeled = [v for v in self._items.values() if v[1] is not None]
-        assert len(labeled) == len(self._engine)
+        assert set(self._ref_store) <= set(keys)
+        labeled = [(y, w) for _, _, y, _, w in items if y == y]
+        assert len(labeled) == len(self._engine) == win.n_labeled
         tally: dict = {}
-        for _, y, _, w, _ in labeled:
+        for y, w in labeled:
             c = tally.setdefault(y, [0, 0])
             c[0] += 1
             c[1] += w
-        assert {y: c[0] for y, c in tally.items()} == {y: c[0] for y, c in
-                                                        self._class.items()}
+        classes = win.classes
+        assert {y: c[0] for y, c in tally.items()} == {y: c[0] for y, c in classes.items()}
         total = sum(c[1] for c in tally.values())
         for y, c in tally.items():
-            assert math.isclose(c[1], self._class[y][1], rel_tol=1e-9, abs_tol=1e-9 * total)
-        slots = [item[4] for item in self._items.values()]
-        assert len(set(slots)) == len(slots) and not set(slots) & set(self._free)
-        assert all(0 <= i < self._top for i in slots + self._free)
-        assert len(slots) + len(self._free) == self._top
-        for _, y, s, w, i in self._items.values():
-            assert (math.isnan(self._ys[i]) if y is None else self._ys[i] == y)
-            assert self._ss[i] == s and self._ws[i] == w
-        assert np.isnan(self._ys[self._free]).all()
-        y, s, w = self._window_arrays()
-        self._engine._check(y, s, w)
+            assert math.isclose(c[1], classes[y][1], rel_tol=1e-9, abs_tol=1e-9 * total)
+        self._engine._check(*self._window_arrays())
 
     def _fresh_counts(self) -> PairCounts:
-        """The engine's counts; first, if float rounding from weight that came and went
-        made them stale, a recount of the window (``O(W log W)``, see `PairEngine.stale`),
-        with the per-class sums."""
-        if self._engine.stale:
+        """The engine's counts, after handing it the window's waiting changes
+        (`streamrank.windows.sync`, ``O(k log W)`` for ``k`` of them); first, if float
+        rounding from weight that came and went made them stale, a recount of the window
+        (``O(W log W)``, see `PairEngine.stale`), with the per-class sums."""
+        engine = sync(self._win, self._engine, "Monitor.observe", recount=False)
+        if engine.stale:
             y, s, w = self._window_arrays()
-            self._engine.rebuild(y, s, w)
+            engine.rebuild(y, s, w)
             labels, code, copies = np.unique(y, return_inverse=True, return_counts=True)
             sums = np.bincount(code, weights=w, minlength=labels.size)
-            self._class = {yv: [int(c), float(ws)]
+            self._win.classes = {yv: [int(c), float(ws)]
                            for yv, c, ws in zip(labels.tolist(), copies.tolist(), sums.tolist())}
-        return self._engine.counts
+        return engine.counts
 
     def _window_arrays(self):
-        """``(y, s, w)`` float arrays of the labeled predictions in the window: a mask of
-        the slot arrays, ``O(capacity)`` numpy work, no Python loop."""
-        top = self._top
-        lab = ~np.isnan(self._ys[:top])
-        return self._ys[:top][lab], self._ss[:top][lab], self._ws[:top][lab]
-
-    def _grow(self) -> None:
-        """Double the slot arrays (amortized O(1) per prediction)."""
-        n = self._ys.size
-        self._ys = np.concatenate((self._ys, np.full(n, np.nan)))
-        self._ss = np.concatenate((self._ss, np.zeros(n)))
-        self._ws = np.concatenate((self._ws, np.zeros(n)))
+        """``(y, s, w)`` float arrays of the labeled predictions in the window, oldest
+        first: ``O(W)``, in C and numpy."""
+        return self._win.columns()
 
 
 def _load_detector(spec, snap):

@@ -2,63 +2,121 @@
 
 A window is an insert of each new event and a removal of each event that leaves (SPEC.md
 section 4): ``O(log W)`` per event for binary labels, and reading the counts is ``O(1)``.
+
+The window mechanism of the package is `streamrank.structures._cwindow.RowWindow`: a FIFO
+ring of rows of a `SlotStore` (compiled), evicted by count (`RowWindow.push_keep`,
+`RowWindow.evict`) or by time (`RowWindow.count_through`), which hands its changes to a
+`PairEngine` in batches at a read (`sync`): an event that came and left between two
+reads never reaches the engine. `SlidingPairCounter`, `TimeSlidingPairCounter`,
+`streamrank.metrics.RollingROCAUC` and `streamrank.monitor.Monitor` (keyed rows, late
+labels) all hold one.
 """
 
 from __future__ import annotations
 
 import math
-from collections import deque
-
-import numpy as np
 
 from ._validation import describe, param_error
 from .counts import PairCounts
 from .engine import PairEngine, check_scalar, check_weight
+from .structures._cwindow import RowWindow
 
 __all__ = ["SlidingPairCounter", "TimeSlidingPairCounter"]
 
+_NAN = math.nan
+#: Fewer waiting changes than this reach the engine as tuples (`PairEngine.apply`), more
+#: as numpy arrays (as `streamrank.metrics._base.SCALAR_FLUSH`).
+_SCALAR_FLUSH = 16
+
+
+def sync(window: RowWindow, engine: PairEngine, caller: str, *,
+         recount: bool = True) -> PairEngine:
+    """``engine`` after receiving the changes ``window`` holds back, and (with
+    ``recount``) recounted from the window's labeled rows when float rounding of weight
+    that came and went may be large (`PairEngine.stale`).
+
+    A few changes go as tuples (`RowWindow.take`, applied as
+    `streamrank.metrics._base.apply_changes` does: one C loop for binary labels); more
+    than `_SCALAR_FLUSH` into a binary engine go as numpy arrays (`RowWindow.take_arrays`,
+    `PairEngine.remove_many` then `PairEngine.add_many`: no Python object per change).
+    ``caller`` names the owner's method in the engine's errors. Runtime complexity:
+    ``O(k log W)`` for ``k`` waiting changes (``O(W log W)`` for a recount)."""
+    waiting = window.waiting
+    if waiting:
+        if waiting < _SCALAR_FLUSH or engine.kind != "binary":
+            removes, adds, n_adds = window.take()
+            (_apply or _load_apply())(engine, removes, adds, caller, n_adds)
+        else:                       # numpy arrays into the engine's compiled loop
+            (ry, rs, rw), (ay, as_, aw) = window.take_arrays()
+            engine.remove_many(ry, rs, None if (rw == 1.0).all() else rw)
+            engine.add_many(ay, as_, None if (aw == 1.0).all() else aw, caller)
+    if recount and engine.stale:
+        engine.rebuild(*window.columns())
+    return engine
+
+
+_apply = None   # streamrank.metrics._base.apply_changes, imported at the first use
+
+
+def _load_apply():
+    """`streamrank.metrics._base.apply_changes` (imported late: the metrics package
+    imports this module)."""
+    global _apply
+    from .metrics._base import apply_changes
+    _apply = apply_changes
+    return _apply
+
 
 class _Window:
-    """What both windows share: an engine, a deque of the events held, and reads."""
+    """What both windows share: an engine, a `RowWindow` of the events held, reads."""
+
+    _caller = "SlidingPairCounter.push"
 
     def __init__(self, labels):
         self._engine = PairEngine(labels)
-        self._events: deque = deque()
+        self._win = RowWindow()
+
+    def __setstate__(self, state) -> None:
+        """Unpickle: this version's state as it is; one of streamrank 0.1.0 (its events
+        in a deque) rebuilt into a `RowWindow` (the engine converts itself)."""
+        if "_events" in state:
+            events = state.pop("_events")
+            win = state["_win"] = RowWindow()
+            for e in events:
+                t = e[0] if len(e) == 4 else _NAN
+                win.push(t, *e[-3:])
+            win.mark_synced()                 # the 0.1.0 engine held them all
+        self.__dict__.update(state)
 
     @property
     def counts(self) -> PairCounts:
-        """Counts of the events in the window. Runtime complexity: O(1) (``O(W log W)``
-        once when float rounding went stale: see `PairEngine.stale`)."""
-        if self._engine.stale:
-            self._engine.rebuild(*(np.array([e[i] for e in self._events], dtype=np.float64)
-                                   for i in (-3, -2, -1)))
-        return self._engine.counts
+        """Counts of the events in the window. Runtime complexity: O(1) after handing the
+        engine the changes since the last read, ``O(log W)`` each (``O(W log W)`` once
+        when float rounding went stale: see `PairEngine.stale`)."""
+        return sync(self._win, self._engine, self._caller).counts
 
     def __len__(self) -> int:
-        return len(self._events)
+        return len(self._win)
 
     def __iter__(self):
         """The events in the window, oldest first."""
-        return iter(self._events)
+        return iter([e[2:] for e in self._win.items()])
 
     def clear(self) -> None:
         self._engine.clear()
-        self._events.clear()
+        self._win.clear()
 
-    def _slide(self, y, s, w, n_out, func) -> None:
-        """Evict the ``n_out`` oldest events and add ``(y, s, w)``, validated first."""
-        events = self._events
-        leaving = [events[i] for i in range(n_out)]
-        self._engine.check_labels_after([e[-3] for e in leaving], (y,), func)
-        for _ in range(n_out):
-            *_, ey, es, ew = events.popleft()
-            self._engine.remove(ey, es, ew, caller=func)
-        self._engine.add(y, s, w, caller=func)
+    def _check_slide(self, y, n_out, func) -> None:
+        """Raise, changing nothing, if evicting the ``n_out`` oldest events and adding
+        label ``y`` would break ``labels="binary"``."""
+        if self._engine.labels == "binary":
+            sync(self._win, self._engine, func)
+            self._engine.check_labels_after(self._win.oldest_labels(n_out), (y,), func)
 
     def _check(self) -> None:
         self.counts  # noqa: B018 - the read recounts a stale engine, as a user's would
-        ys, ss, ws = ([e[i] for e in self._events] for i in (-3, -2, -1))
-        self._engine._check(ys, ss, ws)
+        self._win._check()
+        self._engine._check(*self._win.columns())
 
 
 class SlidingPairCounter(_Window):
@@ -101,12 +159,14 @@ class SlidingPairCounter(_Window):
         y = check_scalar(y, "y", func)
         s = check_scalar(s, "s", func)
         w = check_weight(w, func)
-        self._slide(y, s, w, int(len(self._events) >= self.window_size), func)
-        self._events.append((y, s, w))
+        win = self._win
+        self._check_slide(y, int(len(win) >= self.window_size), func)
+        if win.push_keep(y, s, w, self.window_size):
+            sync(win, self._engine, func)
 
     def _check(self) -> None:
         super()._check()
-        assert len(self._events) <= self.window_size
+        assert len(self._win) <= self.window_size
 
 
 class TimeSlidingPairCounter(_Window):
@@ -140,6 +200,8 @@ class TimeSlidingPairCounter(_Window):
         super().__init__(labels)
         self.period = float(period)
 
+    _caller = "TimeSlidingPairCounter.push"
+
     def push(self, y, s, w=1.0, *, t) -> None:
         """Add an event ``(y, s, w)`` at time ``t`` and evict the events with
         ``t' <= t - period``. Validated first: a bad event changes nothing."""
@@ -148,22 +210,24 @@ class TimeSlidingPairCounter(_Window):
         s = check_scalar(s, "s", func)
         w = check_weight(w, func)
         t = check_scalar(t, "t", func)
-        events = self._events
-        if events and t < events[-1][0]:
-            raise param_error("t", func, f"at least the latest time {events[-1][0]!r} "
+        win = self._win
+        latest = win.newest_time()
+        if latest is not None and t < latest:
+            raise param_error("t", func, f"at least the latest time {latest!r} "
                               "(events arrive in time order)", repr(t))
-        horizon = t - self.period
-        n_out = 0
-        for event in events:
-            if event[0] > horizon:
-                break
-            n_out += 1
-        self._slide(y, s, w, n_out, func)
-        events.append((t, y, s, w))
+        n_out = win.count_through(t - self.period)
+        self._check_slide(y, n_out, func)
+        win.evict(n_out)
+        if win.push(t, y, s, w):
+            sync(win, self._engine, func)
+
+    def __iter__(self):
+        """The events ``(t, y, s, w)`` in the window, oldest first."""
+        return iter([e[1:] for e in self._win.items()])
 
     def _check(self) -> None:
         super()._check()
-        ts = [e[0] for e in self._events]
+        ts = [e[1] for e in self._win.items()]
         assert ts == sorted(ts)
         if ts:
             assert ts[0] > ts[-1] - self.period

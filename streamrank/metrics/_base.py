@@ -16,9 +16,9 @@ Conventions every metric of the package follows (and the tests pin):
   compares against that). The batch functions of `streamrank` return ``nan`` with an
   `UndefinedMetricWarning` instead.
 * Every metric keeps its counts in a `PairEngine` (`ConcordanceIndex` with censoring in
-  its own engine) and buffers its changes in one `UpdateBuffer`, applied in batches when
-  the metric is read (the engine's vectorized ``add_many`` / ``remove_many``), or once
-  `MAX_PENDING` are waiting. With integer weights the counts are exact either way; with
+  its own engine) and buffers its changes in one `UpdateBuffer` (`RollingROCAUC` in its
+  window, `streamrank.windows`), applied in batches when the metric is read (the engine's
+  vectorized ``add_many`` / ``remove_many``), or once `MAX_PENDING` are waiting. With integer weights the counts are exact either way; with
   float weights the two paths agree to rounding.
 * Beside the engine, each metric holds what the engine is recounted from when float
   weight that came and went may have left rounding behind (`PairEngine.stale`): the

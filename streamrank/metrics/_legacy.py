@@ -100,9 +100,11 @@ def rolling_state(metric, state) -> None:
             raise ValueError(f"an engine of type {type(state.get('_engine')).__name__}")
         events = [_checked(e, binary=True) for e in list(window) + incoming]
         events = events[max(0, len(events) - metric.window_size):]
-        metric._window.extend(events)
+        for y, s, w in events:
+            metric._win.push(float("nan"), y, s, w)
         if events:
             metric._engine.add_many(*sample_arrays(events), func=f"{name}.update")
+        metric._win.mark_synced()
 
 
 def group_auc_state(metric, state) -> None:

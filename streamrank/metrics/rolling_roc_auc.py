@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-from collections import deque
-
 from .._validation import describe, param_error
 from ..engine import PairEngine
-from ._base import UpdateBuffer, sample_arrays
+from ..structures._cwindow import RowWindow
+from ..windows import sync
+from . import _base
+from ._base import UpdateBuffer
 from .roc_auc import _BinaryAUCMetric
 
 __all__ = ["RollingROCAUC"]
@@ -25,12 +26,12 @@ class RollingROCAUC(_BinaryAUCMetric):
     * `get` costs O(1): the counts are kept up to date as events enter and leave the
       window (SPEC.md section 4), where River sweeps the whole window on every read.
 
-    Each event enters a `PairEngine` (``labels="binary"``) and leaves it when the window
-    moves past it, through the River metrics' `UpdateBuffer`: ``O(log W)`` per event one
-    at a time, or a batch of ``k`` counted with numpy at a read (``O(k log k + W)``); an
-    event that came and left between two reads never reaches the engine. The window
-    itself is what the engine is recounted from when float rounding of a huge weight that
-    left may be large (`PairEngine.stale`). ``y_pred`` is read as in `ROCAUC`. ``get()``
+    The window is the package's window mechanism (`streamrank.windows`: a compiled
+    `RowWindow`, one C call per event); its events enter a `PairEngine`
+    (``labels="binary"``) in one compiled loop at the next read (``O(log W)`` per event),
+    and an event that came and left between two reads never reaches the engine. The
+    window itself is what the engine is recounted from when float rounding of a huge
+    weight that left may be large (`PairEngine.stale`). ``y_pred`` is read as in `ROCAUC`. ``get()``
     returns ``0.0`` while the window holds one class only.
 
     ``revert(y_true, y_pred, w)`` removes the oldest event of the window with these values,
@@ -77,67 +78,62 @@ class RollingROCAUC(_BinaryAUCMetric):
         self.window_size = window_size
         self.pos_val = pos_val
         self._engine = PairEngine("binary")
-        self._window = deque()          # (label, score, weight) of the window, oldest first
-        self._pending = UpdateBuffer()  # its arrivals and departures not in the engine yet
+        # the window, oldest first, and its changes the engine has not received yet
+        self._win = RowWindow(_base.MAX_PENDING)
 
     def update(self, y_true, y_pred, w=1.0) -> None:
         """Add an event; the oldest leaves once the window is full. Runtime
-        complexity: O(1) amortized (buffered)."""
+        complexity: O(1) amortized (one C call; counted at the next read)."""
         s = y_pred.get(self.pos_val, 0.0) if type(y_pred) is dict else y_pred
         if (type(s) is float and s - s == 0.0
                 and (y_true.__class__ is bool or y_true.__class__ is int)
                 and (self.pos_val.__class__ is bool or self.pos_val.__class__ is int)
                 and (w == 1 and (w.__class__ is float or w.__class__ is int))):
-            event = (1 if y_true == self.pos_val else 0, s, 1)   # the common case
+            full = self._win.push_keep(1.0 if y_true == self.pos_val else 0.0, s, 1.0,
+                                       self.window_size)     # the common case
         else:
-            event = self._event(y_true, y_pred, w, "RollingROCAUC.update")
-        window = self._window
-        window.append(event)
-        full = self._pending.add(event)
-        if len(window) > self.window_size:
-            full = self._pending.remove(window.popleft())
+            y, s, w = self._event(y_true, y_pred, w, "RollingROCAUC.update")
+            full = self._win.push_keep(y, s, w, self.window_size)
         if full:
             self._flush()
 
     def revert(self, y_true, y_pred, w=1.0) -> None:
         """Remove the oldest event of the window with these values (nothing happens
         if none is held)."""
-        event = self._event(y_true, y_pred, w, "RollingROCAUC.revert")
-        window = self._window
-        for i, held in enumerate(window):
-            if held == event:
-                break
-        else:
-            return
-        del window[i]
-        if self._pending.remove(event):
-            self._flush()
+        y, s, w = self._event(y_true, y_pred, w, "RollingROCAUC.revert")
+        self._win.revert(y, s, w)
 
-    def _flush(self) -> None:
-        self._pending.flush(self._engine, "RollingROCAUC.update")
+    def _flush(self) -> PairEngine:
+        return sync(self._win, self._engine, "RollingROCAUC.update")
 
     def __setstate__(self, state) -> None:
-        """Unpickle: this version's state as it is; one of streamrank 0.1.0 rebuilt from
-        its window (`streamrank.metrics._legacy`; `SnapshotError` for a state it cannot
-        read)."""
-        if type(state) is dict and type(state.get("_pending")) is UpdateBuffer:
+        """Unpickle: this version's state as it is; one whose window was a deque and an
+        `UpdateBuffer` (earlier development versions) moved into a `RowWindow`; one of
+        streamrank 0.1.0 rebuilt from its window (`streamrank.metrics._legacy`;
+        `SnapshotError` for a state it cannot read)."""
+        if type(state) is dict and type(state.get("_win")) is RowWindow:
             self.__dict__.update(state)
+        elif type(state) is dict and type(state.get("_pending")) is UpdateBuffer:
+            pending = state.pop("_pending")
+            window = state.pop("_window")
+            self.__dict__.update(state)
+            pending.flush(self._engine, "RollingROCAUC.update")
+            self._win = RowWindow()
+            for y, s, w in window:
+                self._win.push(float("nan"), y, s, w)
+            self._win.mark_synced()
         else:
             from . import _legacy
             _legacy.rolling_state(self, state)
 
     def get(self) -> float:
         """The exact AUC of the window; ``0.0`` while it holds one class only.
-        Runtime complexity: O(1) after applying the buffered events."""
-        engine = self._engine
-        self._pending.flush(engine, "RollingROCAUC.update")
-        if engine.stale:   # float rounding of a huge weight that left: recount
-            engine.rebuild(*sample_arrays(self._window))
-        return engine.auc_or(0.0)
+        Runtime complexity: O(1) after applying the events since the last read."""
+        return sync(self._win, self._engine, "RollingROCAUC.update").auc_or(0.0)
 
     @property
     def n_events(self) -> int:
         """Events in the window (``window_size`` once full, less after reverts).
 
         Not ``__len__``, which would make an empty metric falsy."""
-        return len(self._window)
+        return len(self._win)

@@ -1,0 +1,576 @@
+# cython: language_level=3, boundscheck=False, wraparound=False
+"""`RowWindow`: the one sliding-window mechanism of the incremental layer.
+
+A FIFO ring of the rows of a `SlotStore` (`streamrank.structures._cslots`) in arrival
+order, with eviction from the old end (by count or by time), and the changes its
+`PairEngine` has not seen yet. Rows are handed to the engine lazily: the newest rows (those
+after the *synced* boundary) are not in the engine yet, and a row that arrives and leaves
+between two reads never reaches it; removals of rows the engine holds and in-place changes
+of such rows are queued as values (a removal cancels a queued addition of equal values, as
+`streamrank.metrics._base.UpdateBuffer`). `RowWindow.take` / `RowWindow.take_arrays` hand
+everything to the owner at a read (`streamrank.windows.sync`). Every per-event operation
+(`push`, `push_keep`, `push_new`, `label_pending`, `evict`, `change`) is one C call, ``O(1)`` amortized.
+`SlidingPairCounter`, `TimeSlidingPairCounter`, `RollingROCAUC` and `Monitor` each hold one.
+"""
+
+from libc.stdint cimport int64_t
+from libc.stdlib cimport free
+
+import numpy as np
+
+from ._cslots cimport SlotStore, _resized, _weight
+
+cdef double NAN = float("nan")
+cdef double MAX_EXACT = 2.0 ** 53
+DEF _NT = 8         # per-label tallies held in C arrays
+
+#: A window asks its owner to apply its changes once this many are waiting (as
+#: `streamrank.metrics._base.MAX_PENDING`).
+MAX_PENDING = 4096
+
+
+cdef class RowWindow:
+    """The rows of a `SlotStore` in arrival order (a FIFO ring), and the changes of the
+    labeled rows that the owner's `PairEngine` has not received yet.
+
+    A row with a NaN label is held in the window order but not counted (a pending
+    prediction of `Monitor`). The engine is kept equal to the labeled rows by `take`,
+    which returns ``(removes, adds, n_adds)`` for `PairEngine.apply` (the owner applies
+    them at a read, or when `push` / `change` return True: ``limit`` changes waiting,
+    default `MAX_PENDING`). Rows newer than the *synced* boundary are not in the engine:
+    evicting one costs the engine nothing, changing one is a store; `take` adds them with
+    their values then. Evicting or changing an older labeled row queues its old values for removal
+    (cancelling a queued addition of equal values) and its new ones for addition.
+
+    Runtime complexity: `push`, `push_keep`, `change`, `evict` (per row) ``O(1)``
+    amortized, in C; `count_through` ``O(1 + k)`` for ``k`` rows at or before the horizon;
+    `take` ``O(k)`` for ``k`` waiting changes; `revert` ``O(p)`` for the row's position
+    from the old end; `columns`, `items` ``O(n)``.
+
+    >>> win = RowWindow()
+    >>> for y, s in [(1, 0.9), (0, 0.1), (1, 0.2)]:
+    ...     _ = win.push_keep(y, s, 1.0, 2)    # hold the last 2 rows
+    >>> len(win), win.items()
+    (2, [(None, nan, 0.0, 0.1, 1), (None, nan, 1.0, 0.2, 1)])
+    >>> win.take()                            # (1, 0.9) came and left: never counted
+    ([], {(0.0, 0.1, 1): 1, (1.0, 0.2, 1): 1}, 2)
+    """
+
+    cdef readonly SlotStore store
+    cdef int64_t* _ring       # rows by arrival number q, at q & (_rcap - 1)
+    cdef int64_t* _seq        # row -> its arrival number
+    cdef Py_ssize_t _rcap, _scap
+    cdef int64_t _head, _tail, _synced
+    cdef Py_ssize_t _nlab, _nadds, _nrem, _remcap
+    cdef double* _ry          # values held by the engine, to remove
+    cdef double* _rs
+    cdef double* _rw
+    cdef dict _adds           # (y, s, w) -> copies to add (changed rows)
+    cdef public Py_ssize_t limit   # changes waiting before push / change return True
+    # Per-label tallies of the labeled rows (with tally): up to _NT labels in C arrays,
+    # the count and the weight sum (an exact int64 while every weight is integral, else
+    # a double, with Python's int/float arithmetic); more labels, or an int sum past
+    # int64, move them to the dict _classes of Python numbers for good. _nt: labels in
+    # the arrays; -1: in the dict; -2: no tally.
+    cdef int _nt
+    cdef double _tl[_NT]
+    cdef int64_t _tc[_NT]
+    cdef int64_t _ti[_NT]
+    cdef double _tf[_NT]
+    cdef bint _tflt[_NT]
+    cdef dict _classes
+
+    def __init__(self, Py_ssize_t limit=MAX_PENDING, bint tally=False):
+        self.limit = limit
+        self._nt = 0 if tally else -2
+        self._classes = None
+
+    def __cinit__(self, *args, **kwargs):
+        self.store = SlotStore()
+        self._ring = self._seq = NULL
+        self._ring = <int64_t*>_resized(NULL, 16 * sizeof(int64_t))
+        self._seq = <int64_t*>_resized(NULL, 16 * sizeof(int64_t))
+        self._rcap = self._scap = 16
+        self._head = self._tail = self._synced = 0
+        self._nlab = self._nadds = self._nrem = 0
+        self._ry = self._rs = self._rw = NULL
+        self._remcap = 0
+        self._grow_removes()
+        self._adds = {}
+
+    def __dealloc__(self):
+        free(self._ring)
+        free(self._seq)
+        free(self._ry)
+        free(self._rs)
+        free(self._rw)
+
+    cdef int _grow_removes(self) except -1:
+        cdef Py_ssize_t cap = max(16, 2 * self._remcap)
+        self._ry = <double*>_resized(self._ry, cap * sizeof(double))
+        self._rs = <double*>_resized(self._rs, cap * sizeof(double))
+        self._rw = <double*>_resized(self._rw, cap * sizeof(double))
+        self._remcap = cap
+        return 0
+
+    def __len__(self):
+        return self._tail - self._head
+
+    @property
+    def n_labeled(self):
+        """Rows with a label (not NaN) in the window. O(1)."""
+        return self._nlab
+
+    @property
+    def waiting(self):
+        """Changes the engine has not received: rows after the synced boundary, queued
+        removals and additions. O(1)."""
+        return self._waiting()
+
+    cdef inline Py_ssize_t _waiting(self):
+        return <Py_ssize_t>(self._tail - self._synced) + self._nrem + self._nadds
+
+    cdef inline Py_ssize_t _row_at(self, int64_t q):
+        return self._ring[q & (self._rcap - 1)]
+
+    cdef int _grow_ring(self) except -1:
+        cdef Py_ssize_t cap = 2 * self._rcap
+        cdef int64_t* ring = <int64_t*>_resized(NULL, cap * sizeof(int64_t))
+        cdef int64_t q
+        for q in range(self._head, self._tail):
+            ring[q & (cap - 1)] = self._ring[q & (self._rcap - 1)]
+        free(self._ring)
+        self._ring = ring
+        self._rcap = cap
+        return 0
+
+    cdef Py_ssize_t _push(self, key, double t, double y, double s, double w) except -1:
+        cdef Py_ssize_t row = self.store._put(key, t, y, s, w)
+        cdef Py_ssize_t cap
+        if row >= self._scap:
+            cap = 2 * self._scap
+            while cap <= row:
+                cap *= 2
+            self._seq = <int64_t*>_resized(self._seq, cap * sizeof(int64_t))
+            self._scap = cap
+        if self._tail - self._head == self._rcap:
+            self._grow_ring()
+        self._ring[self._tail & (self._rcap - 1)] = row
+        self._seq[row] = self._tail
+        self._tail += 1
+        if y == y:
+            self._nlab += 1
+            if self._nt != -2:
+                self._tally(y, w, 1)
+        return row
+
+    @property
+    def classes(self):
+        """With ``tally``: ``{label: [rows, weight sum]}`` of the labeled rows (a new
+        dict, the sum an int while every weight is integral), else None. Settable (a
+        recount). O(number of labels)."""
+        cdef int j
+        if self._nt == -2:
+            return None
+        if self._nt == -1:
+            return self._classes
+        return {self._tl[j]: [self._tc[j], self._tf[j] if self._tflt[j] else self._ti[j]]
+                for j in range(self._nt)}
+
+    @classes.setter
+    def classes(self, value):
+        if self._nt == -2:
+            raise ValueError("a window without tally")
+        self._nt = 0
+        self._classes = None
+        for y, (c, w) in value.items():
+            if self._nt == _NT or type(w) is int and not -2**62 < w < 2**62:
+                self._classes = {k: [v[0], v[1]] for k, v in value.items()}
+                self._nt = -1
+                return
+            self._tl[self._nt] = y
+            self._tc[self._nt] = c
+            self._tflt[self._nt] = type(w) is not int
+            self._ti[self._nt] = w if type(w) is int else 0
+            self._tf[self._nt] = w if type(w) is not int else 0.0
+            self._nt += 1
+
+    cdef int _to_dict(self) except -1:
+        """Move the tallies to the dict of Python numbers (for good)."""
+        self._classes = self.classes
+        self._nt = -1
+        return 0
+
+    cdef int _tally(self, double y, double wd, int sign) except -1:
+        """Count a labeled row of weight ``wd`` in (``sign`` 1) or out of the tallies.
+        O(number of labels), in C while they are in the arrays."""
+        cdef int j
+        cdef bint integral = wd <= MAX_EXACT and wd == <double>(<int64_t>wd)
+        if self._nt >= 0:
+            for j in range(self._nt):
+                if self._tl[j] == y:
+                    break
+            else:
+                j = self._nt
+                if sign > 0 and j < _NT:    # a new label
+                    self._tl[j], self._tc[j] = y, 1
+                    self._tflt[j] = not integral
+                    self._ti[j] = <int64_t>wd if integral else 0
+                    self._tf[j] = 0.0 if integral else wd
+                    self._nt = j + 1
+                    return 0
+                self._to_dict()
+            if self._nt >= 0:
+                if sign < 0 and self._tc[j] == 1:   # the label's last row leaves
+                    self._nt -= 1
+                    self._tl[j], self._tc[j] = self._tl[self._nt], self._tc[self._nt]
+                    self._ti[j], self._tf[j] = self._ti[self._nt], self._tf[self._nt]
+                    self._tflt[j] = self._tflt[self._nt]
+                    return 0
+                self._tc[j] += sign
+                if self._tflt[j]:
+                    self._tf[j] = self._tf[j] + wd if sign > 0 else self._tf[j] - wd
+                    return 0
+                if not integral:            # int + float: a float from here on
+                    self._tflt[j] = True
+                    self._tf[j] = <double>self._ti[j] + wd if sign > 0 \
+                        else <double>self._ti[j] - wd
+                    return 0
+                if -2**62 < self._ti[j] < 2**62:   # (|wd| <= 2**53: no overflow)
+                    self._ti[j] += sign * <int64_t>wd
+                    return 0
+                self._to_dict()
+        w = _weight(wd)
+        entry = self._classes.get(y)
+        if sign > 0:
+            if entry is None:
+                self._classes[y] = [1, w]
+            else:
+                entry[0] += 1
+                entry[1] += w
+        elif entry[0] == 1:
+            del self._classes[y]
+        else:
+            entry[0] -= 1
+            entry[1] -= w
+        return 0
+
+    @property
+    def full(self):
+        """True once ``limit`` changes are waiting (the owner should apply them)."""
+        return self._waiting() >= self.limit
+
+    def push_new(self, key, double y, double s, Py_ssize_t size):
+        """A new keyed row ``(NaN, y, s, 1)`` unless ``key`` is held (then -1 and nothing
+        changes), after evicting the oldest row if ``size`` are held: returns 0 (none
+        evicted), 1 (a labeled row evicted) or 2 (a pending one). The per-event path of
+        `Monitor.observe` for a new prediction, in one C call."""
+        cdef int out = 0
+        cdef double oy
+        if key in self.store._slot:
+            return -1
+        if self._tail - self._head >= size:
+            oy = self.store._y[self._row_at(self._head)]
+            out = 1 if oy == oy else 2
+            self._evict_one(None)
+        self._push(key, NAN, y, s, 1.0)
+        return out
+
+    def push(self, double t, double y, double s, double w, key=None):
+        """Append a row ``(t, y, s, w)`` (keyed when ``key`` is not None: the caller
+        checked that it is new); returns True once ``limit`` changes are waiting."""
+        self._push(key, t, y, s, w)
+        return self._waiting() >= self.limit
+
+    def push_keep(self, double y, double s, double w, Py_ssize_t size, double t=NAN):
+        """Append a row without a key and evict the oldest while more than ``size`` are
+        held; returns True once ``limit`` changes are waiting."""
+        self._push(None, t, y, s, w)
+        while self._tail - self._head > size:
+            self._evict_one(None)
+        return self._waiting() >= self.limit
+
+    cdef int _queue_remove(self, double y, double s, double w) except -1:
+        cdef Py_ssize_t i
+        n = None
+        if self._nadds:
+            item = (y, s, _weight(w))
+            n = self._adds.get(item)
+        if n is None:
+            if self._nrem == self._remcap:
+                self._grow_removes()
+            i = self._nrem
+            self._ry[i] = y
+            self._rs[i] = s
+            self._rw[i] = w
+            self._nrem = i + 1
+        else:
+            if n == 1:
+                del self._adds[item]
+            else:
+                self._adds[item] = n - 1
+            self._nadds -= 1
+        return 0
+
+    cdef int _queue_add(self, double y, double s, double w) except -1:
+        item = (y, s, _weight(w))
+        self._adds[item] = self._adds.get(item, 0) + 1
+        self._nadds += 1
+        return 0
+
+    cdef int _evict_one(self, list out) except -1:
+        cdef int64_t q = self._head
+        cdef Py_ssize_t row = self._ring[q & (self._rcap - 1)]
+        cdef SlotStore st = self.store
+        cdef double y = st._y[row]
+        self._head = q + 1
+        if q < self._synced:
+            if y == y:
+                self._queue_remove(y, st._s[row], st._w[row])
+        else:
+            self._synced = q + 1        # it came and left: the engine never saw it
+        if y == y:
+            self._nlab -= 1
+            if self._nt != -2:
+                self._tally(y, st._w[row], -1)
+        if out is not None:
+            out.append((st._keyof[row], y, st._s[row], _weight(st._w[row])))
+        st._drop(row)
+        return 0
+
+    def evict(self, Py_ssize_t k, bint collect=False):
+        """Drop the ``k`` oldest rows (at most all); with ``collect``, return their
+        ``(key, label, score, weight)`` (label NaN when pending), oldest first."""
+        out = [] if collect else None
+        cdef Py_ssize_t j
+        for j in range(min(k, <Py_ssize_t>(self._tail - self._head))):
+            self._evict_one(out)
+        return out
+
+    def count_through(self, double horizon):
+        """How many of the oldest rows have a time ``<= horizon`` (times do not
+        decrease along the window). O(1 + that many)."""
+        cdef int64_t q = self._head
+        cdef double* t = self.store._t
+        while q < self._tail and t[self._row_at(q)] <= horizon:
+            q += 1
+        return q - self._head
+
+    def label_pending(self, key, double y):
+        """Give held, pending row ``key`` the label ``y``: True; False (nothing changes)
+        if ``key`` is not held or already labeled. The per-event path of a late label in
+        `Monitor.observe`, in one C call."""
+        cdef Py_ssize_t row
+        cdef SlotStore st = self.store
+        i = st._slot.get(key)
+        if i is None:
+            return False
+        row = i
+        if st._y[row] == st._y[row]:
+            return False
+        self.change(row, y, st._s[row], st._w[row])
+        return True
+
+    def oldest_labels(self, Py_ssize_t k):
+        """The labels of the ``k`` oldest rows (NaN when pending), oldest first."""
+        cdef int64_t q
+        cdef double* y = self.store._y
+        return [y[self._row_at(q)]
+                for q in range(self._head, self._head + min(k, self._tail - self._head))]
+
+    def newest_time(self):
+        """The time of the newest row (None when empty)."""
+        if self._tail == self._head:
+            return None
+        return self.store._t[self._row_at(self._tail - 1)]
+
+    def change(self, Py_ssize_t row, double y, double s, double w):
+        """Overwrite held row ``row`` with ``(y, s, w)`` (NaN label: pending); the engine
+        follows at `take`. Returns True once ``limit`` changes are waiting."""
+        cdef SlotStore st = self.store
+        cdef double oy = st._y[row]
+        cdef double ow = st._w[row]
+        if self._nt != -2 and (oy != y or ow != w):
+            if oy == oy:
+                self._tally(oy, ow, -1)
+            if y == y:
+                self._tally(y, w, 1)
+        if self._seq[row] < self._synced:
+            if oy == oy:
+                self._queue_remove(oy, st._s[row], st._w[row])
+            if y == y:
+                self._queue_add(y, s, w)
+        self._nlab += (y == y) - (oy == oy)
+        st._y[row] = y
+        st._s[row] = s
+        st._w[row] = w
+        return self._waiting() >= self.limit
+
+    cdef list _removes_list(self):
+        cdef Py_ssize_t i
+        return [(self._ry[i], self._rs[i], _weight(self._rw[i])) for i in range(self._nrem)]
+
+    def take(self):
+        """``(removes, adds, n_adds)``: every change waiting, as a list of ``(y, s, w)``
+        and a multiset ``{(y, s, w): copies}`` for `PairEngine.apply` (``n_adds`` copies
+        in ``adds``); the window is synced. O(k) for ``k`` changes."""
+        cdef int64_t q
+        cdef Py_ssize_t row
+        cdef SlotStore st = self.store
+        for q in range(self._synced, self._tail):
+            row = self._row_at(q)
+            if st._y[row] == st._y[row]:
+                self._queue_add(st._y[row], st._s[row], st._w[row])
+        self._synced = self._tail
+        out = (self._removes_list(), self._adds, self._nadds)
+        self._nrem = 0
+        self._adds, self._nadds = {}, 0
+        return out
+
+    def take_arrays(self):
+        """``((y, s, w), (y, s, w))``: the removals and the additions waiting, as float64
+        arrays (for `PairEngine.remove_many` / `PairEngine.add_many`); the window is
+        synced. O(k) for ``k`` changes, in C."""
+        cdef int64_t q
+        cdef Py_ssize_t row, j = 0, k = self._nadds + <Py_ssize_t>(self._tail - self._synced)
+        cdef SlotStore st = self.store
+        cdef double[::1] ay = np.empty(k), as_ = np.empty(k), aw = np.empty(k)
+        for (y, s, w), n in self._adds.items():
+            for _ in range(n):
+                ay[j], as_[j], aw[j] = y, s, w
+                j += 1
+        for q in range(self._synced, self._tail):
+            row = self._row_at(q)
+            if st._y[row] == st._y[row]:
+                ay[j], as_[j], aw[j] = st._y[row], st._s[row], st._w[row]
+                j += 1
+        n_rem = self._nrem
+        removes = (np.asarray(<double[:n_rem]>self._ry).copy() if n_rem else np.empty(0),
+                   np.asarray(<double[:n_rem]>self._rs).copy() if n_rem else np.empty(0),
+                   np.asarray(<double[:n_rem]>self._rw).copy() if n_rem else np.empty(0))
+        self._synced = self._tail
+        self._nrem = 0
+        self._adds, self._nadds = {}, 0
+        a = np.asarray(ay), np.asarray(as_), np.asarray(aw)
+        return removes, (a[0][:j], a[1][:j], a[2][:j])
+
+    def mark_synced(self):
+        """Drop every waiting change: the owner recounted its engine from `columns`."""
+        self._synced = self._tail
+        self._nrem = 0
+        self._adds, self._nadds = {}, 0
+
+    def clear(self):
+        """Drop every row and change. O(n)."""
+        self.store.clear()
+        self._head = self._tail = self._synced = 0
+        self._nlab = 0
+        if self._nt != -2:
+            self._nt = 0
+            self._classes = None
+        self.mark_synced()
+
+    def rows(self):
+        """The rows held, oldest first."""
+        cdef int64_t q
+        return [self._row_at(q) for q in range(self._head, self._tail)]
+
+    def columns(self, bint labeled=True):
+        """``(y, s, w)`` float64 arrays of the rows held, oldest first (with
+        ``labeled``, only those with a label). O(n), one C loop."""
+        cdef int64_t q
+        cdef Py_ssize_t row, j = 0
+        cdef Py_ssize_t n = self._nlab if labeled else <Py_ssize_t>(self._tail - self._head)
+        cdef SlotStore st = self.store
+        cdef double[::1] y = np.empty(n), s = np.empty(n), w = np.empty(n)
+        for q in range(self._head, self._tail):
+            row = self._row_at(q)
+            if labeled and not st._y[row] == st._y[row]:
+                continue
+            y[j], s[j], w[j] = st._y[row], st._s[row], st._w[row]
+            j += 1
+        return np.asarray(y), np.asarray(s), np.asarray(w)
+
+    def items(self):
+        """``(key, time, label, score, weight)`` of every row, oldest first (NaN: no
+        time, or no label yet; the weight as `check_weight` gives it)."""
+        cdef int64_t q
+        cdef Py_ssize_t row
+        cdef SlotStore st = self.store
+        out = []
+        for q in range(self._head, self._tail):
+            row = self._row_at(q)
+            out.append((st._keyof[row], st._t[row], st._y[row], st._s[row],
+                        _weight(st._w[row])))
+        return out
+
+    def revert(self, double y, double s, double w):
+        """Remove the oldest labeled row equal to ``(y, s, w)``; False (nothing
+        changes) if none is held."""
+        cdef int64_t q, j
+        cdef Py_ssize_t row = -1
+        cdef SlotStore st = self.store
+        for q in range(self._head, self._tail):
+            row = self._row_at(q)
+            if st._y[row] == y and st._s[row] == s and st._w[row] == w:
+                break
+        else:
+            return False
+        if q < self._synced:
+            self._queue_remove(y, s, w)
+        else:
+            self._synced += 1           # the older rows all move up by one
+        for j in range(q, self._head, -1):  # close the gap: the older rows move up
+            self._ring[j & (self._rcap - 1)] = self._ring[(j - 1) & (self._rcap - 1)]
+            self._seq[self._ring[j & (self._rcap - 1)]] = j
+        self._head += 1
+        self._nlab -= 1
+        if self._nt != -2:
+            self._tally(y, w, -1)
+        st._drop(row)
+        return True
+
+    def __reduce__(self):
+        items = self.items()
+        return (_restored_window, (items, int(self._tail - self._synced),
+                                   self._removes_list(), dict(self._adds), self.limit,
+                                   self._nt != -2))
+
+    def _check(self):
+        """The ring, the arrival numbers, the label count and the store agree. O(n)."""
+        cdef int64_t q
+        rows = self.rows()
+        assert self._head <= self._synced <= self._tail
+        assert len(set(rows)) == len(rows)
+        for q in range(self._head, self._tail):
+            assert self._seq[self._row_at(q)] == q
+        assert self._nlab == sum(1 for r in rows if self.store._y[r] == self.store._y[r])
+        assert self._nadds == sum(self._adds.values())
+        if self.classes is not None:
+            tally = {}
+            for r in rows:
+                if self.store._y[r] == self.store._y[r]:
+                    c = tally.setdefault(self.store._y[r], [0, 0])
+                    c[0] += 1
+                    c[1] += self.store._w[r]
+            assert {y: c[0] for y, c in tally.items()} == {
+                y: c[0] for y, c in self.classes.items()}
+            total = sum(c[1] for c in tally.values())
+            for y, c in tally.items():
+                assert abs(c[1] - self.classes[y][1]) <= 1e-9 * max(total, abs(c[1])), \
+                    (y, c, self.classes[y])
+        self.store._check([r for r in rows if self.store._keyof[r] is None])
+        assert len(self.store) == sum(1 for r in rows if self.store._keyof[r] is not None)
+
+
+def _restored_window(items, unsynced, removes, adds, limit=MAX_PENDING, tally=False):
+    """A `RowWindow` from `RowWindow.__reduce__`."""
+    cdef RowWindow win = RowWindow(limit, tally)
+    for key, t, y, s, w in items:
+        win._push(key, t, y, s, w)
+    win._synced = win._tail - unsynced
+    for y, s, w in removes:
+        win._queue_remove(y, s, w)
+    win._adds = adds
+    win._nadds = sum(adds.values())
+    return win
