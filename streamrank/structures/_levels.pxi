@@ -10,8 +10,33 @@
 # case) every change is the tree's own fused walk; with ``T`` trees a change walks each
 # tree once (both its slots' weight below and at the score), ``O(T log n)``.
 #
-# Per-score copies of weight > 0 across trees (the engine's score-level count) are kept
-# in a dict while there is more than one tree; one tree counts them itself.
+# With several trees, a change walks them all at once, a level of each per round, the
+# next nodes prefetched, so that their cache misses overlap. The walks also read the
+# copies of weight > 0 at the score, which keeps the count of scores held with weight > 0
+# across trees (the engine's score levels; one tree counts them itself).
+
+
+cdef extern from *:
+    """
+    #define SR_PREFETCH(p) __builtin_prefetch((const void*)(p))
+    """
+    void SR_PREFETCH(const void*) noexcept nogil
+
+
+cdef inline void _prefetch_node(BNode* x) noexcept nogil:
+    """The header, keys, children and weights of node ``x`` on their way to the cache."""
+    cdef const char* p = <const char*>x
+    cdef size_t off
+    for off in range(0, <size_t>(<char*>&x.fe[0][0] - <char*>x), 64):
+        SR_PREFETCH(p + off)
+
+
+cdef int _grow_array(void** p, size_t size) except -1:
+    cdef void* q = realloc(p[0], size)
+    if q == NULL:
+        raise MemoryError()
+    p[0] = q
+    return 0
 
 
 cdef class LevelDominanceCounter:
@@ -64,13 +89,24 @@ cdef class LevelDominanceCounter:
                                         # engine's checked path (0: no limit)
     cdef object _dtype
     cdef bint _floats
-    cdef dict _pscores          # more than one tree: {score: copies of weight > 0}
+    cdef int64_t _npscores      # more than one tree: scores held with weight > 0
+    cdef int64_t _pcat          # copies of weight > 0 at the score of the last walk
+    cdef BNode** _wbase         # the walks of every tree at once (`_walk`): nodes,
+    cdef int32_t* _wnode        # the node each is at,
+    cdef int64_t* _ib           # and per slot the weight below and at the score
+    cdef int64_t* _ie
+    cdef double* _fb
+    cdef double* _fe
     cdef str _name
     cdef public Sums sums       # the engine's running counts (``engine_add`` updates them)
 
     def __cinit__(self, *args, **kwargs):
         self._label = NULL
         self._has = NULL
+        self._wbase = NULL
+        self._wnode = NULL
+        self._ib = self._ie = NULL
+        self._fb = self._fe = NULL
         self._ntrees = 0
         self._max_levels = 0
         self.engine_max_levels = 0
@@ -83,6 +119,12 @@ cdef class LevelDominanceCounter:
     def __dealloc__(self):
         free(self._label)
         free(self._has)
+        free(self._wbase)
+        free(self._wnode)
+        free(self._ib)
+        free(self._ie)
+        free(self._fb)
+        free(self._fe)
 
     def __init__(self, *, dtype=int):
         self._dtype = _check_dtype(dtype, self._name)
@@ -103,7 +145,7 @@ cdef class LevelDominanceCounter:
         self._trees = []
         self._ntrees = 0
         self._nheld = 0
-        self._pscores = None
+        self._npscores = 0
         self._add_tree()
         self._t = <_BTree>self._trees[0]
         return 0
@@ -118,13 +160,19 @@ cdef class LevelDominanceCounter:
         if has == NULL:
             raise MemoryError()
         self._has = has
+        _grow_array(<void**>&self._wbase, n * sizeof(BNode*))
+        _grow_array(<void**>&self._wnode, n * sizeof(int32_t))
+        _grow_array(<void**>&self._ib, 2 * n * sizeof(int64_t))
+        _grow_array(<void**>&self._ie, 2 * n * sizeof(int64_t))
+        _grow_array(<void**>&self._fb, 2 * n * sizeof(double))
+        _grow_array(<void**>&self._fe, 2 * n * sizeof(double))
         cdef _BTree t = _BTree()
         t.floats = self._floats
         self._trees.append(t)
         self._has[2 * n - 2] = self._has[2 * n - 1] = 0
         self._ntrees = n
-        if n == 2:      # the score levels now span trees: count them in a dict
-            self._pscores = _positive_scores(self._t)
+        if n == 2:      # the score levels now span trees: counted here from now on
+            self._npscores = self._t.pos_scores
         return 0
 
     @classmethod
@@ -189,7 +237,7 @@ cdef class LevelDominanceCounter:
                 npos = (<_BTree>self._trees[q >> 1]).npos[q & 1]
                 levels[0] += npos > 0
                 copies[0] += npos
-        scores[0] = self._t.pos_scores if self._pscores is None else len(self._pscores)
+        scores[0] = self._t.pos_scores if self._ntrees == 1 else self._npscores
 
     def stats(self):
         """``(label levels, score levels, copies)`` held with weight > 0. O(L).
@@ -266,17 +314,73 @@ cdef class LevelDominanceCounter:
             return False
         return not (self.engine_max_levels and self._nheld >= self.engine_max_levels)
 
-    cdef inline void _count_score(self, double s, int64_t d) except *:
-        """``d`` more (or fewer) copies of weight > 0 at score ``s`` across trees."""
-        cdef dict m = self._pscores
-        s += 0.0
-        n = m.get(s, 0) + d
-        if n:
-            m[s] = n
-        else:
-            del m[s]
-
     # ------------------------------------------------------------------ terms
+    cdef void _walk(self, double s) noexcept:
+        """Every tree's weight below and at ``s`` per slot (`_ib` / `_ie`, or `_fb` /
+        `_fe` in float mode), and `_pcat`: walked all at once, one level of each tree per
+        round, each next node prefetched (the same sums as `_BTree.ibelow` / `fbelow`)."""
+        cdef int T = self._ntrees, t, j, active = 0
+        cdef BNode* x
+        cdef bint floats = self._floats
+        cdef _BTree tree
+        self._pcat = 0
+        for t in range(T):
+            self._ib[2 * t] = self._ib[2 * t + 1] = 0
+            self._fb[2 * t] = self._fb[2 * t + 1] = 0.0
+            self._ie[2 * t] = self._ie[2 * t + 1] = 0
+            self._fe[2 * t] = self._fe[2 * t + 1] = 0.0
+            if not (self._has[2 * t] or self._has[2 * t + 1]):
+                self._wnode[t] = NIL
+                continue
+            tree = <_BTree>self._trees[t]
+            self._wbase[t] = tree.n
+            self._wnode[t] = tree.root
+            active += 1
+        while active:
+            for t in range(T):
+                if self._wnode[t] == NIL:
+                    continue
+                x = &self._wbase[t][self._wnode[t]]
+                j = 0
+                if x.leaf:
+                    self._wnode[t] = NIL
+                    active -= 1
+                    if floats:
+                        while j < x.n and x.key[j] < s:
+                            self._fb[2 * t] += x.w[0][j].f + x.fe[0][j]
+                            self._fb[2 * t + 1] += x.w[1][j].f + x.fe[1][j]
+                            j += 1
+                        if j < x.n and x.key[j] == s:
+                            self._fe[2 * t] = x.w[0][j].f + x.fe[0][j]
+                            self._fe[2 * t + 1] = x.w[1][j].f + x.fe[1][j]
+                            self._pcat += x.pc[0][j] + x.pc[1][j]
+                    else:
+                        while j < x.n and x.key[j] < s:
+                            self._ib[2 * t] += x.w[0][j].i
+                            self._ib[2 * t + 1] += x.w[1][j].i
+                            j += 1
+                        if j < x.n and x.key[j] == s:
+                            self._ie[2 * t] = x.w[0][j].i
+                            self._ie[2 * t + 1] = x.w[1][j].i
+                            self._pcat += x.pc[0][j] + x.pc[1][j]
+                    continue
+                if floats:
+                    while j < x.n and x.key[j] < s:
+                        self._fb[2 * t] += x.w[0][j].f
+                        self._fb[2 * t + 1] += x.w[1][j].f
+                        j += 1
+                else:
+                    while j < x.n and x.key[j] < s:
+                        self._ib[2 * t] += x.w[0][j].i
+                        self._ib[2 * t + 1] += x.w[1][j].i
+                        j += 1
+                if j == x.n:
+                    self._wnode[t] = NIL
+                    active -= 1
+                    continue
+                self._wnode[t] = x.child[j]
+                _prefetch_node(&self._wbase[t][x.child[j]])
+
     cdef void _iterms(self, int q, double label, double s, int64_t* out) noexcept:
         """The `pairs_with` terms of ``(label, s)`` in slot ``q`` (-1: not held; int)."""
         cdef int64_t b[2]
@@ -299,27 +403,27 @@ cdef class LevelDominanceCounter:
             return
         for j in range(5):
             out[j] = 0
+        self._walk(s)
         for j in range(self._ntrees):
             if not (self._has[2 * j] or self._has[2 * j + 1]):
                 continue
             t = <_BTree>self._trees[j]
-            t.ibelow(s, b, e)
             for k in range(2):
                 r = 2 * j + k
                 if not self._has[r]:
                     continue
                 if r == q:
                     out[3] = t.itot[k]
-                    out[4] = e[k]
+                    out[4] = self._ie[r]
                     continue
-                above = t.itot[k] - b[k] - e[k]
-                out[2] += e[k]
+                above = t.itot[k] - self._ib[r] - self._ie[r]
+                out[2] += self._ie[r]
                 if self._label[r] < label:
-                    out[0] += b[k]
+                    out[0] += self._ib[r]
                     out[1] += above
                 else:
                     out[0] += above
-                    out[1] += b[k]
+                    out[1] += self._ib[r]
 
     cdef void _fterms(self, int q, double label, double s, double* out) noexcept:
         """The `pairs_with` terms of ``(label, s)`` in slot ``q`` (-1: not held; float)."""
@@ -345,29 +449,29 @@ cdef class LevelDominanceCounter:
             return
         for j in range(5):
             out[j] = 0.0
+        self._walk(s)
         for j in range(self._ntrees):
             if not (self._has[2 * j] or self._has[2 * j + 1]):
                 continue
             t = <_BTree>self._trees[j]
-            t.fbelow(s, b, e)
             for k in range(2):
                 r = 2 * j + k
                 if not self._has[r]:
                     continue
                 if r == q:
                     out[3] = t.ftot(k)
-                    out[4] = e[k]
+                    out[4] = self._fe[r]
                     continue
-                above = t.ftot(k) - b[k] - e[k]
+                above = t.ftot(k) - self._fb[r] - self._fe[r]
                 if above < 0:
                     above = 0.0
-                out[2] += e[k]
+                out[2] += self._fe[r]
                 if self._label[r] < label:
-                    out[0] += b[k]
+                    out[0] += self._fb[r]
                     out[1] += above
                 else:
                     out[0] += above
-                    out[1] += b[k]
+                    out[1] += self._fb[r]
 
     cdef tuple _terms_tuple(self, int q, double label, double s):
         cdef int64_t it[5]
@@ -380,11 +484,12 @@ cdef class LevelDominanceCounter:
 
     # ------------------------------------------------------------------ changes
     cdef int _put(self, int q, double s, int64_t iw, double fw) except -1:
-        """Add one copy to slot ``q`` at ``s`` (checked by the caller)."""
+        """Add one copy to slot ``q`` at ``s`` (checked by the caller, which just took
+        the terms at ``s``: `_pcat` is the copies of weight > 0 there before)."""
         cdef bint positive = (fw > 0) if self._floats else (iw > 0)
         self._tree(q).add_at(s, q & 1, 1, positive, iw, fw)
-        if positive and self._pscores is not None:
-            self._count_score(s, 1)
+        if positive and self._ntrees > 1 and self._pcat == 0:
+            self._npscores += 1
         return 0
 
     cpdef tuple add_pairs(self, double label, double score, weight):
@@ -448,11 +553,10 @@ cdef class LevelDominanceCounter:
         return 1
 
     cdef int _drop(self, int q, double score, int64_t iw, double fw, bint positive) except -1:
-        """Remove one held copy (checked by `_held`) from slot ``q``."""
+        """Remove one held copy (checked by `_held`) from slot ``q``; the caller takes
+        the terms at ``score`` next, then `_dropped`."""
         cdef _BTree t = self._tree(q)
         t.remove_at(score, q & 1, iw, fw, positive)
-        if positive and self._pscores is not None:
-            self._count_score(score, -1)
         if not t.ncopies[q & 1]:
             self._has[q] = 0
             self._nheld -= 1
@@ -475,7 +579,14 @@ cdef class LevelDominanceCounter:
                               "the label of a point held", repr(label))
         self._held(q, score, iw, fw, positive, False)
         self._drop(q, score, iw, fw, positive)
-        return self._terms_tuple(q, label, score)
+        terms = self._terms_tuple(q, label, score)
+        self._dropped(positive)
+        return terms
+
+    cdef inline void _dropped(self, bint positive) noexcept:
+        """After `_drop` and the terms at its score: the score levels held."""
+        if positive and self._ntrees > 1 and self._pcat == 0:
+            self._npscores -= 1
 
     # ------------------------------------------------------------------ whole changes
     cdef bint _engine_weight(self, object w, int64_t* iw, double* fw) noexcept:
@@ -549,6 +660,7 @@ cdef class LevelDominanceCounter:
         else:
             self._iterms(q, yy, ss, it)
             self.sums.add_i(it, -iw, -iw)
+        self._dropped(positive)
         if not self._nheld:
             self.sums.reset(self._floats)   # an emptied engine holds exact zeros
         return 1

@@ -267,12 +267,8 @@ def _load(LevelDominanceCounter self, labels, scores, copies, weights, positive)
         if self._has[q] and not self._tree(q).ncopies[q & 1]:
             self._has[q] = 0
             self._nheld -= 1
-    if self._pscores is not None:
-        keep = p > 0
-        u, at = np.unique(s[keep] + 0.0, return_inverse=True)
-        self._pscores = dict(zip(u.tolist(), np.bincount(at, weights=p[keep],
-                                                         minlength=u.size)
-                                 .astype(np.int64).tolist()))
+    if self._ntrees > 1:
+        self._npscores = np.unique(s[p > 0] + 0.0).size
 
 
 def _columns(LevelDominanceCounter self):
@@ -346,11 +342,8 @@ def _set_raws(LevelDominanceCounter self, raws):
         self._label[q], has = slots[q]
         self._has[q] = has
         self._nheld += bool(has)
-    if self._pscores is not None:
-        self._pscores = {}
-        for t in built:
-            for key, p in _positive_scores(t).items():
-                self._pscores[key] = self._pscores.get(key, 0) + p
+    if self._ntrees > 1:
+        self._npscores = len(set().union(*(_positive_scores(t) for t in built)))
     return True
 
 
@@ -433,9 +426,7 @@ def _check_counter(LevelDominanceCounter self):
             scores[key] = scores.get(key, 0) + p
     assert held == self._nheld and len(set(labels)) == held, (held, self._nheld, labels)
     if self._ntrees > 1:
-        assert self._pscores == scores, (self._pscores, scores)
-    else:
-        assert self._pscores is None
+        assert self._npscores == len(scores), (self._npscores, len(scores))
     if not self._floats:
         assert self._itotal() < _INT_TOTAL_MAX
     assert self.sums.floats == self._floats
