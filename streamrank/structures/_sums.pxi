@@ -103,7 +103,17 @@ cdef class Sums:
         return [_py128(self.i[j]) for j in range(6)]
 
     def __reduce__(self):
-        return _restore_sums, (self.floats, self.values(), self.hist)
+        """Pickle by value; float sums keep their compensations (``parts``)."""
+        cdef int j
+        parts = ([self.f[j] for j in range(6)], [self.e[j] for j in range(6)]) \
+            if self.floats else None
+        return _restore_sums, (self.floats, self.values(), self.hist, parts)
+
+    cdef void _set_parts(self, list acc, list comp):
+        cdef int j
+        for j in range(6):
+            self.f[j] = acc[j]
+            self.e[j] = comp[j]
 
     def weight(self):
         """The weight held, ``W``, as a Python number."""
@@ -133,9 +143,13 @@ cdef inline bint _plain(object x, double* out) noexcept:
 
 
 
-def _restore_sums(floats, values, hist):
-    sums = Sums(floats)
-    if floats:
+def _restore_sums(floats, values, hist, parts=None):
+    """Unpickle `Sums`: float sums from their accumulators and compensations (``parts``;
+    pickles of version 0.1 give only ``values``, their rounded sums)."""
+    cdef Sums sums = Sums(floats)
+    if floats and parts is not None:
+        sums._set_parts(list(parts[0]), list(parts[1]))
+    elif floats:
         sums.add(values[:5], 1.0, values[5])
     else:
         sums.add(values[:5], 1, values[5])
