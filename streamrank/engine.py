@@ -28,9 +28,10 @@ update, the running counts) runs in compiled code (``engine_add`` / ``engine_rem
 The moves go one way (an ``O(n log n)`` rebuild each), at the first change that needs
 them: a third level held, then more than `MAX_LEVELS` with ``labels="auto"``.
 
-Batches of ``k`` changes are counted with numpy: the ``k`` new samples against each
-level's held scores (one vectorized ``partition_many`` per level) plus the pairs inside the
-batch (the batch kernel, ``O(k log k)``); then the structures are updated one sample at a
+Batches of ``k`` changes smaller than what is held go through the compiled single changes
+in one C loop (with few levels); others are counted at once: the ``k`` new samples against
+the held ones (``pairs_with_many``) plus the pairs inside the batch (the batch kernel,
+``O(k log k)``); then the structures are updated one sample at a
 time, or rebuilt in ``O(n log n)`` when the batch is as large as what is held. Every path
 gives the same counts: exactly with integer weights, to rounding with float weights.
 
@@ -69,9 +70,9 @@ __all__ = ["LABEL_KINDS", "PairEngine", "check_scalar", "check_weight"]
 
 LABEL_KINDS = ("auto", "binary", "ordinal", "continuous")
 
-#: With ``labels="auto"``, the engine keeps one multiset per label level up to this many
-#: levels (a change costs one B+ tree walk per level), then moves to the 2-D dominance
-#: counter, whose cost does not grow with the number of levels.
+#: With ``labels="auto"``, the engine keeps the label levels in the level counter up to
+#: this many levels (a change walks ``ceil(L / 2)`` B+ trees), then moves to the 2-D
+#: dominance counter, whose cost does not grow with the number of levels.
 MAX_LEVELS = 16
 
 #: Float mode: once the weight that passed through the engine since its last recount is
@@ -336,13 +337,13 @@ class PairEngine:
         """Add validated arrays of samples.
 
         With few label levels (not the dominance counter), a batch smaller than what is
-        held goes through the compiled single changes in one C loop, in score order (``O(k log n)``, the exact
-        arithmetic of single changes). Otherwise the change of every count is counted
-        with numpy and the structures are updated one sample at a time, or rebuilt when
-        the batch is as large as what is held: ``O(k log k)`` for the pairs inside the
-        batch (the batch kernel), the batch against the held samples with one vectorized
-        query per level (``O(L (n + k log n))``), then ``O(k log n)`` inserts — or
-        ``O((n + k) log(n + k))`` for a rebuild when ``k >= n``.
+        held goes through the compiled single changes in one C loop, in score order
+        (``O(k L log n)``, the exact arithmetic of single changes). Otherwise the change
+        of every count is counted at once and the structures are updated one sample at a
+        time, or rebuilt when the batch is as large as what is held: ``O(k log k)`` for
+        the pairs inside the batch (the batch kernel), the batch against the held samples
+        (``pairs_with_many``), then ``O(k log n)`` inserts — or ``O((n + k) log(n + k))``
+        for a rebuild when ``k >= n``.
         """
         if y.size == 0:
             return

@@ -651,6 +651,8 @@ cdef class LevelDominanceCounter:
         cdef double ft[5]
         cdef int q = self._slot_of(yy)
         cdef bint positive = (fw > 0) if self._floats else (iw > 0)
+        if self._ntrees > 1 and q >= 0:
+            self._walk(ss)      # every tree's path into the cache at once (misses overlap)
         if not self._held(q, ss, iw, fw, positive, True):
             return 0
         self._drop(q, ss, iw, fw, positive)
