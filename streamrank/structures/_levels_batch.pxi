@@ -428,5 +428,5 @@ def _check_counter(LevelDominanceCounter self):
     if self._ntrees > 1:
         assert self._npscores == len(scores), (self._npscores, len(scores))
     if not self._floats:
-        assert self._itotal() < _INT_TOTAL_MAX
+        assert self._itotal() <= _INT_TOTAL_MAX
     assert self.sums.floats == self._floats
