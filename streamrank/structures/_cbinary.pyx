@@ -16,8 +16,10 @@ two are. Their ``engine_add`` / ``engine_remove`` do a whole change of `PairEngi
 anything unusual (other types, a label past the levels allowed, a weight that needs float
 counts, a sample that is not held) to the engine's checked path, having changed nothing.
 
-Files: `_sums.pxi` (`Sums`), `_btree.pxi` (the tree), `_levels.pxi` (the counters' single
-changes and queries), `_levels_batch.pxi` (their batches, loads, copies and checks).
+Files: `_sums.pxi` (`Sums`), `_btree.pxi` (the tree), `_levels.pxi` (the counter, its
+slots and its Python face), `_levels_core.pxi` (its walks over several trees and whole
+changes in C), `_levels_batch.pxi` (batches, loads, copies and checks); the two-level
+subclass `BinaryDominanceCounter` is here.
 
 Exactness. ``dtype=int``: int64 weights and sums (the total held stays below ``2**62``).
 ``dtype=float``: each score's own weight is a compensated (Neumaier) sum of the weights
@@ -52,5 +54,46 @@ cdef double _MAX_W = 2.0 ** 400
 include "_sums.pxi"
 include "_btree.pxi"
 include "_levels.pxi"
+include "_levels_core.pxi"
 include "_levels_batch.pxi"
 
+
+cdef class BinaryDominanceCounter(LevelDominanceCounter):
+    """`LevelDominanceCounter` for at most two label levels: one tree, and a third level
+    is refused (`ValueError`, nothing changes).
+
+    `PairEngine` holds its samples here while at most two labels are held: every change is
+    one walk of the tree that reads the other level's weight below and at the score, and
+    one more (cache-warm) that changes the entry. Each label level held takes one of the
+    tree's two classes; a level is dropped when its last point leaves, so another label
+    can take its class.
+
+    Parameters
+    ----------
+    dtype : {int, float}, default=int
+        Type of the weights, as `LevelDominanceCounter`'s.
+
+    Notes
+    -----
+    Runtime complexity: every single change or query is one or two walks of the B+ tree,
+    ``O(log n)``; `pairs_with_many` ``O(k log n)`` in C; `load` ``O(n log n)``.
+
+    Examples
+    --------
+    >>> dc = BinaryDominanceCounter()
+    >>> for y, s in [(0, 0.1), (0, 0.4), (1, 0.35), (1, 0.8)]:
+    ...     dc.add(y, s)
+    >>> dc.pairs_with(1, 0.4)       # concordant, discordant, tied score, tied label, both
+    (1, 0, 1, 2, 0)
+    >>> dc.add_pairs(1.0, 0.4, 1)   # the same terms, and the point is added
+    (1, 0, 1, 2, 0)
+    >>> dc.remove_pairs(1.0, 0.4, 1), len(dc)
+    ((1, 0, 1, 2, 0), 4)
+    >>> dc.add(2, 0.5)
+    Traceback (most recent call last):
+    ...
+    ValueError: The 'label' parameter of BinaryDominanceCounter.add_pairs must be one of the two labels held (0.0, 1.0). Got 2.0 instead.
+    """
+
+    def __cinit__(self, *args, **kwargs):
+        self._max_levels = 2

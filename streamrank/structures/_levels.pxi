@@ -1,6 +1,7 @@
 # The few-level counter of `_cbinary.pyx` (included there): `LevelDominanceCounter`, its
-# two-level subclass `BinaryDominanceCounter`, their single changes and queries. Their
-# batches, loads, copies and checks are in `_levels_batch.pxi`.
+# slots, its Python face and the two-level fast paths. Its walks over several trees and the
+# engine's whole changes are in `_levels_core.pxi`; batches, loads, copies and checks in
+# `_levels_batch.pxi`; its two-level subclass `BinaryDominanceCounter` in `_cbinary.pyx`.
 #
 # Layout. Label levels live in *slots*: slot ``q`` is class ``q & 1`` of tree ``q >> 1``
 # (`_btree.pxi`: a B+ tree over the scores whose entries carry two classes' copies and
@@ -14,21 +15,6 @@
 # next nodes prefetched, so that their cache misses overlap. The walks also read the
 # copies of weight > 0 at the score, which keeps the count of scores held with weight > 0
 # across trees (the engine's score levels; one tree counts them itself).
-
-
-cdef extern from *:
-    """
-    #define SR_PREFETCH(p) __builtin_prefetch((const void*)(p))
-    """
-    void SR_PREFETCH(const void*) noexcept nogil
-
-
-cdef inline void _prefetch_node(BNode* x) noexcept nogil:
-    """The header, keys, children and weights of node ``x`` on their way to the cache."""
-    cdef const char* p = <const char*>x
-    cdef size_t off
-    for off in range(0, <size_t>(<char*>&x.fe[0][0] - <char*>x), 64):
-        SR_PREFETCH(p + off)
 
 
 cdef int _grow_array(void** p, size_t size) except -1:
@@ -91,7 +77,7 @@ cdef class LevelDominanceCounter:
     cdef bint _floats
     cdef int64_t _npscores      # more than one tree: scores held with weight > 0
     cdef int64_t _pcat          # copies of weight > 0 at the score of the last walk
-    cdef BNode** _wbase         # the walks of every tree at once (`_walk`): nodes,
+    cdef BNode** _wbase         # the walks of every tree at once (`_walk_trees`): nodes,
     cdef int32_t* _wnode        # the node each is at,
     cdef int64_t* _ib           # and per slot the weight below and at the score
     cdef int64_t* _ie
@@ -315,79 +301,12 @@ cdef class LevelDominanceCounter:
         return not (self.engine_max_levels and self._nheld >= self.engine_max_levels)
 
     # ------------------------------------------------------------------ terms
-    cdef void _walk(self, double s) noexcept:
-        """Every tree's weight below and at ``s`` per slot (`_ib` / `_ie`, or `_fb` /
-        `_fe` in float mode), and `_pcat`: walked all at once, one level of each tree per
-        round, each next node prefetched (the same sums as `_BTree.ibelow` / `fbelow`)."""
-        cdef int T = self._ntrees, t, j, active = 0
-        cdef BNode* x
-        cdef bint floats = self._floats
-        cdef _BTree tree
-        self._pcat = 0
-        for t in range(T):
-            self._ib[2 * t] = self._ib[2 * t + 1] = 0
-            self._fb[2 * t] = self._fb[2 * t + 1] = 0.0
-            self._ie[2 * t] = self._ie[2 * t + 1] = 0
-            self._fe[2 * t] = self._fe[2 * t + 1] = 0.0
-            if not (self._has[2 * t] or self._has[2 * t + 1]):
-                self._wnode[t] = NIL
-                continue
-            tree = <_BTree>self._trees[t]
-            self._wbase[t] = tree.n
-            self._wnode[t] = tree.root
-            active += 1
-        while active:
-            for t in range(T):
-                if self._wnode[t] == NIL:
-                    continue
-                x = &self._wbase[t][self._wnode[t]]
-                j = 0
-                if x.leaf:
-                    self._wnode[t] = NIL
-                    active -= 1
-                    if floats:
-                        while j < x.n and x.key[j] < s:
-                            self._fb[2 * t] += x.w[0][j].f + x.fe[0][j]
-                            self._fb[2 * t + 1] += x.w[1][j].f + x.fe[1][j]
-                            j += 1
-                        if j < x.n and x.key[j] == s:
-                            self._fe[2 * t] = x.w[0][j].f + x.fe[0][j]
-                            self._fe[2 * t + 1] = x.w[1][j].f + x.fe[1][j]
-                            self._pcat += x.pc[0][j] + x.pc[1][j]
-                    else:
-                        while j < x.n and x.key[j] < s:
-                            self._ib[2 * t] += x.w[0][j].i
-                            self._ib[2 * t + 1] += x.w[1][j].i
-                            j += 1
-                        if j < x.n and x.key[j] == s:
-                            self._ie[2 * t] = x.w[0][j].i
-                            self._ie[2 * t + 1] = x.w[1][j].i
-                            self._pcat += x.pc[0][j] + x.pc[1][j]
-                    continue
-                if floats:
-                    while j < x.n and x.key[j] < s:
-                        self._fb[2 * t] += x.w[0][j].f
-                        self._fb[2 * t + 1] += x.w[1][j].f
-                        j += 1
-                else:
-                    while j < x.n and x.key[j] < s:
-                        self._ib[2 * t] += x.w[0][j].i
-                        self._ib[2 * t + 1] += x.w[1][j].i
-                        j += 1
-                if j == x.n:
-                    self._wnode[t] = NIL
-                    active -= 1
-                    continue
-                self._wnode[t] = x.child[j]
-                _prefetch_node(&self._wbase[t][x.child[j]])
-
     cdef void _iterms(self, int q, double label, double s, int64_t* out) noexcept:
         """The `pairs_with` terms of ``(label, s)`` in slot ``q`` (-1: not held; int)."""
         cdef int64_t b[2]
         cdef int64_t e[2]
         cdef int64_t above
-        cdef int o, k, j, r
-        cdef _BTree t
+        cdef int o, k
         if self._ntrees == 1 and q >= 0:      # the two-level tree: one walk
             k = q
             o = 1 - k
@@ -401,37 +320,14 @@ cdef class LevelDominanceCounter:
             out[3] = self._t.itot[k]
             out[4] = e[k]
             return
-        for j in range(5):
-            out[j] = 0
-        self._walk(s)
-        for j in range(self._ntrees):
-            if not (self._has[2 * j] or self._has[2 * j + 1]):
-                continue
-            t = <_BTree>self._trees[j]
-            for k in range(2):
-                r = 2 * j + k
-                if not self._has[r]:
-                    continue
-                if r == q:
-                    out[3] = t.itot[k]
-                    out[4] = self._ie[r]
-                    continue
-                above = t.itot[k] - self._ib[r] - self._ie[r]
-                out[2] += self._ie[r]
-                if self._label[r] < label:
-                    out[0] += self._ib[r]
-                    out[1] += above
-                else:
-                    out[0] += above
-                    out[1] += self._ib[r]
+        _iterms_trees(self, q, label, s, out)
 
     cdef void _fterms(self, int q, double label, double s, double* out) noexcept:
         """The `pairs_with` terms of ``(label, s)`` in slot ``q`` (-1: not held; float)."""
         cdef double b[2]
         cdef double e[2]
         cdef double above
-        cdef int o, k, j, r
-        cdef _BTree t
+        cdef int o, k
         if self._ntrees == 1 and q >= 0:
             k = q
             o = 1 - k
@@ -447,31 +343,7 @@ cdef class LevelDominanceCounter:
             out[3] = self._t.ftot(k)
             out[4] = e[k]
             return
-        for j in range(5):
-            out[j] = 0.0
-        self._walk(s)
-        for j in range(self._ntrees):
-            if not (self._has[2 * j] or self._has[2 * j + 1]):
-                continue
-            t = <_BTree>self._trees[j]
-            for k in range(2):
-                r = 2 * j + k
-                if not self._has[r]:
-                    continue
-                if r == q:
-                    out[3] = t.ftot(k)
-                    out[4] = self._fe[r]
-                    continue
-                above = t.ftot(k) - self._fb[r] - self._fe[r]
-                if above < 0:
-                    above = 0.0
-                out[2] += self._fe[r]
-                if self._label[r] < label:
-                    out[0] += self._fb[r]
-                    out[1] += above
-                else:
-                    out[0] += above
-                    out[1] += self._fb[r]
+        _fterms_trees(self, q, label, s, out)
 
     cdef tuple _terms_tuple(self, int q, double label, double s):
         cdef int64_t it[5]
@@ -514,44 +386,6 @@ cdef class LevelDominanceCounter:
         self._put(q, score, iw, fw)
         return terms
 
-    cdef int _held(self, int q, double score, int64_t iw, double fw, bint positive,
-                   bint quiet) except -1:
-        """1 if a copy ``(slot q, score, weight)`` is held; else 0 (``quiet``) or the
-        `ValueError` naming what is not held."""
-        cdef str func = f"{self._name}.remove"
-        cdef int32_t leaf
-        cdef int pos, k = q & 1
-        cdef BNode* x
-        cdef _BTree t
-        if q < 0:
-            if quiet:
-                return 0
-            raise param_error("label", func, "the label of a point held", "")
-        t = self._tree(q)
-        if not t.find(score, &leaf, &pos) or t.n[leaf].c[k][pos] == 0:
-            if quiet:
-                return 0
-            raise param_error("score", func, f"the score of a point held with label "
-                              f"{self._label[q]!r}", repr(score))
-        x = &t.n[leaf]
-        if positive and x.pc[k][pos] == 0 or not positive and x.c[k][pos] == x.pc[k][pos]:
-            if quiet:
-                return 0
-            raise param_error("weight", func, "the weight of a copy held at "
-                              f"{score!r}" + (" (only weight-0 copies are)" if positive
-                                              else " (none of weight 0 is)"),
-                              repr(fw if self._floats else iw))
-        if not self._floats and positive:
-            held = x.w[k][pos].i
-            if iw > held or (x.pc[k][pos] == 1 and iw != held):
-                if quiet:
-                    return 0
-                expected = (f"{held!r}, the weight of the last copy of {score!r}"
-                            if x.pc[k][pos] == 1 else f"at most {held!r}, the weight held "
-                            f"at {score!r}")
-                raise param_error("weight", func, expected, repr(iw))
-        return 1
-
     cdef int _drop(self, int q, double score, int64_t iw, double fw, bint positive) except -1:
         """Remove one held copy (checked by `_held`) from slot ``q``; the caller takes
         the terms at ``score`` next, then `_dropped`."""
@@ -577,7 +411,7 @@ cdef class LevelDominanceCounter:
         if q < 0:
             raise param_error("label", f"{self._name}.remove",
                               "the label of a point held", repr(label))
-        self._held(q, score, iw, fw, positive, False)
+        _held(self, q, score, iw, fw, positive, False)
         self._drop(q, score, iw, fw, positive)
         terms = self._terms_tuple(q, label, score)
         self._dropped(positive)
@@ -589,21 +423,6 @@ cdef class LevelDominanceCounter:
             self._npscores -= 1
 
     # ------------------------------------------------------------------ whole changes
-    cdef bint _engine_weight(self, object w, int64_t* iw, double* fw) noexcept:
-        """A plain weight valid for this mode (int mode: an int ``<= 2**53``)."""
-        cdef double v
-        if not _plain(w, &v) or v < 0:
-            return False
-        if self._floats:
-            if v != 0 and not (_MIN_W <= v <= _MAX_W):
-                return False
-            fw[0] = v
-            return True
-        if v > _EXACT or v != <double>(<int64_t>v):   # the engine moves to floats
-            return False
-        iw[0] = <int64_t>v
-        return True
-
     def engine_add(self, y, s, w):
         """Add the sample ``(y, s, w)`` and its pairs to `sums`, all in C, if ``y``, ``s``
         and ``w`` are plain Python numbers valid here and ``y`` is held or may open a
@@ -618,54 +437,9 @@ cdef class LevelDominanceCounter:
         """
         cdef double yy, ss, fw = 0.0
         cdef int64_t iw = 0
-        if not _plain(y, &yy) or not _plain(s, &ss) or not self._engine_weight(w, &iw, &fw):
+        if not _plain(y, &yy) or not _plain(s, &ss) or not _engine_weight(self, w, &iw, &fw):
             return False
-        return self._eadd(yy, ss, iw, fw) == 1
-
-    cdef int _eadd(self, double yy, double ss, int64_t iw, double fw) except -1:
-        """`engine_add` of checked numbers: 1 if done, 0 (nothing changed) if the engine's
-        checked path must take it."""
-        cdef int64_t it[5]
-        cdef double ft[5]
-        cdef int q = self._slot_of(yy)
-        if not self._floats and self._itotal() + iw > _INT_TOTAL_MAX:
-            return 0
-        if q < 0:
-            if not self._room():
-                return 0
-            q = self._new_level(yy, "")
-        if self._floats:
-            self._fterms(q, yy, ss, ft)
-            self._put(q, ss, 0, fw)
-            self.sums.add_f(ft, fw, fw)
-        else:
-            self._iterms(q, yy, ss, it)
-            self._put(q, ss, iw, 0.0)
-            self.sums.add_i(it, iw, iw)
-        return 1
-
-    cdef int _eremove(self, double yy, double ss, int64_t iw, double fw) except -1:
-        """`engine_remove` of checked numbers: 1 if done, 0 (nothing changed) if no such
-        copy is held."""
-        cdef int64_t it[5]
-        cdef double ft[5]
-        cdef int q = self._slot_of(yy)
-        cdef bint positive = (fw > 0) if self._floats else (iw > 0)
-        if self._ntrees > 1 and q >= 0:
-            self._walk(ss)      # every tree's path into the cache at once (misses overlap)
-        if not self._held(q, ss, iw, fw, positive, True):
-            return 0
-        self._drop(q, ss, iw, fw, positive)
-        if self._floats:
-            self._fterms(q, yy, ss, ft)
-            self.sums.add_f(ft, -fw, -fw)
-        else:
-            self._iterms(q, yy, ss, it)
-            self.sums.add_i(it, -iw, -iw)
-        self._dropped(positive)
-        if not self._nheld:
-            self.sums.reset(self._floats)   # an emptied engine holds exact zeros
-        return 1
+        return _eadd(self, yy, ss, iw, fw) == 1
 
     def engine_remove(self, y, s, w):
         """Remove a held sample ``(y, s, w)`` and its pairs from `sums`, all in C, if the
@@ -673,9 +447,9 @@ cdef class LevelDominanceCounter:
         otherwise, for the engine's checked path to raise. O(L log n)."""
         cdef double yy, ss, fw = 0.0
         cdef int64_t iw = 0
-        if not _plain(y, &yy) or not _plain(s, &ss) or not self._engine_weight(w, &iw, &fw):
+        if not _plain(y, &yy) or not _plain(s, &ss) or not _engine_weight(self, w, &iw, &fw):
             return False
-        return self._eremove(yy, ss, iw, fw) == 1
+        return _eremove(self, yy, ss, iw, fw) == 1
 
     def engine_change_arrays(self, y, s, w, int sign):
         """`engine_add` (``sign=1``) or `engine_remove` (``sign=-1``) every sample of the
@@ -866,43 +640,3 @@ cdef class LevelDominanceCounter:
         the score-level counts. O(n)."""
         _check_counter(self)
 
-
-cdef class BinaryDominanceCounter(LevelDominanceCounter):
-    """`LevelDominanceCounter` for at most two label levels: one tree, and a third level
-    is refused (`ValueError`, nothing changes).
-
-    `PairEngine` holds its samples here while at most two labels are held: every change is
-    one walk of the tree that reads the other level's weight below and at the score, and
-    one more (cache-warm) that changes the entry. Each label level held takes one of the
-    tree's two classes; a level is dropped when its last point leaves, so another label
-    can take its class.
-
-    Parameters
-    ----------
-    dtype : {int, float}, default=int
-        Type of the weights, as `LevelDominanceCounter`'s.
-
-    Notes
-    -----
-    Runtime complexity: every single change or query is one or two walks of the B+ tree,
-    ``O(log n)``; `pairs_with_many` ``O(k log n)`` in C; `load` ``O(n log n)``.
-
-    Examples
-    --------
-    >>> dc = BinaryDominanceCounter()
-    >>> for y, s in [(0, 0.1), (0, 0.4), (1, 0.35), (1, 0.8)]:
-    ...     dc.add(y, s)
-    >>> dc.pairs_with(1, 0.4)       # concordant, discordant, tied score, tied label, both
-    (1, 0, 1, 2, 0)
-    >>> dc.add_pairs(1.0, 0.4, 1)   # the same terms, and the point is added
-    (1, 0, 1, 2, 0)
-    >>> dc.remove_pairs(1.0, 0.4, 1), len(dc)
-    ((1, 0, 1, 2, 0), 4)
-    >>> dc.add(2, 0.5)
-    Traceback (most recent call last):
-    ...
-    ValueError: The 'label' parameter of BinaryDominanceCounter.add_pairs must be one of the two labels held (0.0, 1.0). Got 2.0 instead.
-    """
-
-    def __cinit__(self, *args, **kwargs):
-        self._max_levels = 2

@@ -68,9 +68,9 @@ def _change_arrays(LevelDominanceCounter self, y, s, w, int sign):
                     break
                 iw = <int64_t>wf
         if sign > 0:
-            if not self._eadd(yv[i], sv[i], iw, fw):
+            if not _eadd(self, yv[i], sv[i], iw, fw):
                 break
-        elif not self._eremove(yv[i], sv[i], iw, fw):
+        elif not _eremove(self, yv[i], sv[i], iw, fw):
             break
     else:
         return order[:0]
