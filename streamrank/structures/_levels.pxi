@@ -194,6 +194,8 @@ cdef class LevelDominanceCounter:
                             if self._has[q]))
 
     cdef inline _BTree _tree(self, int q):
+        if q < 2:
+            return self._t
         return <_BTree>self._trees[q >> 1]
 
     cdef object _tot(self, int q):

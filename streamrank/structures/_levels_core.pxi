@@ -155,26 +155,26 @@ cdef int _held(LevelDominanceCounter self, int q, double score, int64_t iw, doub
                bint positive, bint quiet) except -1:
     """1 if a copy ``(slot q, score, weight)`` is held; else 0 (``quiet``) or the
     `ValueError` naming what is not held."""
-    cdef str func = f"{self._name}.remove"
     cdef int32_t leaf
     cdef int pos, k = q & 1
     cdef BNode* x
     cdef _BTree t
+    cdef int64_t held
     if q < 0:
         if quiet:
             return 0
-        raise param_error("label", func, "the label of a point held", "")
+        raise param_error("label", f"{self._name}.remove", "the label of a point held", "")
     t = self._tree(q)
     if not t.find(score, &leaf, &pos) or t.n[leaf].c[k][pos] == 0:
         if quiet:
             return 0
-        raise param_error("score", func, f"the score of a point held with label "
-                          f"{self._label[q]!r}", repr(score))
+        raise param_error("score", f"{self._name}.remove", "the score of a point held "
+                          f"with label {self._label[q]!r}", repr(score))
     x = &t.n[leaf]
     if positive and x.pc[k][pos] == 0 or not positive and x.c[k][pos] == x.pc[k][pos]:
         if quiet:
             return 0
-        raise param_error("weight", func, "the weight of a copy held at "
+        raise param_error("weight", f"{self._name}.remove", "the weight of a copy held at "
                           f"{score!r}" + (" (only weight-0 copies are)" if positive
                                           else " (none of weight 0 is)"),
                           repr(fw if self._floats else iw))
@@ -186,7 +186,7 @@ cdef int _held(LevelDominanceCounter self, int q, double score, int64_t iw, doub
             expected = (f"{held!r}, the weight of the last copy of {score!r}"
                         if x.pc[k][pos] == 1 else f"at most {held!r}, the weight held "
                         f"at {score!r}")
-            raise param_error("weight", func, expected, repr(iw))
+            raise param_error("weight", f"{self._name}.remove", expected, repr(iw))
     return 1
 
 
