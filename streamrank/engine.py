@@ -25,8 +25,9 @@ update, the running counts) runs in compiled code (``engine_add`` / ``engine_rem
   weight-balanced tree over (label, score) keys whose nodes hold multisets of scores),
   ``O(log^2 n)`` amortized.
 
-The moves go one way (an ``O(n log n)`` rebuild each), at the first change that needs
-them: a third level held, then more than `MAX_LEVELS` with ``labels="auto"``.
+The moves go one way, at the first change that needs them: a third level held (the level
+counter takes the two-level tree as it is, ``O(1)``), then more than `MAX_LEVELS` with
+``labels="auto"`` (an ``O(n log n)`` rebuild).
 
 Batches of ``k`` changes smaller than what is held go through the compiled single changes
 in one C loop (with few levels); others are counted at once: the ``k`` new samples against
@@ -459,8 +460,12 @@ class PairEngine:
             return
         levels = len(set(self._dom.levels).union(new_labels))
         if self._kind == "binary" and levels > 2:
-            self._reload("continuous" if self.labels == "auto" and levels > MAX_LEVELS
-                         else "levels")
+            if self.labels == "auto" and levels > MAX_LEVELS:
+                self._reload("continuous")
+            else:   # the level counter takes the two-level tree as it is: O(1)
+                two = self._dom
+                self._set_structure(self._dtype, "levels")
+                self._dom._adopt(two)
         elif self._kind == "levels" and self.labels == "auto" and levels > MAX_LEVELS:
             self._reload("continuous")
 

@@ -313,9 +313,11 @@ def test_binary_counter_is_the_one_tree_level_counter():
     dc.add(0, 0.5)
     dc.add(1, 0.25)
     before = list(dc.items())
-    with pytest.raises(ValueError, match="BinaryDominanceCounter.add_pairs must be one of "
+    with pytest.raises(ValueError, match="BinaryDominanceCounter.add must be one of "
                                          r"the two labels held \(0.0, 1.0\)"):
         dc.add(2, 0.5)
+    with pytest.raises(ValueError, match="BinaryDominanceCounter.add_pairs must be one"):
+        dc.add_pairs(2.0, 0.5, 1)
     assert not dc.engine_add(2, 0.5, 1)
     assert list(dc.items()) == before
     with pytest.raises(ValueError, match="at most two distinct labels"):

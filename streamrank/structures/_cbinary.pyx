@@ -92,7 +92,7 @@ cdef class BinaryDominanceCounter(LevelDominanceCounter):
     >>> dc.add(2, 0.5)
     Traceback (most recent call last):
     ...
-    ValueError: The 'label' parameter of BinaryDominanceCounter.add_pairs must be one of the two labels held (0.0, 1.0). Got 2.0 instead.
+    ValueError: The 'label' parameter of BinaryDominanceCounter.add must be one of the two labels held (0.0, 1.0). Got 2.0 instead.
     """
 
     def __cinit__(self, *args, **kwargs):

@@ -371,6 +371,10 @@ cdef class LevelDominanceCounter:
         float label and score, a weight of the counter's type, ``>= 0``); `ValueError` for
         a label past the levels allowed or an int total past ``2**62``, before anything
         changes."""
+        return self._add_pairs(label, score, weight, "add_pairs")
+
+    cdef tuple _add_pairs(self, double label, double score, weight, str method):
+        """`add_pairs`; errors name ``method``."""
         cdef int q = self._slot_of(label)
         cdef int64_t iw = 0
         cdef double fw = 0.0
@@ -379,11 +383,11 @@ cdef class LevelDominanceCounter:
         else:
             iw = weight
             if self._itotal() + iw > _INT_TOTAL_MAX:
-                raise param_error("weight", f"{self._name}.add_pairs",
+                raise param_error("weight", f"{self._name}.{method}",
                                   "a weight that keeps the total held below 2**62 (use "
                                   "dtype=float)", repr(weight))
         if q < 0:
-            q = self._new_level(label, f"{self._name}.add_pairs")
+            q = self._new_level(label, f"{self._name}.{method}")
         terms = self._terms_tuple(q, label, score)
         self._put(q, score, iw, fw)
         return terms
@@ -516,7 +520,7 @@ cdef class LevelDominanceCounter:
         func = f"{self._name}.add"
         label, score = _checked_point(label, score, func)
         weight = _check_weight(weight, self._dtype, func)
-        self.add_pairs(label, score, weight)
+        self._add_pairs(label, score, weight, "add")
 
     def remove(self, label, score, weight=1):
         """Remove one point ``(label, score)`` added with ``weight``.
@@ -636,6 +640,17 @@ cdef class LevelDominanceCounter:
         """Unpickle the `LevelDominanceCounter` of version 0.1 (a Python class of one
         `WeightedSortedMultiset` per level, pickled as its ``__slots__``)."""
         _set_legacy_state(self, state)
+
+    def _adopt(self, LevelDominanceCounter other):
+        """Take every point of ``other`` (a counter of one tree and this dtype, e.g. a
+        `BinaryDominanceCounter`), which is left empty; this counter must be empty.
+        ``sums`` stay as they are. O(1): the tree moves, nothing is rebuilt.
+
+        >>> b = BinaryDominanceCounter.from_arrays([0, 1], [0.2, 0.7])
+        >>> dc = LevelDominanceCounter(); dc._adopt(b); dc.add(2, 0.5); dc.levels, len(b)
+        ((0.0, 1.0, 2.0), 0)
+        """
+        _adopt(self, other)
 
     def _check(self):
         """Assert every invariant of the trees (`_btree.pxi`), the slots, the levels and

@@ -380,6 +380,18 @@ def _restore(dtype, columns, sums=None, raw=None):
     return counter
 
 
+def _adopt(LevelDominanceCounter self, LevelDominanceCounter other):
+    """`LevelDominanceCounter._adopt`."""
+    if other._ntrees != 1 or other._dtype is not self._dtype or len(self):
+        raise ValueError(f"{self._name}._adopt takes the one tree of a counter of dtype "
+                         f"{self._dtype.__name__} into an empty counter")
+    self._trees, self._t = other._trees, other._t
+    self._label[0], self._label[1] = other._label[0], other._label[1]
+    self._has[0], self._has[1] = other._has[0], other._has[1]
+    self._nheld = other._nheld
+    other._reset()
+
+
 def _set_legacy_state(LevelDominanceCounter self, state):
     """Load the ``__slots__`` state of the Python `LevelDominanceCounter` of version 0.1:
     ``_dtype``, ``_levels`` and one `WeightedSortedMultiset` per level in ``_sets``."""
