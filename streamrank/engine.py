@@ -18,12 +18,13 @@ the same terms, computed after the sample left. Three structures hold the sample
 * With more levels, a `LevelDominanceCounter` (compiled B+ trees over the scores, two
   levels to a tree): a change walks each of its ``ceil(L / 2)`` trees once for the terms,
   then updates the tree of its level, ``O(L log n)`` for ``L`` levels.
-
-With both, the whole single change (validation of plain Python numbers, the terms, the
-update, the running counts) runs in compiled code (``engine_add`` / ``engine_remove``).
 * Continuous labels (more levels than `MAX_LEVELS`) go to a `DominanceCounter` (a
   weight-balanced tree over (label, score) keys whose nodes hold multisets of scores),
   ``O(log^2 n)`` amortized.
+
+With the first two, the whole single change (validation of plain Python numbers, the
+terms, the update, the running counts) runs in compiled code (``engine_add`` /
+``engine_remove``).
 
 The moves go one way, at the first change that needs them: a third level held (the level
 counter takes the two-level tree as it is, ``O(1)``), then more than `MAX_LEVELS` with
@@ -32,9 +33,9 @@ counter takes the two-level tree as it is, ``O(1)``), then more than `MAX_LEVELS
 Batches of ``k`` changes smaller than what is held go through the compiled single changes
 in one C loop (with few levels); others are counted at once: the ``k`` new samples against
 the held ones (``pairs_with_many``) plus the pairs inside the batch (the batch kernel,
-``O(k log k)``); then the structures are updated one sample at a
-time, or rebuilt in ``O(n log n)`` when the batch is as large as what is held. Every path
-gives the same counts: exactly with integer weights, to rounding with float weights.
+``O(k log k)``); then the structures are updated one sample at a time, or rebuilt in
+``O(n log n)`` when the batch is as large as what is held. Every path gives the same
+counts: exactly with integer weights, to rounding with float weights.
 
 Exactness: while every weight is an integer up to ``2**53`` (the default ``w=1``) and
 their total stays below ``2**62``, counts are exact Python ints. The first fractional (or
@@ -97,8 +98,9 @@ class PairEngine:
     labels : {"auto", "binary", "ordinal", "continuous"}
         ``"binary"`` rejects a third label value (a label held only with weight 0
         still counts as held); ``"ordinal"`` keeps the levels two to a tree (any number
-        of levels, cost ``O(L log n)`` per change) once a third level is held; ``"continuous"`` uses the dominance counter from the start; ``"auto"``
-        moves on to the dominance counter past ``MAX_LEVELS`` levels. All but
+        of levels, cost ``O(L log n)`` per change) once a third level is held;
+        ``"continuous"`` uses the dominance counter from the start; ``"auto"`` moves on
+        to the dominance counter past ``MAX_LEVELS`` levels. All but
         ``"continuous"`` start in the two-level tree (module docstring).
 
     Examples
@@ -280,8 +282,8 @@ class PairEngine:
 
     def auc_or(self, default: float) -> float:
         """``counts.auc`` without building `counts`, or ``default`` (no warning) while no
-        pair of different labels is held. O(1) (O(L) for ``L`` levels), in C but with the
-        dominance counter."""
+        pair of different labels is held. O(1) (O(L) for ``L`` levels), in C unless the
+        dominance counter holds the samples."""
         if self._fused:
             auc = self._dom.engine_auc()
             return default if auc is None else auc
@@ -291,8 +293,8 @@ class PairEngine:
     def apply(self, removes, adds, caller: str = "PairEngine.apply") -> None:
         """Remove the held samples ``removes`` (a list of ``(y, s, w)``), then add
         ``adds`` (a dict ``{(y, s, w): copies}``): the River metrics' buffered changes.
-        Items are validated as by `remove` / `add`; but with the dominance counter the
-        whole loop runs in C. Runtime complexity: ``O(k log n)`` (``O(k L log n)``)."""
+        Items are validated as by `remove` / `add`; unless the dominance counter holds
+        the samples, the whole loop runs in C. Runtime complexity: ``O(k log n)`` (``O(k L log n)``)."""
         done_r = done_a = 0
         if self._fused:
             done_r, done_a = self._dom.engine_apply(removes, adds)
