@@ -1,12 +1,14 @@
 """Per-change cost of the compiled core, side by side with another source tree.
 
-Times `PairCounter` (binary labels) single inserts, removals and score updates, and
-`update_many` of ``k`` keys, at each ``n`` held, against a full `pair_counts` recount of
-the same ``n``. With ``--against PATH`` (another checkout of streamrank, e.g. the commit
+Times `PairCounter` single inserts, removals and score updates, and `update_many` of ``k``
+keys, at each ``n`` held, against a full `pair_counts` recount of the same ``n``: binary
+labels, and with ``--levels`` also labels of that many levels (the level counter's trees;
+``--levels 2 5`` times binary, then five levels). With ``--against PATH`` (another checkout of streamrank, e.g. the commit
 before the compiled core) both trees are timed in alternating subprocess rounds of one
 run, and the table gives their ratio. Medians over ``--rounds``.
 
     python benchmarks/bench_core.py --against ../streamrank-old
+    python benchmarks/bench_core.py --n 1e4 1e6 --levels 2 5 --rounds 1
     python benchmarks/bench_core.py --footprint --against ../streamrank-old
 
 ``--footprint`` instead prints the memory per held item (resident-set growth while a
@@ -32,13 +34,14 @@ import json, sys, time
 import numpy as np
 import streamrank as sr
 n, ops, ks, seed = int(sys.argv[1]), int(sys.argv[2]), json.loads(sys.argv[3]), int(sys.argv[4])
+levels = int(sys.argv[5])
 rng = np.random.default_rng(seed)
-y = rng.integers(0, 2, n).astype(float); s = rng.random(n)
+y = rng.integers(0, levels, n).astype(float); s = rng.random(n)
 pc = sr.PairCounter()
 pc.insert_many(range(n), y, s)
 out = {}
 t0 = time.perf_counter(); sr.pair_counts(y, s); out["recount"] = time.perf_counter() - t0
-new_y = rng.integers(0, 2, ops).astype(float); new_s = rng.random(ops)
+new_y = rng.integers(0, levels, ops).astype(float); new_s = rng.random(ops)
 t0 = time.perf_counter()
 for i in range(ops):
     pc.insert(n + i, new_y[i], new_s[i])
@@ -60,11 +63,11 @@ print(json.dumps(out))
 """
 
 
-def run(tree: Path, n: int, ops: int, ks, seed: int) -> dict:
+def run(tree: Path, n: int, ops: int, ks, seed: int, levels: int = 2) -> dict:
     env = dict(os.environ, PYTHONPATH=str(tree))
     got = subprocess.run([sys.executable, "-c", WORKER, str(n), str(ops), json.dumps(ks),
-                          str(seed)], env=env, cwd=tree, capture_output=True, text=True,
-                         check=True)
+                          str(seed), str(levels)], env=env, cwd=tree, capture_output=True,
+                         text=True, check=True)
     return json.loads(got.stdout)
 
 
@@ -112,6 +115,8 @@ def main(argv=None) -> int:
     ap.add_argument("--ops", type=int, default=2000)
     ap.add_argument("--k", type=int, nargs="+", default=[100, 10_000])
     ap.add_argument("--rounds", type=int, default=5)
+    ap.add_argument("--levels", type=int, nargs="+", default=[2],
+                    help="label levels of the items timed (2: binary labels)")
     ap.add_argument("--against", type=Path, help="another streamrank source tree")
     ap.add_argument("--footprint", action="store_true",
                     help="memory per item and start-up times instead")
@@ -127,11 +132,12 @@ def main(argv=None) -> int:
     head = "| n | measure | this | " + ("other | other / this | " if args.against else "")
     print(head + "this / recount |")
     print("|" + "---|" * (head.count("|") ))
-    for n in map(int, args.n):
+    for n, levels in ((n, lv) for lv in args.levels for n in map(int, args.n)):
         results = {name: [] for name in trees}
         for r in range(args.rounds):            # alternate the trees in each round
             for name, tree in trees.items():
-                results[name].append(run(tree, n, args.ops, [k for k in args.k if k < n], r))
+                results[name].append(run(tree, n, args.ops, [k for k in args.k if k < n], r,
+                                         levels))
         med = {name: {m: statistics.median(x[m] for x in rs) for m in rs[0]}
                for name, rs in results.items()}
         this = med["this"]
@@ -140,7 +146,8 @@ def main(argv=None) -> int:
                 continue
             unit = (f"{v * 1e6:.2f} us" if not m.startswith("update_many")
                     else f"{v * 1e3:.2f} ms")
-            row = f"| {n:.0e} | {m} | {unit} | "
+            what = m if levels == 2 else f"{m}, {levels} levels"
+            row = f"| {n:.0e} | {what} | {unit} | "
             if args.against:
                 o = med["other"][m]
                 ounit = (f"{o * 1e6:.2f} us" if not m.startswith("update_many")

@@ -252,7 +252,7 @@ def leaf_table(args):
 
 
 def levels_table(args):
-    """Per-level multisets against the dominance tree, by number of label levels."""
+    """The level counter against the dominance tree, by number of label levels."""
     n, rows = max(args.n), []
     for levels in (2, 4, 8, 16, 32):
         row = [levels]

@@ -15,20 +15,27 @@ the same terms, computed after the sample left. Three structures hold the sample
   until a third label comes), a `BinaryDominanceCounter`: one B+ tree over the scores
   whose entries carry both levels' weights. A change is *one* walk that reads the terms
   and inserts or removes the sample (``add_pairs`` / ``remove_pairs``), ``O(log n)``.
-* With more levels, a `LevelDominanceCounter` (a weighted B+ tree per level): a change
-  costs ``O(L log n)`` for ``L`` levels (a `pairs_with` walk per level, then the update).
+* With more levels, a `LevelDominanceCounter` (compiled B+ trees over the scores, two
+  levels to a tree): a change walks each of its ``ceil(L / 2)`` trees once for the terms,
+  then updates the tree of its level, ``O(L log n)`` for ``L`` levels.
 * Continuous labels (more levels than `MAX_LEVELS`) go to a `DominanceCounter` (a
   weight-balanced tree over (label, score) keys whose nodes hold multisets of scores),
   ``O(log^2 n)`` amortized.
 
-The moves go one way (an ``O(n log n)`` rebuild each), at the first change that needs
-them: a third level held, then more than `MAX_LEVELS` with ``labels="auto"``.
+With the first two, the whole single change (validation of plain Python numbers, the
+terms, the update, the running counts) runs in compiled code (``engine_add`` /
+``engine_remove``).
 
-Batches of ``k`` changes are counted with numpy: the ``k`` new samples against each
-level's held scores (one vectorized ``partition_many`` per level) plus the pairs inside the
-batch (the batch kernel, ``O(k log k)``); then the structures are updated one sample at a
-time, or rebuilt in ``O(n log n)`` when the batch is as large as what is held. Every path
-gives the same counts: exactly with integer weights, to rounding with float weights.
+The moves go one way, at the first change that needs them: a third level held (the level
+counter takes the two-level tree as it is, ``O(1)``), then more than `MAX_LEVELS` with
+``labels="auto"`` (an ``O(n log n)`` rebuild).
+
+Batches of ``k`` changes smaller than what is held go through the compiled single changes
+in one C loop (with few levels); others are counted at once: the ``k`` new samples against
+the held ones (``pairs_with_many``) plus the pairs inside the batch (the batch kernel,
+``O(k log k)``); then the structures are updated one sample at a time, or rebuilt in
+``O(n log n)`` when the batch is as large as what is held. Every path gives the same
+counts: exactly with integer weights, to rounding with float weights.
 
 Exactness: while every weight is an integer up to ``2**53`` (the default ``w=1``) and
 their total stays below ``2**62``, counts are exact Python ints. The first fractional (or
@@ -65,9 +72,9 @@ __all__ = ["LABEL_KINDS", "PairEngine", "check_scalar", "check_weight"]
 
 LABEL_KINDS = ("auto", "binary", "ordinal", "continuous")
 
-#: With ``labels="auto"``, the engine keeps one multiset per label level up to this many
-#: levels (a change costs one B+ tree walk per level), then moves to the 2-D dominance
-#: counter, whose cost does not grow with the number of levels.
+#: With ``labels="auto"``, the engine keeps the label levels in the level counter up to
+#: this many levels (a change walks ``ceil(L / 2)`` B+ trees), then moves to the 2-D
+#: dominance counter, whose cost does not grow with the number of levels.
 MAX_LEVELS = 16
 
 #: Float mode: once the weight that passed through the engine since its last recount is
@@ -90,10 +97,10 @@ class PairEngine:
     ----------
     labels : {"auto", "binary", "ordinal", "continuous"}
         ``"binary"`` rejects a third label value (a label held only with weight 0
-        still counts as held); ``"ordinal"`` keeps one multiset per
-        level (any number of levels, cost ``O(L log n)`` per change) once a third level
-        is held; ``"continuous"`` uses the dominance counter from the start; ``"auto"``
-        moves on to the dominance counter past ``MAX_LEVELS`` levels. All but
+        still counts as held); ``"ordinal"`` keeps the levels two to a tree (any number
+        of levels, cost ``O(L log n)`` per change) once a third level is held;
+        ``"continuous"`` uses the dominance counter from the start; ``"auto"`` moves on
+        to the dominance counter past ``MAX_LEVELS`` levels. All but
         ``"continuous"`` start in the two-level tree (module docstring).
 
     Examples
@@ -119,8 +126,8 @@ class PairEngine:
         self._dtype = int
         self._sums = Sums(False)  # C, D, T, Ty, Tyy and the weight held (compiled)
         self._set_structure(int, "continuous" if self.labels == "continuous" else "binary")
-        # Off the two-level tree (which keeps its own): copies of weight > 0 per label and
-        # per score (for the level counts), and the samples of weight > 0.
+        # With the dominance counter (the level counters keep their own): copies of weight
+        # > 0 per label and per score (for the level counts), and the samples of weight > 0.
         self._label_copies: dict[float, int] = {}
         self._score_copies: dict[float, int] = {}
         self._n_pos = 0
@@ -134,8 +141,8 @@ class PairEngine:
         return len(self._dom)
 
     def __setstate__(self, state) -> None:
-        """Unpickle; state pickled by version 0.1 (sums kept in Python lists) is
-        converted."""
+        """Unpickle; state pickled by version 0.1 (sums kept in Python lists, the levels
+        in a Python counter whose engine kept the level counts) is converted."""
         if "_acc" in state:
             acc, comp = state.pop("_acc"), state.pop("_comp")
             dtype = state["_dtype"]
@@ -152,6 +159,11 @@ class PairEngine:
                 state["_label_copies"], state["_score_copies"] = {}, {}
                 state["_n_pos"] = 0
         self.__dict__.update(state)
+        if self._kind == "levels" and not self._fused:   # a Python level counter's state
+            self._fused = True
+            self._dom.sums = self._sums
+            self._dom.engine_max_levels = MAX_LEVELS if self.labels == "auto" else 0
+            self._label_copies, self._score_copies, self._n_pos = {}, {}, 0
 
     @property
     def weighted(self) -> bool:
@@ -165,8 +177,9 @@ class PairEngine:
 
     @property
     def kind(self) -> str:
-        """The structure holding the samples: ``"binary"`` (the two-level tree, every
-        single change in C), ``"levels"`` or ``"continuous"`` (module docstring)."""
+        """The structure holding the samples: ``"binary"`` (the two-level tree),
+        ``"levels"`` (two levels to a tree; both do every single change in C) or
+        ``"continuous"`` (module docstring)."""
         return self._kind
 
     @property
@@ -208,9 +221,9 @@ class PairEngine:
     # ------------------------------------------------------------------ single changes
     def add(self, y, s, w=1, *, caller: str = "PairEngine.add") -> None:
         """Add one sample; errors name ``caller`` (the public method of the owner).
-        Runtime complexity: ``O(log n)`` for at most two label levels, all in compiled
-        code when ``y``, ``s`` and ``w`` are plain Python numbers; ``O(L log n)`` for
-        ``L`` levels, ``O(log^2 n)`` amortized with the dominance counter."""
+        Runtime complexity: ``O(log n)`` for at most two label levels, ``O(L log n)``
+        for ``L`` levels, all in compiled code when ``y``, ``s`` and ``w`` are plain
+        Python numbers; ``O(log^2 n)`` amortized with the dominance counter."""
         if self._fused and self._dom.engine_add(y, s, w):  # the whole change in C
             self._cached = None
             return
@@ -269,7 +282,8 @@ class PairEngine:
 
     def auc_or(self, default: float) -> float:
         """``counts.auc`` without building `counts`, or ``default`` (no warning) while no
-        pair of different labels is held. O(1), in C for at most two label levels."""
+        pair of different labels is held. O(1) (O(L) for ``L`` levels), in C unless the
+        dominance counter holds the samples."""
         if self._fused:
             auc = self._dom.engine_auc()
             return default if auc is None else auc
@@ -279,8 +293,8 @@ class PairEngine:
     def apply(self, removes, adds, caller: str = "PairEngine.apply") -> None:
         """Remove the held samples ``removes`` (a list of ``(y, s, w)``), then add
         ``adds`` (a dict ``{(y, s, w): copies}``): the River metrics' buffered changes.
-        Items are validated as by `remove` / `add`; with at most two label levels the
-        whole loop runs in C. Runtime complexity: ``O(k log n)``."""
+        Items are validated as by `remove` / `add`; unless the dominance counter holds
+        the samples, the whole loop runs in C. Runtime complexity: ``O(k log n)`` (``O(k L log n)``)."""
         done_r = done_a = 0
         if self._fused:
             done_r, done_a = self._dom.engine_apply(removes, adds)
@@ -325,14 +339,14 @@ class PairEngine:
                  func: str = "PairEngine.add_many") -> None:
         """Add validated arrays of samples.
 
-        With at most two label levels, a batch smaller than what is held goes through the
-        compiled single changes in one C loop, in score order (``O(k log n)``, the exact
-        arithmetic of single changes). Otherwise the change of every count is counted
-        with numpy and the structures are updated one sample at a time, or rebuilt when
-        the batch is as large as what is held: ``O(k log k)`` for the pairs inside the
-        batch (the batch kernel), the batch against the held samples with one vectorized
-        query per level (``O(L (n + k log n))``), then ``O(k log n)`` inserts — or
-        ``O((n + k) log(n + k))`` for a rebuild when ``k >= n``.
+        With few label levels (not the dominance counter), a batch smaller than what is
+        held goes through the compiled single changes in one C loop, in score order
+        (``O(k L log n)``, the exact arithmetic of single changes). Otherwise the change
+        of every count is counted at once and the structures are updated one sample at a
+        time, or rebuilt when the batch is as large as what is held: ``O(k log k)`` for
+        the pairs inside the batch (the batch kernel), the batch against the held samples
+        (``pairs_with_many``), then ``O(k log n)`` inserts — or ``O((n + k) log(n + k))``
+        for a rebuild when ``k >= n``.
         """
         if y.size == 0:
             return
@@ -362,7 +376,7 @@ class PairEngine:
 
     def remove_many(self, y: np.ndarray, s: np.ndarray, w: np.ndarray | None) -> None:
         """Remove validated arrays of samples that the caller knows are held (a keyed
-        counter does): with at most two label levels in the compiled loop of `add_many`;
+        counter does): with few label levels in the compiled loop of `add_many`;
         otherwise ``O(k log n)`` removals, then the change of the counts as in
         `add_many`. A sample that is not held raises with the samples before it (in score
         order) removed and counted."""
@@ -420,8 +434,9 @@ class PairEngine:
     def _change_each(self, y, s, w, sign, func) -> None:
         """Add (``sign=1``) or remove a batch one sample at a time in the compiled loop
         (``O(k log n)``, exact: the same arithmetic as single changes); a sample that needs
-        the checked path (a float switch, a third level) takes it, and the rest goes back
-        to the compiled loop while the two-level tree holds the samples."""
+        the checked path (a float switch, a new level the structure cannot take) takes
+        it, and the rest goes back to the compiled loop while a level counter holds the
+        samples."""
         self._cached = None
         pos = np.arange(y.size)
         while pos.size:
@@ -460,22 +475,29 @@ class PairEngine:
     def _set_structure(self, dtype, kind: str) -> None:
         """An empty structure of ``kind``: "binary", "levels" or "continuous"."""
         self._kind = kind
-        self._fused = kind == "binary"   # the two-level tree: whole changes in C
+        self._fused = kind != "continuous"   # the level counters: whole changes in C
         self._dom = _STRUCTURES[kind](dtype=dtype)
         if self._fused:
             self._dom.sums = self._sums
+            # past MAX_LEVELS, "auto" leaves the level counter: engine_add lets the
+            # checked path (`_make_room`) take such a level
+            self._dom.engine_max_levels = MAX_LEVELS if self.labels == "auto" else 0
 
     def _make_room(self, new_labels) -> None:
-        """Before labels ``new_labels`` (those not held with weight) come: leave the
-        two-level tree for a third level, and the per-level multisets for the dominance
-        counter when ``labels="auto"`` passes `MAX_LEVELS`."""
-        if self._kind == "binary":
-            levels = len(set(self._dom.levels).union(new_labels))
-            if levels > 2:
-                self._reload("continuous" if self.labels == "auto" and levels > MAX_LEVELS
-                             else "levels")
-        elif (self._kind == "levels" and self.labels == "auto"
-              and len(self._dom.levels) + len(new_labels) > MAX_LEVELS):
+        """Before labels ``new_labels`` come (those held already count once): leave the
+        two-level tree for a third level, and the level counter for the dominance
+        counter when ``labels="auto"`` passes `MAX_LEVELS`. O(L + len(new_labels))."""
+        if not self._fused:
+            return
+        levels = len(set(self._dom.levels).union(new_labels))
+        if self._kind == "binary" and levels > 2:
+            if self.labels == "auto" and levels > MAX_LEVELS:
+                self._reload("continuous")
+            else:   # the level counter takes the two-level tree as it is: O(1)
+                two = self._dom
+                self._set_structure(self._dtype, "levels")
+                self._dom._adopt(two)
+        elif self._kind == "levels" and self.labels == "auto" and levels > MAX_LEVELS:
             self._reload("continuous")
 
     def _weights_for(self, w):
@@ -504,7 +526,7 @@ class PairEngine:
         return [self._dtype(t) for t in totals]
 
     def _bump(self, y, s, w, sign) -> None:
-        if w > 0 and not self._fused:   # (the two-level tree keeps its own)
+        if w > 0 and not self._fused:   # (the level counters keep their own)
             self._n_pos += sign
             _bump_copies(self._label_copies, y, sign)
             _bump_copies(self._score_copies, s, sign)
@@ -512,7 +534,7 @@ class PairEngine:
 
     def _bump_many(self, y, s, wv, sign) -> None:
         self._cached = None
-        if self._fused:                 # the two-level tree keeps its own
+        if self._fused:                 # the level counters keep their own
             return
         keep = slice(None) if wv is None else wv > 0
         self._n_pos += sign * int(y.size if wv is None else np.count_nonzero(keep))
@@ -530,7 +552,7 @@ class PairEngine:
 
     def _items(self):
         """Aggregated held samples: arrays of (label, score, copies, weight) and, from
-        the two-level tree, the copies of weight > 0 (else None)."""
+        a level counter, the copies of weight > 0 (else None)."""
         if self._fused:
             return self._dom.columns()
         rows = list(self._dom.items())
@@ -554,7 +576,7 @@ class PairEngine:
             self._dom.load(y, s, c, w, p)
             return
         self._dom.load(y, s, c, w)
-        if was_fused:   # the level counts leave the two-level tree
+        if was_fused:   # the level counts leave the level counter
             keep = p > 0
             self._n_pos = int(p.sum())
             for table, values in ((self._label_copies, y[keep]),

@@ -915,11 +915,16 @@ def test_load_bad_input_changes_nothing(cls, args, message):
     assert snapshot(dc) == before
 
 
-def test_pairs_with_many_is_exact_beyond_int64():
-    """Unit counts whose weighted sum passes 2**63: Python ints, no int64 wrap-around."""
-    dc = LevelDominanceCounter.from_arrays([0, 0], [0.0, 0.0], [2**62, 2**62 - 1])
+@pytest.mark.parametrize("cls", [LevelDominanceCounter, BinaryDominanceCounter])
+def test_pairs_with_many_is_exact_beyond_int64(cls):
+    """Counts whose weighted sum passes 2**63 (the compiled counters hold a total below
+    2**62): Python ints from 128-bit sums, no int64 wrap-around; a total of 2**62 is
+    refused, with floats suggested."""
+    dc = cls.from_arrays([0, 0], [0.0, 0.0], [2**61, 2**61 - 1])
     got = dc.pairs_with_many([1, 1, 1], [1.0, 1.0, 1.0], [2**61, 2**61, 3])
-    assert got[0] == (2**63 - 1) * (2**62 + 3) and got[1:] == (0, 0, 0, 0)
+    assert got[0] == (2**62 - 1) * (2**62 + 3) and got[1:] == (0, 0, 0, 0)
+    with pytest.raises(ValueError, match="total stays below 2[*][*]62 [(]use dtype=float"):
+        cls.from_arrays([0, 0], [0.0, 0.0], [2**62, 2**62 - 1])
 
 
 def test_dominance_int_total_stays_below_2_63():

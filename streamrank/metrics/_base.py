@@ -223,7 +223,7 @@ def apply_changes(engine: PairEngine, removes: list, adds: dict, func: str,
     multiset ``{sample: copies}``, ``n_adds`` copies in all if the caller knows) of
     validated ``(label, score, weight)`` tuples: one at a time below `SCALAR_FLUSH` of
     them, else as float64 arrays through ``remove_many`` / ``add_many``."""
-    if engine.kind == "binary":     # every change in C, one loop
+    if engine.kind != "continuous":     # every change in C, one loop
         engine.apply(removes, adds, func)
         return
     if removes:

@@ -1,4 +1,4 @@
-"""Two label levels: one tree over the scores that carries both classes' weights.
+"""Few label levels: B+ trees over the scores, each carrying two levels' weights.
 
 `BinaryDominanceCounter`, behind `PairEngine` while it holds at most two labels, is
 compiled (``_cbinary.pyx``, ``_btree.pxi``): a B+ tree over the distinct scores in one C
@@ -22,14 +22,19 @@ way round when below), its weight at ``s`` tied in score; the own level's total 
     other label > y:        D        |  T     |  C                       Ty     Tyy
     other label < y:        C        |  T     |  D
 
-The compiled counter's exactness rules are in its own module docstring.
+`LevelDominanceCounter` (the base class) holds any number of levels the same way, two to a
+tree (``_levels.pxi``): a change walks each of its ``ceil(L / 2)`` trees once, reading
+both of its levels' weight below and at ``s``, and applies the rule above to each level,
+by its label against ``y``. `PairEngine` moves to it when a third label is held.
+
+The compiled counters' exactness rules are in their module docstring.
 """
 
 from __future__ import annotations
 
-from ._cbinary import BinaryDominanceCounter
+from ._cbinary import BinaryDominanceCounter, LevelDominanceCounter
 
-__all__ = ["BinaryDominanceCounter"]
+__all__ = ["BinaryDominanceCounter", "LevelDominanceCounter"]
 
 
 def __getattr__(name):

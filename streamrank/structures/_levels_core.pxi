@@ -1,0 +1,256 @@
+# The compiled single changes of `LevelDominanceCounter` (`_levels.pxi`; included in
+# `_cbinary.pyx` after it): the walks over several trees (all at once, one level of each
+# per round, each next node prefetched so that the cache misses of the trees overlap) and
+# the terms from them; whether a copy is held; the engine's whole changes.
+
+
+cdef extern from *:
+    """
+    #define SR_PREFETCH(p) __builtin_prefetch((const void*)(p))
+    """
+    void SR_PREFETCH(const void*) noexcept nogil
+
+
+cdef inline void _prefetch_node(BNode* x) noexcept nogil:
+    """The header, keys, children and weights of node ``x`` on their way to the cache."""
+    cdef const char* p = <const char*>x
+    cdef size_t off
+    for off in range(0, <size_t>(<char*>&x.fe[0][0] - <char*>x), 64):
+        SR_PREFETCH(p + off)
+
+
+cdef void _walk_trees(LevelDominanceCounter self, double s) noexcept:
+    """Every tree's weight below and at ``s`` per slot (`_ib` / `_ie`, or `_fb` /
+    `_fe` in float mode), and `_pcat`: walked all at once, one level of each tree per
+    round, each next node prefetched (the same sums as `_BTree.ibelow` / `fbelow`)."""
+    cdef int T = self._ntrees, t, j, active = 0
+    cdef BNode* x
+    cdef bint floats = self._floats
+    cdef _BTree tree
+    self._pcat = 0
+    for t in range(T):
+        self._ib[2 * t] = self._ib[2 * t + 1] = 0
+        self._fb[2 * t] = self._fb[2 * t + 1] = 0.0
+        self._ie[2 * t] = self._ie[2 * t + 1] = 0
+        self._fe[2 * t] = self._fe[2 * t + 1] = 0.0
+        if not (self._has[2 * t] or self._has[2 * t + 1]):
+            self._wnode[t] = NIL
+            continue
+        tree = <_BTree>self._trees[t]
+        self._wbase[t] = tree.n
+        self._wnode[t] = tree.root
+        active += 1
+    while active:
+        for t in range(T):
+            if self._wnode[t] == NIL:
+                continue
+            x = &self._wbase[t][self._wnode[t]]
+            j = 0
+            if x.leaf:
+                self._wnode[t] = NIL
+                active -= 1
+                if floats:
+                    while j < x.n and x.key[j] < s:
+                        self._fb[2 * t] += x.w[0][j].f + x.fe[0][j]
+                        self._fb[2 * t + 1] += x.w[1][j].f + x.fe[1][j]
+                        j += 1
+                    if j < x.n and x.key[j] == s:
+                        self._fe[2 * t] = x.w[0][j].f + x.fe[0][j]
+                        self._fe[2 * t + 1] = x.w[1][j].f + x.fe[1][j]
+                        self._pcat += x.pc[0][j] + x.pc[1][j]
+                else:
+                    while j < x.n and x.key[j] < s:
+                        self._ib[2 * t] += x.w[0][j].i
+                        self._ib[2 * t + 1] += x.w[1][j].i
+                        j += 1
+                    if j < x.n and x.key[j] == s:
+                        self._ie[2 * t] = x.w[0][j].i
+                        self._ie[2 * t + 1] = x.w[1][j].i
+                        self._pcat += x.pc[0][j] + x.pc[1][j]
+                continue
+            if floats:
+                while j < x.n and x.key[j] < s:
+                    self._fb[2 * t] += x.w[0][j].f
+                    self._fb[2 * t + 1] += x.w[1][j].f
+                    j += 1
+            else:
+                while j < x.n and x.key[j] < s:
+                    self._ib[2 * t] += x.w[0][j].i
+                    self._ib[2 * t + 1] += x.w[1][j].i
+                    j += 1
+            if j == x.n:
+                self._wnode[t] = NIL
+                active -= 1
+                continue
+            self._wnode[t] = x.child[j]
+            _prefetch_node(&self._wbase[t][x.child[j]])
+
+
+cdef void _iterms_trees(LevelDominanceCounter self, int q, double label, double s,
+                        int64_t* out) noexcept:
+    """`LevelDominanceCounter._iterms` over several trees: one `_walk_trees`, then each
+    held level by its label against ``label``."""
+    cdef int64_t above
+    cdef int k, j, r
+    cdef _BTree t
+    for j in range(5):
+        out[j] = 0
+    _walk_trees(self, s)
+    for j in range(self._ntrees):
+        if not (self._has[2 * j] or self._has[2 * j + 1]):
+            continue
+        t = <_BTree>self._trees[j]
+        for k in range(2):
+            r = 2 * j + k
+            if not self._has[r]:
+                continue
+            if r == q:
+                out[3] = t.itot[k]
+                out[4] = self._ie[r]
+                continue
+            above = t.itot[k] - self._ib[r] - self._ie[r]
+            out[2] += self._ie[r]
+            if self._label[r] < label:
+                out[0] += self._ib[r]
+                out[1] += above
+            else:
+                out[0] += above
+                out[1] += self._ib[r]
+
+
+cdef void _fterms_trees(LevelDominanceCounter self, int q, double label, double s,
+                        double* out) noexcept:
+    """`LevelDominanceCounter._fterms` over several trees (float mode)."""
+    cdef double above
+    cdef int k, j, r
+    cdef _BTree t
+    for j in range(5):
+        out[j] = 0.0
+    _walk_trees(self, s)
+    for j in range(self._ntrees):
+        if not (self._has[2 * j] or self._has[2 * j + 1]):
+            continue
+        t = <_BTree>self._trees[j]
+        for k in range(2):
+            r = 2 * j + k
+            if not self._has[r]:
+                continue
+            if r == q:
+                out[3] = t.ftot(k)
+                out[4] = self._fe[r]
+                continue
+            above = t.ftot(k) - self._fb[r] - self._fe[r]
+            if above < 0:
+                above = 0.0
+            out[2] += self._fe[r]
+            if self._label[r] < label:
+                out[0] += self._fb[r]
+                out[1] += above
+            else:
+                out[0] += above
+                out[1] += self._fb[r]
+
+
+cdef int _held(LevelDominanceCounter self, int q, double score, int64_t iw, double fw,
+               bint positive, bint quiet) except -1:
+    """1 if a copy ``(slot q, score, weight)`` is held; else 0 (``quiet``) or the
+    `ValueError` naming what is not held."""
+    cdef int32_t leaf
+    cdef int pos, k = q & 1
+    cdef BNode* x
+    cdef _BTree t
+    cdef int64_t held
+    if q < 0:
+        if quiet:
+            return 0
+        raise param_error("label", f"{self._name}.remove", "the label of a point held", "")
+    t = self._tree(q)
+    if not t.find(score, &leaf, &pos) or t.n[leaf].c[k][pos] == 0:
+        if quiet:
+            return 0
+        raise param_error("score", f"{self._name}.remove", "the score of a point held "
+                          f"with label {self._label[q]!r}", repr(score))
+    x = &t.n[leaf]
+    if positive and x.pc[k][pos] == 0 or not positive and x.c[k][pos] == x.pc[k][pos]:
+        if quiet:
+            return 0
+        raise param_error("weight", f"{self._name}.remove", "the weight of a copy held at "
+                          f"{score!r}" + (" (only weight-0 copies are)" if positive
+                                          else " (none of weight 0 is)"),
+                          repr(fw if self._floats else iw))
+    if not self._floats and positive:
+        held = x.w[k][pos].i
+        if iw > held or (x.pc[k][pos] == 1 and iw != held):
+            if quiet:
+                return 0
+            expected = (f"{held!r}, the weight of the last copy of {score!r}"
+                        if x.pc[k][pos] == 1 else f"at most {held!r}, the weight held "
+                        f"at {score!r}")
+            raise param_error("weight", f"{self._name}.remove", expected, repr(iw))
+    return 1
+
+
+cdef bint _engine_weight(LevelDominanceCounter self, object w, int64_t* iw,
+                         double* fw) noexcept:
+    """A plain weight valid for this mode (int mode: an int ``<= 2**53``)."""
+    cdef double v
+    if not _plain(w, &v) or v < 0:
+        return False
+    if self._floats:
+        if v != 0 and not (_MIN_W <= v <= _MAX_W):
+            return False
+        fw[0] = v
+        return True
+    if v > _EXACT or v != <double>(<int64_t>v):   # the engine moves to floats
+        return False
+    iw[0] = <int64_t>v
+    return True
+
+
+cdef int _eadd(LevelDominanceCounter self, double yy, double ss, int64_t iw,
+               double fw) except -1:
+    """`engine_add` of checked numbers: 1 if done, 0 (nothing changed) if the engine's
+    checked path must take it."""
+    cdef int64_t it[5]
+    cdef double ft[5]
+    cdef int q = self._slot_of(yy)
+    if not self._floats and self._itotal() + iw > _INT_TOTAL_MAX:
+        return 0
+    if q < 0:
+        if not self._room():
+            return 0
+        q = self._new_level(yy, "")
+    if self._floats:
+        self._fterms(q, yy, ss, ft)
+        self._put(q, ss, 0, fw)
+        self.sums.add_f(ft, fw, fw)
+    else:
+        self._iterms(q, yy, ss, it)
+        self._put(q, ss, iw, 0.0)
+        self.sums.add_i(it, iw, iw)
+    return 1
+
+
+cdef int _eremove(LevelDominanceCounter self, double yy, double ss, int64_t iw,
+                  double fw) except -1:
+    """`engine_remove` of checked numbers: 1 if done, 0 (nothing changed) if no such
+    copy is held."""
+    cdef int64_t it[5]
+    cdef double ft[5]
+    cdef int q = self._slot_of(yy)
+    cdef bint positive = (fw > 0) if self._floats else (iw > 0)
+    if self._ntrees > 1 and q >= 0:
+        _walk_trees(self, ss)      # every tree's path into the cache at once (misses overlap)
+    if not _held(self, q, ss, iw, fw, positive, True):
+        return 0
+    self._drop(q, ss, iw, fw, positive)
+    if self._floats:
+        self._fterms(q, yy, ss, ft)
+        self.sums.add_f(ft, -fw, -fw)
+    else:
+        self._iterms(q, yy, ss, it)
+        self.sums.add_i(it, -iw, -iw)
+    self._dropped(positive)
+    if not self._nheld:
+        self.sums.reset(self._floats)   # an emptied engine holds exact zeros
+    return 1
