@@ -362,7 +362,7 @@ class PairEngine:
             return
         self._make_room(new_labels)
         inside = count_pairs(y, s, None if wv is None else wv.astype(np.float64))
-        terms = self._batch_terms(y, s, wv)
+        terms = self._batch_terms(y, s, wv) if len(self._dom) else [self._dtype(0)] * 5
         terms = [t + _count_value(inside, f, self._dtype) for t, f in zip(terms, _FIELDS)]
         if y.size >= max(len(self._dom), 256):
             self._load(y, s, wv)

@@ -1,8 +1,8 @@
 """`EpochTracker`: exact pair counts of a fixed labelled set whose scores move every epoch.
 
-Seed 000 asks whether the pair counts of a model under training can follow the scores from
-epoch to epoch instead of being recounted from scratch. The labels stay fixed; the scores
-move. Three ways in, each on its fastest exact path:
+The pair counts of a model under training follow its scores from epoch to epoch instead
+of being recounted from scratch. The labels stay fixed; the scores move. Three ways in,
+each on its fastest exact path:
 
 * ``step(y_score)`` — any new score vector. Noise-like moves reshuffle the order, and
   measured here reusing the previous order does not beat a fresh sort, so this is a
@@ -15,14 +15,12 @@ move. Three ways in, each on its fastest exact path:
   vectorized ``argsort`` of the new scores, and counting in the merged order costs as
   much as the per-level sorts of ``step``. So this epoch is counted as ``step`` counts
   one, from the validated shifted scores: no cheaper exact path is claimed.
-* ``step_partial(indices, new_scores)`` — a few scores changed. Binary labels: a
-  `PairEngine` holds every sample, and the ``k`` changes are ``k`` removals and ``k``
-  additions in its compiled loop, ``O(k log n)``. Ordinal labels (3 to 8 levels): the
-  change of every count is counted with ``O(k log n)`` binary searches against the held
-  scores of each label level (log-structured sorted runs) plus an ``O(k log k)`` count
-  among the changed items, until the engine's per-level mode is compiled (the measurement
-  at `_ENGINE_MAX_LEVELS`). Continuous labels (more than 8 levels), and integer scores
-  beyond ``2**53`` that float64 would tie, take an ``O(n log L)`` re-merge instead.
+* ``step_partial(indices, new_scores)`` — a few scores changed. Binary and ordinal labels
+  (up to 8 levels): a `PairEngine` holds every sample, and the ``k`` changes are ``k``
+  removals and ``k`` additions in its compiled loop, ``O(k L log n)`` for ``L`` levels
+  (the engine is built at the first `step_partial` after another kind of epoch, ``O(n log
+  n)``). Continuous labels (more than 8 levels), and integer scores beyond ``2**53`` that
+  float64 would tie, take an ``O(n log L)`` re-merge instead.
 
 **Scores are compared exactly**, as `streamrank.pair_counts` compares them: integer scores
 (bool, int) are held as int64 (uint64 past ``2**63 - 1``), others as float64, so integer
@@ -47,7 +45,6 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._epoch_runs import _Runs
 from ._kernels import (
     MAX_ORDINAL_LEVELS,
     _count_levels,
@@ -63,13 +60,6 @@ from .engine import PairEngine
 __all__ = ["EpochTracker"]
 
 _EXACT_IN_FLOAT = 1 << 53
-
-#: `step_partial` goes through the engine for labels of at most this many levels (its
-#: compiled two-level tree). With more levels the engine's per-level mode is interpreted
-#: Python today, and the per-level runs above are faster: k = 1e3 changes into n = 1e6
-#: with 5 levels took 35 ms through the engine against 5.6 ms with the runs.
-_ENGINE_MAX_LEVELS = 2
-
 
 def _float_exact(s: np.ndarray) -> bool:
     """Whether float64 holds every score of ``s`` exactly (the engine's scores). O(n)."""
@@ -171,7 +161,6 @@ class EpochTracker:
         self._scores = None
         self._order = None   # argsort of the current scores, when known
         self._engine = None  # PairEngine of (label code, score, weight), when built
-        self._runs = None    # per-level _Runs (and all levels last), when built
         self.history: list[PairCounts] = []
         self.churn_history: list = []
 
@@ -179,8 +168,7 @@ class EpochTracker:
         """Unpickle; a tracker of an earlier release (without an engine) builds it at the
         next `step_partial` of binary labels."""
         state.setdefault("_engine", None)
-        if state.get("_n_levels", 0) <= _ENGINE_MAX_LEVELS:
-            state["_runs"] = None     # (binary labels: the engine's job now)
+        state.pop("_runs", None)      # (the per-level sorted runs of earlier trackers)
         self.__dict__.update(state)
 
     # ------------------------------------------------------------------ properties
@@ -303,11 +291,9 @@ class EpochTracker:
             raise param_error("indices", func, "distinct positions", "repeated positions")
         dtype = _common_dtype(self._scores, v, "new_scores", func)
         if dtype != self._scores.dtype:     # exact and order-preserving: counts unchanged
-            self._scores, self._runs = self._scores.astype(dtype), None  # (the engine's
-            #                                               float64 values stay the same)
+            self._scores = self._scores.astype(dtype)  # (the engine's float64 values
+            #                                               stay the same)
         v = v.astype(dtype, copy=False)
-        if self._codes is not None and self._n_levels > _ENGINE_MAX_LEVELS:
-            return self._step_levels(idx, v)
         if self._codes is not None and _float_exact(v) and (
                 self._engine is not None or _float_exact(self._scores)):
             return self._step_engine(idx, v)
@@ -352,7 +338,7 @@ class EpochTracker:
                                 self._order if previous is None else previous)
 
     def _commit(self, s, counts, order, churn) -> PairCounts:
-        self._scores, self._order, self._engine, self._runs = s, order, None, None
+        self._scores, self._order, self._engine = s, order, None
         self.history.append(counts)
         self.churn_history.append(churn)
         return counts
@@ -390,7 +376,7 @@ class EpochTracker:
         the current scores at the first `step_partial` after another kind of epoch
         (``O(n log n)``)."""
         if self._engine is None:
-            eng = PairEngine("binary")
+            eng = PairEngine("binary" if self._n_levels <= 2 else "ordinal")
             eng.add_many(self._codes.astype(np.float64), self._scores.astype(np.float64),
                          self._w, "EpochTracker.step_partial")
             self._engine = eng
@@ -401,7 +387,6 @@ class EpochTracker:
         ones come (``O(k log n)``, in C for binary labels); churn reads, between the two,
         the weight held strictly between each sample's old and new score."""
         eng = self._ensure_engine()
-        self._runs = None
         c = self._codes[idx].astype(np.float64)
         o = self._scores[idx]
         of, vf = o.astype(np.float64), v.astype(np.float64)
@@ -430,93 +415,9 @@ class EpochTracker:
         self._order = None
         return counts
 
-    def _ensure_runs(self):
-        if self._runs is None:
-            s, w = self._scores, self._w
-            runs = []
-            for level in range(self._n_levels):
-                mask = self._codes == level
-                order = np.argsort(s[mask])
-                runs.append(_Runs(s[mask][order], None if w is None else w[mask][order]))
-            order = np.argsort(s) if self._order is None else self._order
-            runs.append(_Runs(s[order], None if w is None else w[order]))
-            self._runs = runs
-        return self._runs
-
-    def _gather(self, runs, x, c, wx):
-        """``sum_i wx_i * (C_i, D_i, T_i, Tyy_i)`` of values ``x`` at label levels ``c``
-        against the held scores (each level's ``_Runs``)."""
-        C = D = T = Tyy = 0
-        for level, r in enumerate(runs[:-1]):
-            below, equal, total = r.locate(x)
-            above = total - below - equal
-            lower, same = c > level, c == level   # the held level is below / equal to c
-            higher = ~(lower | same)
-            m = np.where(lower, below, 0) + np.where(higher, above, 0)
-            d = np.where(lower, above, 0) + np.where(higher, below, 0)
-            t = np.where(same, 0, equal)
-            tyy = np.where(same, equal, 0)
-            if wx is None:
-                C += int(m.sum()); D += int(d.sum()); T += int(t.sum()); Tyy += int(tyy.sum())
-            else:
-                C += float(wx @ m); D += float(wx @ d); T += float(wx @ t)
-                Tyy += float(wx @ tyy)
-        return C, D, T, Tyy
-
-    def _step_levels(self, idx, v) -> PairCounts:
-        runs = self._ensure_runs()
-        prev = self.history[-1]
-        c = self._codes[idx]
-        o = self._scores[idx]
-        wk = None if self._w is None else self._w[idx]
-        # Pairs touching the changed set K (see the derivation in docs): with G(X) the pairs
-        # of the values X against every held score, and pc() batch counts,
-        #   delta = G(new) - G(old) - pc(new + old) + 2 pc(new) + 2 pc(old) + self-ties,
-        # where "new + old" holds each changed sample twice (its pair with itself included).
-        # Sorted needles make the binary searches walk the held scores in order.
-        by_new, by_old = np.argsort(v), np.argsort(o)
-        g_new = self._gather(runs, v[by_new], c[by_new], None if wk is None else wk[by_new])
-        g_old = self._gather(runs, o[by_old], c[by_old], None if wk is None else wk[by_old])
-        cc = np.concatenate((c, c))
-        both = count_pairs(cc, np.concatenate((v, o)),
-                           None if wk is None else np.concatenate((wk, wk)))
-        p_new = count_pairs(c, v, wk)
-        p_old = count_pairs(c, o, wk)
-        self_ties = idx.size if wk is None else float(wk @ wk)
-        names = ("concordant", "discordant", "tied_score", "tied_both")
-        delta = [g_new[i] - g_old[i] - getattr(both, f) + 2 * getattr(p_new, f)
-                 + 2 * getattr(p_old, f) for i, f in enumerate(names)]
-        delta[3] += self_ties
-        churn = None
-        if self.track_churn:
-            lo, hi = np.minimum(o, v), np.maximum(o, v)
-            between_all = runs[-1].between(lo, hi)
-            # Held scores of the changed samples themselves, strictly between: subtract.
-            by_old = np.argsort(o)
-            k_runs = _Runs(o[by_old], None if wk is None else wk[by_old])
-            between = np.maximum(between_all - k_runs.between(lo, hi), 0)
-            cross = int(between.sum()) if wk is None else float(wk @ between)
-            churn = cross + discordant_pairs(o, v, wk)
-        for level in range(self._n_levels):
-            at = c == level
-            if at.any():
-                runs[level].replace(o[at], v[at], None if wk is None else wk[at])
-        runs[-1].replace(o, v, wk)
-        self._scores[idx] = v  # the tracker's own copy: no O(n) copy per epoch
-        C, D, T, Tyy = (prev.concordant + delta[0], prev.discordant + delta[1],
-                        prev.tied_score + delta[2], prev.tied_both + delta[3])
-        if wk is not None:
-            C, D, T, Tyy = (max(0.0, x) for x in (C, D, T, Tyy))
-        counts = PairCounts(C, D, T, prev.tied_label, Tyy, prev.n, prev.weight_sum,
-                            prev.n_label_levels, runs[-1].distinct())
-        self.history.append(counts)
-        self.churn_history.append(churn)
-        self._order = None
-        return counts
-
     def _check(self) -> None:
-        """Invariants: the latest counts equal a batch recount of the current scores; every
-        level's runs hold exactly the current scores of that level."""
+        """Invariants: the latest counts equal a batch recount of the current scores; the
+        engine, when built, holds exactly the current samples."""
         if self._scores is None:
             return
         from .pairs import pair_counts
@@ -527,16 +428,6 @@ class EpochTracker:
             a, b = getattr(last, f), getattr(fresh, f)
             assert abs(a - b) <= 1e-9 * max(1.0, abs(b)), (f, a, b)
         assert last.n_score_levels == fresh.n_score_levels
-        if self._runs is not None:
-            for level, r in enumerate(self._runs[:-1]):
-                r._check()
-                held = np.sort(self._scores[self._codes == level])
-                below, equal, total = r.locate(held)
-                mass = held.size if self._w is None else self._w[self._codes == level].sum()
-                assert abs(total - mass) <= 1e-9 * max(1.0, mass), (total, mass)
-                assert np.all(equal > 0), "every held score is found"
-            self._runs[-1]._check()
-            assert self._runs[-1].distinct() == np.unique(self._scores).size
         if self._engine is not None:
             self._engine._check(self._codes, self._scores.astype(np.float64), self._w)
         if self._order is not None:

@@ -9,7 +9,6 @@ from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, ru
 from oracle import pair_counts_brute
 from streamrank import EpochTracker, pair_counts
 from streamrank import engine as engine_module
-from streamrank import _epoch_runs as runs_module
 
 SCORES = (-1.0, 0.0, 0.5, 1.0, 2.0)  # a tiny set: heavy ties
 FIELDS = ("concordant", "discordant", "tied_score", "tied_label", "tied_both")
@@ -89,22 +88,6 @@ class EpochMachine(RuleBasedStateMachine):
 
 
 TestEpochMachine = EpochMachine.TestCase
-
-
-class SmallRebuildEpochMachine(EpochMachine):
-    """The same, with the held scores' pending changes merged after every few: the
-    log-structured rebuild of the ordinal labels' runs runs many times per example."""
-
-    def __init__(self):
-        super().__init__()
-        self._saved = runs_module._REBUILD_MIN
-        runs_module._REBUILD_MIN = 3
-
-    def teardown(self):
-        runs_module._REBUILD_MIN = self._saved
-
-
-TestSmallRebuildEpochMachine = SmallRebuildEpochMachine.TestCase
 
 
 class StaleRebuildEpochMachine(EpochMachine):

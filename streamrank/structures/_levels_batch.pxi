@@ -239,7 +239,7 @@ def _load(LevelDominanceCounter self, labels, scores, copies, weights, positive)
         self._has[q] = 1
         self._label[q] = level
         self._nheld += 1
-    order = np.argsort(s, kind="stable")  # ascending in every tree: 3/4-full nodes
+    order = np.argsort(s)  # ascending in every tree: 3/4-full nodes
     cdef double[::1] yv = np.ascontiguousarray(y[order], dtype=np.float64)
     cdef double[::1] sv = np.ascontiguousarray(s[order], dtype=np.float64)
     cdef int64_t[::1] cv = np.ascontiguousarray(c[order], dtype=np.int64)
