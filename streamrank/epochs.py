@@ -432,3 +432,18 @@ class EpochTracker:
             self._engine._check(self._codes, self._scores.astype(np.float64), self._w)
         if self._order is not None:
             assert np.all(np.diff(self._scores[self._order]) >= 0)
+
+
+class _DroppedRuns:
+    """What a pickled tracker of an earlier release holds as ``_runs`` (per-level sorted
+    runs of its scores) loads as: read and dropped, since the engine recounts them."""
+
+    def __setstate__(self, state) -> None:
+        pass
+
+
+def __getattr__(name):
+    """``_Runs``: the name earlier trackers' pickles ask this module for (`_DroppedRuns`)."""
+    if name == "_Runs":
+        return _DroppedRuns
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
