@@ -1,0 +1,642 @@
+# The outer tree of `_cdominance.pyx` (included there): inner nodes and leaves in two C
+# arrays (free ones chained), the multisets in an `_MPool`. Walks, changes, partial
+# rebuilds; the Python interface is `DominanceCounter` (`_cdominance_api.pxi`).
+
+
+cdef struct KEnt:          # a key with its contents, for collecting and building
+    double y, s
+    int32_t c, p
+    Wt w
+    double fe
+
+
+cdef class _DomTree:
+    cdef _MPool mp
+    cdef ONode* inn
+    cdef int32_t icap, isize, ifree
+    cdef OLeaf* lv
+    cdef int32_t lcap, lsize, lfree
+    cdef int32_t root, col, labs     # the outer root (a ref), the column and label trees
+    cdef int64_t n_len, n_entries, n_leaves, n_pos, n_scores, n_levels, itot
+    cdef bint floats
+    cdef int leaf, leafmax
+
+    def __cinit__(self, *args, **kwargs):
+        self.inn = NULL
+        self.lv = NULL
+        self.icap = self.lcap = 0
+        self.leaf = max(1, min(int(_LEAF), (OCAP - 1) // 2))
+        self.leafmax = 2 * self.leaf
+        self.mp = _MPool(int(_FAN))
+        self._reset()
+
+    def __dealloc__(self):
+        free(self.inn)
+        free(self.lv)
+
+    cdef void _reset(self) except *:
+        self.mp.reset()
+        self.mp.floats = self.floats
+        self.isize = self.lsize = 0
+        self.ifree = self.lfree = -1
+        self.root = ~self._new_leaf()
+        self.col = self.mp.new(1)
+        self.labs = self.mp.new(1)
+        self.n_len = self.n_entries = self.n_pos = self.n_scores = self.n_levels = 0
+        self.itot = 0
+        self.n_leaves = 1
+
+    # ------------------------------------------------------------------ nodes
+    cdef int32_t _new_inner(self) except -1:
+        cdef int32_t i
+        cdef ONode* p
+        if self.ifree >= 0:
+            i = self.ifree
+            self.ifree = self.inn[i].left
+            return i
+        if self.isize == self.icap:
+            p = <ONode*>realloc(self.inn, (self.icap + (self.icap >> 1) + 16) * sizeof(ONode))
+            if p == NULL:
+                raise MemoryError()
+            self.inn = p
+            self.icap += (self.icap >> 1) + 16
+        self.isize += 1
+        return self.isize - 1
+
+    cdef void _free_inner(self, int32_t i) noexcept:
+        self.inn[i].left = self.ifree
+        self.ifree = i
+
+    cdef int32_t _new_leaf(self) except -1:
+        cdef int32_t i
+        cdef OLeaf* p
+        if self.lfree >= 0:
+            i = self.lfree
+            self.lfree = self.lv[i].cnt[0]
+        else:
+            if self.lsize == self.lcap:
+                p = <OLeaf*>realloc(self.lv, (self.lcap + (self.lcap >> 1) + 4) * sizeof(OLeaf))
+                if p == NULL:
+                    raise MemoryError()
+                self.lv = p
+                self.lcap += (self.lcap >> 1) + 4
+            i = self.lsize
+            self.lsize += 1
+        self.lv[i].n = 0
+        return i
+
+    cdef void _free_leaf(self, int32_t i) noexcept:
+        self.lv[i].cnt[0] = self.lfree
+        self.lfree = i
+
+    cdef inline int32_t _size(self, int32_t ref) noexcept:
+        return 1 if ref < 0 else self.inn[ref].size
+
+    cdef void _replace(self, int32_t parent, int32_t old, int32_t new) noexcept:
+        if parent < 0:
+            self.root = new
+        elif self.inn[parent].left == old:
+            self.inn[parent].left = new
+        else:
+            self.inn[parent].right = new
+
+    # ------------------------------------------------------------------ walks
+    cdef inline int _leaf_pos(self, OLeaf* x, double y, double s) noexcept:
+        """The first position of leaf ``x`` whose key is not below ``(y, s)``."""
+        cdef int lo = 0, hi = x.n, mid
+        while lo < hi:
+            mid = (lo + hi) >> 1
+            if _key_lt(x.label[mid], x.score[mid], y, s):
+                lo = mid + 1
+            else:
+                hi = mid
+        return lo
+
+    cdef int32_t _leaf_of(self, double y, double s) noexcept:
+        cdef int32_t ref = self.root
+        while ref >= 0:
+            ref = self.inn[ref].left if _key_lt(y, s, self.inn[ref].label,
+                                                 self.inn[ref].score) else self.inn[ref].right
+        return ~ref
+
+    cdef int _find(self, double y, double s, int32_t* leaf) noexcept:
+        """The position of key ``(y, s)`` in its leaf, or -1."""
+        leaf[0] = self._leaf_of(y, s)
+        cdef OLeaf* x = &self.lv[leaf[0]]
+        cdef int j = self._leaf_pos(x, y, s)
+        if j < x.n and x.label[j] == y and x.score[j] == s:
+            return j
+        return -1
+
+    cdef void _prefix_i(self, double y, double s, bint strict, int64_t* out) noexcept:
+        """(below, equal, total) at ``s`` of the points labelled ``< y`` (``strict``) or
+        ``<= y``, int mode."""
+        cdef int64_t b = 0, e = 0, t = 0, mb, me
+        cdef int32_t ref = self.root
+        cdef ONode* x
+        cdef OLeaf* f
+        cdef int k, stop
+        cdef double sk
+        while ref >= 0:
+            x = &self.inn[ref]
+            if x.label < y or (not strict and x.label == y):
+                self.mp.part_i(x.ms, s, &mb, &me)
+                b += mb
+                e += me
+                t += self.mp.tot_i(x.ms)
+                ref = x.right
+            else:
+                ref = x.left
+        f = &self.lv[~ref]
+        stop = 0
+        while stop < f.n and (f.label[stop] < y or (not strict and f.label[stop] == y)):
+            stop += 1
+        for k in range(stop):
+            sk = f.score[k]
+            if sk < s:
+                b += f.w[k].i
+            elif sk == s:
+                e += f.w[k].i
+            t += f.w[k].i
+        out[0], out[1], out[2] = b, e, t
+
+    cdef void _prefix_f(self, double y, double s, bint strict, double* out) noexcept:
+        """`_prefix_i` in float mode."""
+        cdef double b = 0.0, e = 0.0, t = 0.0, mb, me, wk
+        cdef int32_t ref = self.root
+        cdef ONode* x
+        cdef OLeaf* f
+        cdef int k, stop
+        cdef double sk
+        while ref >= 0:
+            x = &self.inn[ref]
+            if x.label < y or (not strict and x.label == y):
+                self.mp.part_f(x.ms, s, &mb, &me)
+                b += mb
+                e += me
+                t += self.mp.tot_f(x.ms)
+                ref = x.right
+            else:
+                ref = x.left
+        f = &self.lv[~ref]
+        stop = 0
+        while stop < f.n and (f.label[stop] < y or (not strict and f.label[stop] == y)):
+            stop += 1
+        for k in range(stop):
+            sk = f.score[k]
+            wk = f.w[k].f + f.fe[k]
+            if sk < s:
+                b += wk
+            elif sk == s:
+                e += wk
+            t += wk
+        out[0], out[1], out[2] = b, e, t
+
+    cdef void _rows_i(self, double y, double s, int64_t* r) noexcept:
+        """``r[0:3]``: (below, equal, total) of label < y; ``r[3:6]`` of label == y;
+        ``r[6:9]`` of all points."""
+        cdef int64_t le[3]
+        cdef int j
+        self._prefix_i(y, s, True, r)
+        self._prefix_i(y, s, False, le)
+        for j in range(3):
+            r[3 + j] = le[j] - r[j]
+        self.mp.part_i(self.col, s, &r[6], &r[7])
+        r[8] = self.itot
+
+    cdef void _rows_f(self, double y, double s, double* r) noexcept:
+        cdef double le[3]
+        cdef int j
+        self._prefix_f(y, s, True, r)
+        self._prefix_f(y, s, False, le)
+        for j in range(3):
+            r[3 + j] = le[j] - r[j]
+        self.mp.part_f(self.col, s, &r[6], &r[7])
+        r[8] = self.mp.tot_f(self.col)
+
+    cdef void _terms_i(self, double y, double s, int64_t* out) noexcept:
+        """`pairs_with` of ``(y, s)``: C, D, T, Ty, Tyy (int mode)."""
+        cdef int64_t r[9]
+        self._rows_i(y, s, r)
+        cdef int64_t gb = r[6] - r[0] - r[3], ge = r[7] - r[1] - r[4]
+        cdef int64_t ga = r[8] - r[2] - r[5] - gb - ge
+        out[0] = r[0] + ga
+        out[1] = (r[2] - r[0] - r[1]) + gb
+        out[2] = r[1] + ge
+        out[3] = r[5]
+        out[4] = r[4]
+
+    cdef void _terms_f(self, double y, double s, double* out) noexcept:
+        cdef double r[9]
+        self._rows_f(y, s, r)
+        cdef double gb = r[6] - r[0] - r[3], ge = r[7] - r[1] - r[4]
+        cdef double ga = r[8] - r[2] - r[5] - gb - ge
+        out[0] = r[0] + ga
+        out[1] = (r[2] - r[0] - r[1]) + gb
+        out[2] = r[1] + ge
+        out[3] = r[5]
+        out[4] = r[4]
+
+    # ------------------------------------------------------------------ changes
+    cdef int _insert(self, double y, double s, int32_t copies, int64_t iw,
+                     double fw) except -1:
+        """``copies`` points at ``(y, s)`` weighing ``iw`` / ``fw`` together (trusted:
+        validated, and the int total checked, by the caller)."""
+        cdef int32_t path[OMAXD]
+        cdef int d = 0, j
+        cdef int32_t ref = self.root, lf
+        cdef ONode* x
+        cdef OLeaf* f
+        cdef bint positive = (fw > 0) if self.floats else (iw > 0)
+        cdef int32_t pc = copies if positive else 0
+        y += 0.0    # -0.0 and 0.0 are one value
+        s += 0.0
+        while ref >= 0:
+            x = &self.inn[ref]
+            path[d] = ref
+            d += 1
+            if _key_lt(y, s, x.label, x.score):
+                if positive:
+                    self._ms_add(&x.ms, s, pc, iw, fw)
+                ref = x.left
+            else:
+                ref = x.right
+        lf = ~ref
+        f = &self.lv[lf]
+        j = self._leaf_pos(f, y, s)
+        if j == f.n or f.label[j] != y or f.score[j] != s:
+            memmove(&f.label[j + 1], &f.label[j], (f.n - j) * sizeof(double))
+            memmove(&f.score[j + 1], &f.score[j], (f.n - j) * sizeof(double))
+            memmove(&f.cnt[j + 1], &f.cnt[j], (f.n - j) * sizeof(int32_t))
+            memmove(&f.pcnt[j + 1], &f.pcnt[j], (f.n - j) * sizeof(int32_t))
+            memmove(&f.w[j + 1], &f.w[j], (f.n - j) * sizeof(Wt))
+            memmove(&f.fe[j + 1], &f.fe[j], (f.n - j) * sizeof(double))
+            f.n += 1
+            f.label[j], f.score[j] = y, s
+            f.cnt[j] = f.pcnt[j] = 0
+            f.w[j].i = 0
+            f.fe[j] = 0.0
+            self.n_entries += 1
+        f.cnt[j] += copies
+        f.pcnt[j] += pc
+        if self.floats:
+            _two_sum_add(&f.w[j].f, &f.fe[j], fw)
+        else:
+            f.w[j].i += iw
+        self.n_len += copies
+        if positive:
+            self.n_scores += self._ms_add(&self.col, s, pc, iw, fw)
+            self.n_levels += self._ms_add(&self.labs, y, pc, 0, 0.0)
+            self.n_pos += pc
+            self.itot += iw
+        if f.n > self.leafmax:
+            self._split_leaf(path, d, lf)
+        return 0
+
+    cdef int _ms_add(self, int32_t* root, double s, int32_t copies, int64_t iw,
+                     double fw) except -1:
+        """``copies`` copies weighing ``iw`` / ``fw`` into a multiset; 1 if ``s`` is new."""
+        cdef int fresh = self.mp.add(root, s, iw, fw)
+        if copies != 1:      # (load and rebuilds only) the copies beyond the first
+            self._ms_bump(root[0], s, copies - 1)
+        return fresh
+
+    cdef void _ms_bump(self, int32_t i, double s, int32_t extra) noexcept:
+        cdef MNode* x
+        cdef int j
+        while True:
+            x = &self.mp.n[i]
+            j = 0
+            while j < x.n - 1 and x.key[j] < s:
+                j += 1
+            if x.leaf:
+                while x.key[j] < s:
+                    j += 1
+                x.aux[j] += extra
+                return
+            i = x.aux[j]
+
+    cdef int _split_leaf(self, int32_t* path, int d, int32_t lf) except -1:
+        """Split the overfull leaf ``lf`` (at the end of ``path``) under a new inner node,
+        then rebalance the path."""
+        cdef int32_t rt = self._new_leaf()
+        cdef OLeaf* f = &self.lv[lf]
+        cdef OLeaf* g = &self.lv[rt]
+        cdef int half = f.n >> 1, m = f.n - half
+        memcpy(&g.label[0], &f.label[half], m * sizeof(double))
+        memcpy(&g.score[0], &f.score[half], m * sizeof(double))
+        memcpy(&g.cnt[0], &f.cnt[half], m * sizeof(int32_t))
+        memcpy(&g.pcnt[0], &f.pcnt[half], m * sizeof(int32_t))
+        memcpy(&g.w[0], &f.w[half], m * sizeof(Wt))
+        memcpy(&g.fe[0], &f.fe[half], m * sizeof(double))
+        g.n = m
+        f.n = half
+        cdef int32_t node = self._new_inner()
+        cdef ONode* x = &self.inn[node]
+        x.left, x.right, x.size = ~lf, ~rt, 2
+        x.label, x.score = g.label[0], g.score[0]
+        x.ms = self._leaf_multiset(lf)
+        self._replace(path[d - 1] if d else -1, ~lf, node)
+        self.n_leaves += 1
+        self._rebalance(path, d)
+        return 0
+
+    cdef int32_t _leaf_multiset(self, int32_t lf) except -1:
+        """A multiset of the positive copies of leaf ``lf``."""
+        cdef OLeaf* f = &self.lv[lf]
+        cdef SEnt* e = <SEnt*>malloc((f.n + 1) * sizeof(SEnt))
+        cdef int k, m = 0
+        if e == NULL:
+            raise MemoryError()
+        try:
+            for k in range(f.n):
+                if f.pcnt[k]:
+                    e[m].s = f.score[k]
+                    e[m].c = f.pcnt[k]
+                    if self.floats:
+                        e[m].w.f = f.w[k].f + f.fe[k]
+                    else:
+                        e[m].w.i = f.w[k].i
+                    m += 1
+            qsort(e, m, sizeof(SEnt), _sent_cmp)
+            return self.mp.build(e, m)
+        finally:
+            free(e)
+
+    cdef int _remove(self, double y, double s, int64_t iw, double fw) except -1:
+        """Remove one copy at ``(y, s)`` weighing ``iw`` / ``fw`` (held: the caller
+        checked). In float mode the last copy of weight > 0 takes the weight left."""
+        cdef int32_t path[OMAXD]
+        cdef bint left[OMAXD]
+        cdef int d = 0, j, k
+        cdef int32_t ref = self.root, lf, parent, sibling
+        cdef ONode* x
+        cdef OLeaf* f
+        cdef bint positive = (fw > 0) if self.floats else (iw > 0)
+        y += 0.0
+        s += 0.0
+        while ref >= 0:
+            x = &self.inn[ref]
+            path[d] = ref
+            left[d] = _key_lt(y, s, x.label, x.score)
+            ref = x.left if left[d] else x.right
+            d += 1
+        lf = ~ref
+        f = &self.lv[lf]
+        j = self._leaf_pos(f, y, s)
+        f.cnt[j] -= 1
+        if positive:
+            f.pcnt[j] -= 1
+            if self.floats:
+                if f.pcnt[j] == 0:
+                    fw = f.w[j].f + f.fe[j]      # the weight left, rounding included
+                    f.w[j].f = 0.0
+                    f.fe[j] = 0.0
+                else:
+                    _two_sum_add(&f.w[j].f, &f.fe[j], -fw)
+                    if f.w[j].f + f.fe[j] < 0:
+                        f.w[j].f = 0.0
+                        f.fe[j] = 0.0
+            else:
+                f.w[j].i -= iw
+        if f.cnt[j] == 0:
+            memmove(&f.label[j], &f.label[j + 1], (f.n - j - 1) * sizeof(double))
+            memmove(&f.score[j], &f.score[j + 1], (f.n - j - 1) * sizeof(double))
+            memmove(&f.cnt[j], &f.cnt[j + 1], (f.n - j - 1) * sizeof(int32_t))
+            memmove(&f.pcnt[j], &f.pcnt[j + 1], (f.n - j - 1) * sizeof(int32_t))
+            memmove(&f.w[j], &f.w[j + 1], (f.n - j - 1) * sizeof(Wt))
+            memmove(&f.fe[j], &f.fe[j + 1], (f.n - j - 1) * sizeof(double))
+            f.n -= 1
+            self.n_entries -= 1
+        self.n_len -= 1
+        if positive:
+            for k in range(d):
+                if left[k]:
+                    self.mp.remove(&self.inn[path[k]].ms, s, iw, fw)
+            self.n_scores -= self.mp.remove(&self.col, s, iw, fw)
+            self.n_levels -= self.mp.remove(&self.labs, y, 0, 0.0)
+            self.n_pos -= 1
+            self.itot -= iw
+        if not self.n_len:
+            self._reset()               # no float residue survives an empty counter
+        elif not self.lv[lf].n and d:   # drop the emptied leaf: its sibling moves up
+            parent = path[d - 1]
+            x = &self.inn[parent]
+            sibling = x.right if x.left == ~lf else x.left
+            self._replace(path[d - 2] if d > 1 else -1, parent, sibling)
+            self.mp.free_tree(x.ms)
+            self._free_inner(parent)
+            self._free_leaf(lf)
+            self.n_leaves -= 1
+            if self.n_leaves > 4 + 4 * self.n_entries // self.leaf:
+                self._rebuild_all()     # the leaves are less than a quarter full
+            else:
+                self._rebalance(path, d - 1)
+        return 0
+
+    # ------------------------------------------------------------------ balance
+    cdef int _rebalance(self, int32_t* path, int d) except -1:
+        """Refresh the leaf counts on ``path`` bottom-up; rebuild the highest node out
+        of balance (one child more than ``_DELTA`` times the other's leaves)."""
+        cdef int k, top = -1
+        cdef int32_t a, b, node, new
+        for k in range(d - 1, -1, -1):
+            node = path[k]
+            self.inn[node].size = self._size(self.inn[node].left) + self._size(
+                self.inn[node].right)
+        for k in range(d):
+            a = self._size(self.inn[path[k]].left)
+            b = self._size(self.inn[path[k]].right)
+            if a > _DELTA * b or b > _DELTA * a:
+                top = k
+                break
+        if top < 0:
+            return 0
+        node = path[top]
+        new = self._rebuild_sub(node)
+        self._replace(path[top - 1] if top else -1, node, new)
+        for k in range(top - 1, -1, -1):
+            node = path[k]
+            self.inn[node].size = self._size(self.inn[node].left) + self._size(
+                self.inn[node].right)
+        return 0
+
+    cdef Py_ssize_t _collect(self, int32_t ref, KEnt* out, Py_ssize_t at) noexcept:
+        """Append the keys under ``ref`` to ``out[at:]`` in key order; the new end."""
+        cdef OLeaf* f
+        cdef int k
+        while ref >= 0:
+            at = self._collect(self.inn[ref].left, out, at)
+            ref = self.inn[ref].right
+        f = &self.lv[~ref]
+        for k in range(f.n):
+            out[at].y, out[at].s = f.label[k], f.score[k]
+            out[at].c, out[at].p = f.cnt[k], f.pcnt[k]
+            out[at].w, out[at].fe = f.w[k], f.fe[k]
+            at += 1
+        return at
+
+    cdef Py_ssize_t _count_keys(self, int32_t ref) noexcept:
+        cdef Py_ssize_t m = 0
+        while ref >= 0:
+            m += self._count_keys(self.inn[ref].left)
+            ref = self.inn[ref].right
+        return m + self.lv[~ref].n
+
+    cdef void _free_sub(self, int32_t ref) noexcept:
+        cdef int32_t nxt
+        while ref >= 0:
+            self._free_sub(self.inn[ref].left)
+            self.mp.free_tree(self.inn[ref].ms)
+            nxt = self.inn[ref].right
+            self._free_inner(ref)
+            ref = nxt
+        self._free_leaf(~ref)
+
+    cdef int32_t _rebuild_sub(self, int32_t node) except? -2147483647:
+        """Rebuild the subtree of inner ``node`` perfectly balanced; its new ref."""
+        cdef Py_ssize_t m = self._count_keys(node)
+        cdef int32_t old = self.inn[node].size, ref
+        cdef KEnt* e = <KEnt*>malloc((m + 1) * sizeof(KEnt))
+        if e == NULL:
+            raise MemoryError()
+        try:
+            self._collect(node, e, 0)
+            self._free_sub(node)
+            ref = self._build(e, m, False)
+        finally:
+            free(e)
+        self.n_leaves += self._size(ref) - old
+        return ref
+
+    cdef int _rebuild_all(self) except -1:
+        """Rebuild the whole counter, perfectly balanced with leaves of ``_LEAF`` keys."""
+        cdef Py_ssize_t m = self.n_entries
+        cdef KEnt* e = <KEnt*>malloc((m + 1) * sizeof(KEnt))
+        if e == NULL:
+            raise MemoryError()
+        try:
+            self._collect(self.root, e, 0)
+            self._load_keys(e, m)
+        finally:
+            free(e)
+        return 0
+
+    cdef int _load_keys(self, KEnt* e, Py_ssize_t m) except -1:
+        """Replace the contents by the distinct keys ``e[:m]`` in key order."""
+        cdef Py_ssize_t k, q = 0
+        cdef SEnt* lab = <SEnt*>malloc((m + 1) * sizeof(SEnt))
+        if lab == NULL:
+            raise MemoryError()
+        try:
+            self._reset()
+            if not m:
+                return 0
+            self._free_leaf(~self.root)
+            self.mp.free_tree(self.col)
+            self.mp.free_tree(self.labs)
+            self.root = self._build(e, m, True)
+            self.n_leaves = self._size(self.root)
+            self.n_entries = m
+            for k in range(m):
+                self.n_len += e[k].c
+                if e[k].p:
+                    self.n_pos += e[k].p
+                    if not self.floats:
+                        self.itot += e[k].w.i
+                    lab[q].s, lab[q].c, lab[q].w.i = e[k].y, e[k].p, 0
+                    q += 1
+            self.labs = self.mp.build(lab, q)
+            self.n_levels = self._ms_entries(self.labs)
+            self.n_scores = self._ms_entries(self.col)
+        finally:
+            free(lab)
+        return 0
+
+    cdef int64_t _ms_entries(self, int32_t i) noexcept:
+        cdef int j
+        cdef int64_t t = 0
+        if self.mp.n[i].leaf:
+            return self.mp.n[i].n
+        for j in range(self.mp.n[i].n):
+            t += self._ms_entries(self.mp.n[i].aux[j])
+        return t
+
+    cdef int32_t _build(self, KEnt* e, Py_ssize_t m, bint top) except? -2147483647:
+        """A perfectly balanced subtree of the keys ``e[:m]`` (in key order), leaves of
+        ``_LEAF`` keys; with ``top``, the column multiset too. O(m log m)."""
+        cdef Py_ssize_t chunks = max(1, (m + self.leaf - 1) // self.leaf)
+        cdef SEnt* sorted_ = NULL
+        cdef Py_ssize_t ns = 0
+        cdef int32_t ref
+        try:
+            ref = self._build_range(e, m, chunks, 0, chunks, &sorted_, &ns)
+            if top:
+                self.col = self.mp.build(sorted_, ns)
+        finally:
+            free(sorted_)
+        return ref
+
+    cdef int32_t _build_range(self, KEnt* e, Py_ssize_t m, Py_ssize_t chunks,
+                              Py_ssize_t lo, Py_ssize_t hi, SEnt** out,
+                              Py_ssize_t* nout) except? -2147483647:
+        """The subtree over chunks ``[lo, hi)``; ``out``: its positive copies' scores
+        sorted (malloc'd, for the caller to free)."""
+        cdef Py_ssize_t a = m * lo // chunks, b = m * hi // chunks, k, q = 0
+        cdef Py_ssize_t mid, i, j, nl = 0, nr = 0
+        cdef SEnt* ls = NULL
+        cdef SEnt* rs = NULL
+        cdef SEnt* r
+        cdef int32_t lf, node, lref, rref
+        cdef OLeaf* f
+        cdef ONode* x
+        if hi - lo == 1:
+            lf = self._new_leaf()
+            f = &self.lv[lf]
+            f.n = <int32_t>(b - a)
+            r = <SEnt*>malloc((b - a + 1) * sizeof(SEnt))
+            if r == NULL:
+                raise MemoryError()
+            for k in range(b - a):
+                f.label[k], f.score[k] = e[a + k].y, e[a + k].s
+                f.cnt[k], f.pcnt[k] = e[a + k].c, e[a + k].p
+                f.w[k], f.fe[k] = e[a + k].w, e[a + k].fe
+                if e[a + k].p:
+                    r[q].s, r[q].c = e[a + k].s, e[a + k].p
+                    if self.floats:
+                        r[q].w.f = e[a + k].w.f + e[a + k].fe
+                    else:
+                        r[q].w.i = e[a + k].w.i
+                    q += 1
+            qsort(r, q, sizeof(SEnt), _sent_cmp)
+            out[0], nout[0] = r, q
+            return ~lf
+        mid = (lo + hi) >> 1
+        try:
+            lref = self._build_range(e, m, chunks, lo, mid, &ls, &nl)
+            rref = self._build_range(e, m, chunks, mid, hi, &rs, &nr)
+            r = <SEnt*>malloc((nl + nr + 1) * sizeof(SEnt))
+            if r == NULL:
+                raise MemoryError()
+            i = j = 0
+            while i < nl or j < nr:          # merge: the subtree's scores, sorted
+                if j == nr or (i < nl and ls[i].s <= rs[j].s):
+                    r[q] = ls[i]
+                    i += 1
+                else:
+                    r[q] = rs[j]
+                    j += 1
+                q += 1
+            out[0], nout[0] = r, q
+            node = self._new_inner()
+            x = &self.inn[node]
+            x.left, x.right = lref, rref
+            x.size = self._size(lref) + self._size(rref)
+            k = m * mid // chunks
+            x.label, x.score = e[k].y, e[k].s
+            x.ms = -1
+            x.ms = self.mp.build(ls, nl)
+            return node
+        finally:
+            free(ls)
+            free(rs)
