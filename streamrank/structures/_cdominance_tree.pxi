@@ -428,38 +428,36 @@ cdef class _DomTree:
             self._free_inner(parent)
             self._free_leaf(lf)
             self.n_leaves -= 1
-            if self.n_leaves > 4 + 4 * self.n_entries // self.leaf:
-                self._rebuild_all()     # the leaves are less than a quarter full
-            else:
-                self._rebalance(path, d - 1)
+            self._rebalance(path, d - 1)
+        if self.n_leaves > 4 + 4 * self.n_entries // self.leaf:
+            self._rebuild_all()         # the leaves are less than a quarter full
         return 0
 
     # ------------------------------------------------------------------ balance
     cdef int _rebalance(self, int32_t* path, int d) except -1:
         """Refresh the leaf counts on ``path`` bottom-up; rebuild the highest node out
-        of balance (one child more than ``_DELTA`` times the other's leaves)."""
-        cdef int k, top = -1
+        of balance (one child more than ``_DELTA`` times the other's leaves), and again
+        above it while a rebuild's new leaf count unbalances an ancestor."""
+        cdef int k, top
         cdef int32_t a, b, node, new
-        for k in range(d - 1, -1, -1):
-            node = path[k]
-            self.inn[node].size = self._size(self.inn[node].left) + self._size(
-                self.inn[node].right)
-        for k in range(d):
-            a = self._size(self.inn[path[k]].left)
-            b = self._size(self.inn[path[k]].right)
-            if a > _DELTA * b or b > _DELTA * a:
-                top = k
-                break
-        if top < 0:
-            return 0
-        node = path[top]
-        new = self._rebuild_sub(node)
-        self._replace(path[top - 1] if top else -1, node, new)
-        for k in range(top - 1, -1, -1):
-            node = path[k]
-            self.inn[node].size = self._size(self.inn[node].left) + self._size(
-                self.inn[node].right)
-        return 0
+        while True:
+            for k in range(d - 1, -1, -1):
+                node = path[k]
+                self.inn[node].size = self._size(self.inn[node].left) + self._size(
+                    self.inn[node].right)
+            top = -1
+            for k in range(d):
+                a = self._size(self.inn[path[k]].left)
+                b = self._size(self.inn[path[k]].right)
+                if a > _DELTA * b or b > _DELTA * a:
+                    top = k
+                    break
+            if top < 0:
+                return 0
+            node = path[top]
+            new = self._rebuild_sub(node)
+            self._replace(path[top - 1] if top else -1, node, new)
+            d = top
 
     cdef Py_ssize_t _collect(self, int32_t ref, KEnt* out, Py_ssize_t at) noexcept:
         """Append the keys under ``ref`` to ``out[at:]`` in key order; the new end."""

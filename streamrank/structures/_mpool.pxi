@@ -308,17 +308,28 @@ cdef class _MPool:
             for l in range(d):
                 self.n[pn[l]].w[pj[l]].i -= iw
         l = d - 1
-        while l >= 0:
+        while l >= 0:           # underflow: merge into a neighbour, level by level up
             p, j = pn[l], pj[l]
-            if self.n[self.n[p].aux[j]].n >= self.low or self.n[p].n == 1:
+            i = self.n[p].aux[j]
+            if self.n[i].n >= self.low and self.n[i].n > 0:
                 break
+            if self.n[p].n == 1:
+                if self.n[i].n:
+                    break
+                self.release(i)         # an only child emptied: so is its parent
+                self.n[p].n = 0
+                l -= 1
+                continue
             a = j if j + 1 < self.n[p].n else j - 1
             if self.n[self.n[p].aux[a]].n + self.n[self.n[p].aux[a + 1]].n > self.fan:
                 break
             self._merge(p, a)
             l -= 1
-        while not self.n[root[0]].leaf and self.n[root[0]].n == 1:
+        while not self.n[root[0]].leaf and self.n[root[0]].n <= 1:
             p = root[0]
+            if self.n[p].n == 0:
+                self.n[p].leaf = 1      # everything left: an empty root leaf
+                break
             root[0] = self.n[p].aux[0]
             self.release(p)
         return gone
