@@ -108,11 +108,13 @@ cdef class DominanceCounter(_DomTree):
         else:
             p = np.asarray(positive)
             if p.shape != c.shape or (p.size and p.dtype.kind not in "iu") or \
-                    (p < 0).any() or (p > c).any() or ((p == 0) & (w > 0)).any() or \
-                    ((p > 0) & (w == 0)).any():
+                    (p < 0).any() or (p > c).any() or (not self.floats and (
+                        ((p == 0) & (w > 0)) | ((p > 0) & (w == 0))).any()):
                 raise param_error("positive", func, "per point, copies of weight > 0 "
                                   "(between 1 and copies where the weight is > 0, else 0)",
                                   describe(positive))
+            if self.floats:     # a rounding residue left where no weight is held
+                w = np.where(p > 0, w, 0.0)
         if c.size and int(c.sum()) >= 2**31:
             raise param_error("copies", func, "fewer than 2**31 points in all",
                               f"{int(c.sum())} points")
