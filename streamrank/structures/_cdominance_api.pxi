@@ -285,7 +285,8 @@ cdef class DominanceCounter(_DomTree):
         for an int total past ``2**63``, before anything changes."""
         cdef int64_t iw = 0
         cdef double fw = 0.0
-        cdef tuple out = None
+        cdef int64_t it[5]
+        cdef double ft[5]
         if self.floats:
             fw = weight
         else:
@@ -293,10 +294,13 @@ cdef class DominanceCounter(_DomTree):
             self._check_total(iw, _INT64_MAX, "DominanceCounter.add", weight)
         if self.n_len >= 0x7FFFFFFF - 1:
             raise MemoryError("DominanceCounter holds fewer than 2**31 points")
-        if terms:
-            out = self._terms_tuple(label, score)
-        self._insert(label, score, 1, iw, fw)
-        return out
+        self._insert(label, score, 1, iw, fw, terms, it, ft)
+        return self._pack(it, ft) if terms else None
+
+    cdef tuple _pack(self, int64_t* it, double* ft):
+        if self.floats:
+            return ft[0], ft[1], ft[2], ft[3], ft[4]
+        return it[0], it[1], it[2], it[3], it[4]
 
     cdef tuple _terms_tuple(self, double label, double score):
         cdef int64_t it[5]
@@ -374,9 +378,11 @@ cdef class DominanceCounter(_DomTree):
             fw = weight
         else:
             iw = weight
+        cdef int64_t it[5]
+        cdef double ft[5]
         self._held(label, score, iw, fw, False)
-        self._remove(label, score, iw, fw)
-        return self._terms_tuple(label, score) if terms else None
+        self._remove(label, score, iw, fw, terms, it, ft)
+        return self._pack(it, ft) if terms else None
 
     # ------------------------------------------------------------------ queries
     cdef tuple _rows(self, double label, double score):
@@ -485,15 +491,13 @@ cdef class DominanceCounter(_DomTree):
         iw[0] = <int64_t>v
         return True
 
-    cdef int _bump_sums(self, double label, double score, int64_t iw, double fw,
+    cdef int _bump_sums(self, int64_t* it, double* ft, int64_t iw, double fw,
                         int sign) except -1:
-        """Add ``sign * w * pairs_with(label, score)`` and ``sign * w`` to `sums`."""
-        if (fw == 0.0) if self.floats else (iw == 0):
-            return 0
+        """Add ``sign * w * terms`` and ``sign * w`` to `sums`."""
         if self.floats:
-            self.sums.add(self._terms_tuple(label, score), sign * fw, sign * fw)
+            self.sums.add(self._pack(it, ft), sign * fw, sign * fw)
         else:
-            self.sums.add(self._terms_tuple(label, score), sign * iw, sign * iw)
+            self.sums.add(self._pack(it, ft), sign * iw, sign * iw)
         return 0
 
     cdef int _eadd(self, double yy, double ss, int64_t iw, double fw) except -1:
@@ -503,21 +507,27 @@ cdef class DominanceCounter(_DomTree):
             return 0
         if self.n_len >= 0x7FFFFFFF - 1:
             return 0
-        yy += 0.0
-        ss += 0.0
-        self._bump_sums(yy, ss, iw, fw, 1)
-        self._insert(yy, ss, 1, iw, fw)
+        cdef int64_t it[5]
+        cdef double ft[5]
+        cdef bint weighs = (fw != 0.0) if self.floats else (iw != 0)
+        self._insert(yy, ss, 1, iw, fw, weighs, it, ft)
+        if weighs:
+            self._bump_sums(it, ft, iw, fw, 1)
         return 1
 
     cdef int _eremove(self, double yy, double ss, int64_t iw, double fw) except -1:
         """`engine_remove` of checked numbers: 1 if done, 0 (nothing changed) if no such
         copy is held."""
+        cdef int64_t it[5]
+        cdef double ft[5]
+        cdef bint weighs = (fw != 0.0) if self.floats else (iw != 0)
         yy += 0.0
         ss += 0.0
         if not self._held(yy, ss, iw, fw, True):
             return 0
-        self._remove(yy, ss, iw, fw)
-        self._bump_sums(yy, ss, iw, fw, -1)
+        self._remove(yy, ss, iw, fw, weighs, it, ft)
+        if weighs:
+            self._bump_sums(it, ft, iw, fw, -1)
         if not self.n_len:
             self.sums.reset(self.floats)    # an emptied engine holds exact zeros
         return 1

@@ -10,6 +10,28 @@ cdef struct KEnt:          # a key with its contents, for collecting and buildin
     double fe
 
 
+cdef inline void _rows_to_terms_i(int64_t* r, int64_t* out) noexcept:
+    """C, D, T, Ty, Tyy from the rows: (below, equal, total) of label < y in ``r[0:3]``,
+    of label == y in ``r[3:6]``, of all points in ``r[6:9]``."""
+    cdef int64_t gb = r[6] - r[0] - r[3], ge = r[7] - r[1] - r[4]
+    cdef int64_t ga = r[8] - r[2] - r[5] - gb - ge
+    out[0] = r[0] + ga
+    out[1] = (r[2] - r[0] - r[1]) + gb
+    out[2] = r[1] + ge
+    out[3] = r[5]
+    out[4] = r[4]
+
+
+cdef inline void _rows_to_terms_f(double* r, double* out) noexcept:
+    cdef double gb = r[6] - r[0] - r[3], ge = r[7] - r[1] - r[4]
+    cdef double ga = r[8] - r[2] - r[5] - gb - ge
+    out[0] = r[0] + ga
+    out[1] = (r[2] - r[0] - r[1]) + gb
+    out[2] = r[1] + ge
+    out[3] = r[5]
+    out[4] = r[4]
+
+
 cdef class _DomTree:
     cdef _MPool mp
     cdef ONode* inn
@@ -217,31 +239,132 @@ cdef class _DomTree:
     cdef void _terms_i(self, double y, double s, int64_t* out) noexcept:
         """`pairs_with` of ``(y, s)``: C, D, T, Ty, Tyy (int mode)."""
         cdef int64_t r[9]
+        cdef double unused[9]
+        if self._plain_path(y):
+            self._one_walk(y, s, r, unused)
+            _rows_to_terms_i(r, out)
+            return
         self._rows_i(y, s, r)
-        cdef int64_t gb = r[6] - r[0] - r[3], ge = r[7] - r[1] - r[4]
-        cdef int64_t ga = r[8] - r[2] - r[5] - gb - ge
-        out[0] = r[0] + ga
-        out[1] = (r[2] - r[0] - r[1]) + gb
-        out[2] = r[1] + ge
-        out[3] = r[5]
-        out[4] = r[4]
+        _rows_to_terms_i(r, out)
 
     cdef void _terms_f(self, double y, double s, double* out) noexcept:
         cdef double r[9]
+        cdef int64_t unused[9]
+        if self._plain_path(y):
+            self._one_walk(y, s, unused, r)
+            _rows_to_terms_f(r, out)
+            return
         self._rows_f(y, s, r)
-        cdef double gb = r[6] - r[0] - r[3], ge = r[7] - r[1] - r[4]
-        cdef double ga = r[8] - r[2] - r[5] - gb - ge
-        out[0] = r[0] + ga
-        out[1] = (r[2] - r[0] - r[1]) + gb
-        out[2] = r[1] + ge
-        out[3] = r[5]
-        out[4] = r[4]
+        _rows_to_terms_f(r, out)
+
+    cdef void _one_walk(self, double y, double s, int64_t* ir, double* fr) noexcept:
+        """The nine rows in one walk, where `_plain_path` holds: the left subtrees it
+        passes on the right are labelled below ``y``, and the keys labelled ``y`` are in
+        the leaf it ends in."""
+        cdef int32_t ref = self.root
+        cdef int j
+        for j in range(9):
+            ir[j] = 0
+            fr[j] = 0.0
+        while ref >= 0:
+            if y < self.inn[ref].label:
+                ref = self.inn[ref].left
+            else:
+                self._part_left(ref, s, ir, fr)
+                ref = self.inn[ref].right
+        self._leaf_rows(~ref, y, s, ir, fr)
+        if self.floats:
+            self.mp.part_f(self.col, s, &fr[6], &fr[7])
+            fr[8] = self.mp.tot_f(self.col)
+        else:
+            self.mp.part_i(self.col, s, &ir[6], &ir[7])
+            ir[8] = self.itot
+
+    cdef bint _plain_path(self, double y) noexcept:
+        """Whether no split key on the path of label ``y`` has label ``y``: then every key
+        labelled ``y`` is in one leaf, and a change can read its terms on its own walk
+        (where it goes right, the left subtree is all labelled below ``y``)."""
+        cdef int32_t ref = self.root
+        while ref >= 0:
+            if self.inn[ref].label == y:
+                return False
+            ref = self.inn[ref].left if y < self.inn[ref].label else self.inn[ref].right
+        return True
+
+    cdef void _leaf_rows(self, int32_t lf, double y, double s, int64_t* ir,
+                         double* fr) noexcept:
+        """Add leaf ``lf``'s (below, equal, total) at ``s`` of its keys labelled ``< y``
+        to ``ir[0:3]`` / ``fr[0:3]``, and set those of its keys labelled ``y`` in
+        ``[3:6]``."""
+        cdef OLeaf* f = &self.lv[lf]
+        cdef int k, r
+        cdef double sk, wk
+        for k in range(3, 6):
+            ir[k] = 0
+            fr[k] = 0.0
+        for k in range(f.n):
+            if f.label[k] > y:
+                break
+            r = 0 if f.label[k] < y else 3
+            sk = f.score[k]
+            if self.floats:
+                wk = f.w[k].f + f.fe[k]
+                if sk < s:
+                    fr[r] += wk
+                elif sk == s:
+                    fr[r + 1] += wk
+                fr[r + 2] += wk
+            else:
+                if sk < s:
+                    ir[r] += f.w[k].i
+                elif sk == s:
+                    ir[r + 1] += f.w[k].i
+                ir[r + 2] += f.w[k].i
+
+    cdef void _part_left(self, int32_t node, double s, int64_t* ir, double* fr) noexcept:
+        """Add the left multiset of ``node`` partitioned at ``s`` to ``ir`` / ``fr``."""
+        cdef int64_t ib, ie
+        cdef double fb, fe_
+        cdef int32_t ms = self.inn[node].ms
+        if self.floats:
+            self.mp.part_f(ms, s, &fb, &fe_)
+            fr[0] += fb
+            fr[1] += fe_
+            fr[2] += self.mp.tot_f(ms)
+        else:
+            self.mp.part_i(ms, s, &ib, &ie)
+            ir[0] += ib
+            ir[1] += ie
+            ir[2] += self.mp.tot_i(ms)
+
+    cdef void _column_terms(self, double s, int64_t* ir, double* fr, int64_t* it,
+                            double* ft) noexcept:
+        """The column at ``s`` into ``[6:9]``, then the terms from the nine rows."""
+        if self.floats:
+            self.mp.part_f(self.col, s, &fr[6], &fr[7])
+            fr[8] = self.mp.tot_f(self.col)
+            _rows_to_terms_f(fr, ft)
+        else:
+            self.mp.part_i(self.col, s, &ir[6], &ir[7])
+            ir[8] = self.itot
+            _rows_to_terms_i(ir, it)
+
+    cdef void _terms_any(self, double y, double s, int64_t* it, double* ft) noexcept:
+        if self.floats:
+            self._terms_f(y, s, ft)
+        else:
+            self._terms_i(y, s, it)
 
     # ------------------------------------------------------------------ changes
     cdef int _insert(self, double y, double s, int32_t copies, int64_t iw,
-                     double fw) except -1:
+                     double fw, bint want=False, int64_t* it=NULL,
+                     double* ft=NULL) except -1:
         """``copies`` points at ``(y, s)`` weighing ``iw`` / ``fw`` together (trusted:
-        validated, and the int total checked, by the caller)."""
+        validated, and the int total checked, by the caller). With ``want``, first the
+        `pairs_with` terms into ``it`` / ``ft``: read on the insert's own walk when no
+        split key on it has label ``y`` (a left subtree it passes on the right is all
+        labelled below ``y``, and the keys labelled ``y`` share its leaf), else by the
+        query's walks."""
         cdef int32_t path[OMAXD]
         cdef int d = 0, j
         cdef int32_t ref = self.root, lf
@@ -249,8 +372,16 @@ cdef class _DomTree:
         cdef OLeaf* f
         cdef bint positive = (fw > 0) if self.floats else (iw > 0)
         cdef int32_t pc = copies if positive else 0
+        cdef int64_t ir[9]
+        cdef double fr[9]
         y += 0.0    # -0.0 and 0.0 are one value
         s += 0.0
+        cdef bint fused = want and self._plain_path(y)
+        if want and not fused:
+            self._terms_any(y, s, it, ft)
+        for j in range(9):
+            ir[j] = 0
+            fr[j] = 0.0
         while ref >= 0:
             x = &self.inn[ref]
             path[d] = ref
@@ -260,8 +391,13 @@ cdef class _DomTree:
                     self._ms_add(&x.ms, s, pc, iw, fw)
                 ref = x.left
             else:
+                if fused:
+                    self._part_left(ref, s, ir, fr)
                 ref = x.right
         lf = ~ref
+        if fused:
+            self._leaf_rows(lf, y, s, ir, fr)
+            self._column_terms(s, ir, fr, it, ft)
         f = &self.lv[lf]
         j = self._leaf_pos(f, y, s)
         if j == f.n or f.label[j] != y or f.score[j] != s:
@@ -363,9 +499,11 @@ cdef class _DomTree:
         finally:
             free(e)
 
-    cdef int _remove(self, double y, double s, int64_t iw, double fw) except -1:
+    cdef int _remove(self, double y, double s, int64_t iw, double fw, bint want=False,
+                     int64_t* it=NULL, double* ft=NULL) except -1:
         """Remove one copy at ``(y, s)`` weighing ``iw`` / ``fw`` (held: the caller
-        checked). In float mode the last copy of weight > 0 takes the weight left."""
+        checked). In float mode the last copy of weight > 0 takes the weight left. With
+        ``want``, then the `pairs_with` terms into ``it`` / ``ft`` (as `_insert`)."""
         cdef int32_t path[OMAXD]
         cdef bint left[OMAXD]
         cdef int d = 0, j, k
@@ -373,8 +511,14 @@ cdef class _DomTree:
         cdef ONode* x
         cdef OLeaf* f
         cdef bint positive = (fw > 0) if self.floats else (iw > 0)
+        cdef int64_t ir[9]
+        cdef double fr[9]
         y += 0.0
         s += 0.0
+        cdef bint fused = want and self._plain_path(y)
+        for j in range(9):
+            ir[j] = 0
+            fr[j] = 0.0
         while ref >= 0:
             x = &self.inn[ref]
             path[d] = ref
@@ -417,6 +561,12 @@ cdef class _DomTree:
             self.n_levels -= self.mp.remove(&self.labs, y, 0, 0.0)
             self.n_pos -= 1
             self.itot -= iw
+        if fused:
+            for k in range(d):
+                if not left[k]:
+                    self._part_left(path[k], s, ir, fr)
+            self._leaf_rows(lf, y, s, ir, fr)
+            self._column_terms(s, ir, fr, it, ft)
         if not self.n_len:
             self._reset()               # no float residue survives an empty counter
         elif not self.lv[lf].n and d:   # drop the emptied leaf: its sibling moves up
@@ -431,6 +581,8 @@ cdef class _DomTree:
             self._rebalance(path, d - 1)
         if self.n_leaves > 4 + 4 * self.n_entries // self.leaf:
             self._rebuild_all()         # the leaves are less than a quarter full
+        if want and not fused:
+            self._terms_any(y, s, it, ft)
         return 0
 
     # ------------------------------------------------------------------ balance

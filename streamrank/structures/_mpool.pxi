@@ -336,7 +336,8 @@ cdef class _MPool:
 
     cdef int32_t build(self, SEnt* e, Py_ssize_t m) except -1:
         """A tree of the rows ``e[:m]``, sorted by score (equal scores are merged):
-        nodes filled to ``fan``, every level spread evenly. O(m)."""
+        nodes filled to three quarters (so that the inserts that follow do not split
+        every node at once), every level spread evenly. O(m)."""
         cdef Py_ssize_t r = 0, k = 0, q, cnt, lo, hi, j
         cdef int32_t* level
         cdef int32_t* up
@@ -356,7 +357,8 @@ cdef class _MPool:
         m = k
         if m == 0:
             return self.new(1)
-        cnt = (m + self.fan - 1) // self.fan
+        cdef Py_ssize_t fill = self.fan - self.low
+        cnt = (m + fill - 1) // fill
         level = <int32_t*>malloc(cnt * sizeof(int32_t))
         if level == NULL:
             raise MemoryError()
@@ -372,7 +374,7 @@ cdef class _MPool:
                     x.w[j] = e[lo + j].w
                     x.aux[j] = e[lo + j].c
             while cnt > 1:
-                k = (cnt + self.fan - 1) // self.fan
+                k = (cnt + fill - 1) // fill
                 for q in range(k):
                     lo, hi = cnt * q // k, cnt * (q + 1) // k
                     node = self.new(0)
