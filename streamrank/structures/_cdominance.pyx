@@ -95,6 +95,7 @@ cdef struct ONode:          # an inner node of the outer tree
     int32_t left, right     # >= 0: an inner node; < 0: the leaf ~ref
     int32_t size            # leaves below
     int32_t ms              # multiset root: the scores of the left subtree
+    Wt ltot                 # their weight
     double label, score     # split key: keys below it are on the left
 
 

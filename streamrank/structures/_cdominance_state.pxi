@@ -143,6 +143,9 @@ def _check_counter(DominanceCounter dc):
         split = (x.label, x.score)
         assert keys[mid - 1] < split <= keys[mid], "split key"
         multiset(x.ms, entries(lo, mid, s), "left scores")
+        x = &dc.inn[ref]
+        assert (x.ltot.f == mp.tot_f(x.ms)) if floats else (x.ltot.i == mp.tot_i(x.ms)), \
+            "left total"
         return hi, a + b
 
     end, leaves = visit(dc.root, 0, True)

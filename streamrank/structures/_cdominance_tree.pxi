@@ -111,6 +111,13 @@ cdef class _DomTree:
         self.lv[i].cnt[0] = self.lfree
         self.lfree = i
 
+    cdef inline void _set_ltot(self, int32_t node) noexcept:
+        """The weight of ``node``'s left multiset, from its root's entries."""
+        if self.floats:
+            self.inn[node].ltot.f = self.mp.tot_f(self.inn[node].ms)
+        else:
+            self.inn[node].ltot.i = self.mp.tot_i(self.inn[node].ms)
+
     cdef inline int32_t _size(self, int32_t ref) noexcept:
         return 1 if ref < 0 else self.inn[ref].size
 
@@ -165,7 +172,7 @@ cdef class _DomTree:
                 self.mp.part_i(x.ms, s, &mb, &me)
                 b += mb
                 e += me
-                t += self.mp.tot_i(x.ms)
+                t += x.ltot.i
                 ref = x.right
             else:
                 ref = x.left
@@ -196,7 +203,7 @@ cdef class _DomTree:
                 self.mp.part_f(x.ms, s, &mb, &me)
                 b += mb
                 e += me
-                t += self.mp.tot_f(x.ms)
+                t += x.ltot.f
                 ref = x.right
             else:
                 ref = x.left
@@ -330,12 +337,12 @@ cdef class _DomTree:
             self.mp.part_f(ms, s, &fb, &fe_)
             fr[0] += fb
             fr[1] += fe_
-            fr[2] += self.mp.tot_f(ms)
+            fr[2] += self.inn[node].ltot.f
         else:
             self.mp.part_i(ms, s, &ib, &ie)
             ir[0] += ib
             ir[1] += ie
-            ir[2] += self.mp.tot_i(ms)
+            ir[2] += self.inn[node].ltot.i
 
     cdef void _column_terms(self, double s, int64_t* ir, double* fr, int64_t* it,
                             double* ft) noexcept:
@@ -389,6 +396,7 @@ cdef class _DomTree:
             if _key_lt(y, s, x.label, x.score):
                 if positive:
                     self._ms_add(&x.ms, s, pc, iw, fw)
+                    self._set_ltot(ref)
                 ref = x.left
             else:
                 if fused:
@@ -472,6 +480,7 @@ cdef class _DomTree:
         x.left, x.right, x.size = ~lf, ~rt, 2
         x.label, x.score = g.label[0], g.score[0]
         x.ms = self._leaf_multiset(lf)
+        self._set_ltot(node)
         self._replace(path[d - 1] if d else -1, ~lf, node)
         self.n_leaves += 1
         self._rebalance(path, d)
@@ -557,6 +566,7 @@ cdef class _DomTree:
             for k in range(d):
                 if left[k]:
                     self.mp.remove(&self.inn[path[k]].ms, s, iw, fw)
+                    self._set_ltot(path[k])
             self.n_scores -= self.mp.remove(&self.col, s, iw, fw)
             self.n_levels -= self.mp.remove(&self.labs, y, 0, 0.0)
             self.n_pos -= 1
@@ -786,6 +796,7 @@ cdef class _DomTree:
             x.label, x.score = e[k].y, e[k].s
             x.ms = -1
             x.ms = self.mp.build(ls, nl)
+            self._set_ltot(node)
             return node
         finally:
             free(ls)
