@@ -67,6 +67,12 @@ from .dominance import _check_dtype, _checked_point, _load_args, _points
 from ._cbinary import Sums
 from .multiset import _check_weight, _weights_array
 
+cdef extern from *:
+    """
+    #define SR_PREFETCH(p) __builtin_prefetch((const void*)(p))
+    """
+    void SR_PREFETCH(const void* p) noexcept nogil
+
 cdef union Wt:
     int64_t i
     double f

@@ -292,9 +292,16 @@ cdef class _DomTree:
         labelled ``y`` is in one leaf, and a change can read its terms on its own walk
         (where it goes right, the left subtree is all labelled below ``y``)."""
         cdef int32_t ref = self.root
+        cdef MNode* m
         while ref >= 0:
             if self.inn[ref].label == y:
                 return False
+            m = &self.mp.n[self.inn[ref].ms]    # the walk reads every multiset root on
+            SR_PREFETCH(<char*>m)                # the path: fetch them all at once
+            SR_PREFETCH(<char*>m + 64)
+            SR_PREFETCH(<char*>m + 128)
+            SR_PREFETCH(<char*>m.w)
+            SR_PREFETCH(<char*>m.w + 64)
             ref = self.inn[ref].left if y < self.inn[ref].label else self.inn[ref].right
         return True
 
