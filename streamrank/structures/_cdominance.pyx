@@ -28,22 +28,41 @@ multisets (a zero weight adds nothing to any sum), so the column multiset's entr
 the score levels held with weight and the label multiset's the label levels: the level
 counts that `PairEngine` needs for its structural zeros come for free, in O(1).
 
+Why this design: it is the range tree of the Python counter it replaces, whose results it
+reproduces exactly (integer weights) and whose cost analysis carries over, with the
+objects turned into C arrays. Its cost is the ``log2(n / _LEAF) / 2`` multisets each
+point sits in: a higher-fanout outer tree (fewer levels, each node's multiset tagging
+the child of each score) would cut the walks and the memory, at the price of a
+multi-class score tree per node.
+
 Balance. A node is out of balance when one child has more than ``_DELTA`` (3) times the
 leaves of the other; after a change, the highest such node on the path is rebuilt
 perfectly balanced (partial rebuilding, as in BB[alpha] trees): its keys are re-chunked
-into leaves of ``_LEAF`` keys and the multisets built bottom-up by merging the children's
-sorted scores, O(m log m) for ``m`` keys. A rebuilt subtree of ``m`` leaves takes
-Omega(m) leaf splits or deletions below it to fall out of balance again, and a leaf is
-split or emptied once per Omega(_LEAF) point changes, so rebuilds cost O(log^2 n)
-amortized per change. When removals leave the leaves less than a quarter full on
+into leaves three quarters full and the multisets built bottom-up by merging the
+children's sorted scores, O(m log m) for ``m`` keys. A rebuilt subtree of ``m`` leaves
+takes Omega(m) leaf splits or deletions below it to fall out of balance again, and a
+leaf is split or emptied once per Omega(_LEAF) point changes, so rebuilds cost O(log^2
+n) amortized per change. When removals leave the leaves less than a quarter full on
 average, the whole tree is rebuilt (which takes Omega(n) removals). Insert, remove and
 query are therefore O(log^2 n) amortized; `load` is O(n log n).
 
+One walk per change. When no split key on the path has the point's label (with
+continuous labels, nearly always), the left subtrees that the path passes on the right
+are exactly the points labelled below it, and all the keys with its label share its leaf:
+the change reads its pairs on its own walk, partitioning the multiset where it goes right
+and updating it where it goes left (a query walks once too). Otherwise the two walks for
+``< y`` and ``<= y`` run apart. The multiset roots on the path are prefetched together
+before the walk. The cost is set by memory latency: about 15 multiset walks of 2 - 4 nodes
+each per change at 10**6 points, 9 - 10 us (2 us at 10**4) for a whole `PairEngine`
+change (benchmarks/bench_core.py --labels continuous).
+
 Memory. Each point sits in its leaf (40 bytes per key: label, score, copies, copies of
-weight > 0, weight, and its compensation) and in about ``log2(n / _LEAF) / 2`` multisets
-(20 bytes per entry, nodes 60 - 100 % full), plus the column and label multisets: about
-220 - 260 bytes per point with distinct scores at 10**6 (benchmarks/bench_core.py
---footprint), against ~600 for the Python tree of objects it replaces.
+weight > 0, weight, and its compensation; leaves are 50 - 100 % full) and in about
+``log2(n / _LEAF) / 2 + 2`` multisets (20 bytes per entry, nodes 75 % full when built,
+50 - 100 % after changes): about 300 bytes per point with distinct labels and scores at
+10**6 (54 in the leaves, 245 in the multisets), against ~700 for the Python tree of
+objects it replaces (benchmarks/bench_core.py --footprint measures the resident set,
+allocator slack included).
 
 Exactness. ``dtype=int``: int64 weights and sums (the total held must stay below
 ``2**63``). ``dtype=float``: each key's weight is a compensated (Neumaier) sum of the

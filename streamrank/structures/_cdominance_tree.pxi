@@ -677,7 +677,7 @@ cdef class _DomTree:
         return ref
 
     cdef int _rebuild_all(self) except -1:
-        """Rebuild the whole counter, perfectly balanced with leaves of ``_LEAF`` keys."""
+        """Rebuild the whole counter, perfectly balanced, leaves three quarters full."""
         cdef Py_ssize_t m = self.n_entries
         cdef KEnt* e = <KEnt*>malloc((m + 1) * sizeof(KEnt))
         if e == NULL:
@@ -716,9 +716,29 @@ cdef class _DomTree:
             self.labs = self.mp.build(lab, q)
             self.n_levels = self._ms_entries(self.labs)
             self.n_scores = self._ms_entries(self.col)
+            self._fit()
         finally:
             free(lab)
         return 0
+
+    cdef void _fit(self) noexcept:
+        """Give back the arrays' room beyond what a whole rebuild used (it starts them
+        afresh, so no free node sits above their ends)."""
+        cdef ONode* pi
+        cdef OLeaf* pl
+        cdef MNode* pm
+        if self.ifree < 0 and self.isize + 16 < self.icap:
+            pi = <ONode*>realloc(self.inn, (self.isize + 16) * sizeof(ONode))
+            if pi != NULL:
+                self.inn, self.icap = pi, self.isize + 16
+        if self.lfree < 0 and self.lsize + 4 < self.lcap:
+            pl = <OLeaf*>realloc(self.lv, (self.lsize + 4) * sizeof(OLeaf))
+            if pl != NULL:
+                self.lv, self.lcap = pl, self.lsize + 4
+        if self.mp.free_head < 0 and self.mp.size + 16 < self.mp.cap:
+            pm = <MNode*>realloc(self.mp.n, (self.mp.size + 16) * sizeof(MNode))
+            if pm != NULL:
+                self.mp.n, self.mp.cap = pm, self.mp.size + 16
 
     cdef int64_t _ms_entries(self, int32_t i) noexcept:
         cdef int j
@@ -731,8 +751,9 @@ cdef class _DomTree:
 
     cdef int32_t _build(self, KEnt* e, Py_ssize_t m, bint top) except? -2147483647:
         """A perfectly balanced subtree of the keys ``e[:m]`` (in key order), leaves of
-        ``_LEAF`` keys; with ``top``, the column multiset too. O(m log m)."""
-        cdef Py_ssize_t chunks = max(1, (m + self.leaf - 1) // self.leaf)
+        ``3 / 2 * _LEAF`` keys; with ``top``, the column multiset too. O(m log m)."""
+        cdef Py_ssize_t fill = self.leaf + self.leaf // 2      # leaves 3/4 full
+        cdef Py_ssize_t chunks = max(1, (m + fill - 1) // fill)
         cdef SEnt* sorted_ = NULL
         cdef Py_ssize_t ns = 0
         cdef int32_t ref
