@@ -247,7 +247,7 @@ cdef class _DomTree:
         """`pairs_with` of ``(y, s)``: C, D, T, Ty, Tyy (int mode)."""
         cdef int64_t r[9]
         cdef double unused[9]
-        if self._plain_path(y):
+        if self._plain_path(y, s):
             self._one_walk(y, s, r, unused)
             _rows_to_terms_i(r, out)
             return
@@ -257,7 +257,7 @@ cdef class _DomTree:
     cdef void _terms_f(self, double y, double s, double* out) noexcept:
         cdef double r[9]
         cdef int64_t unused[9]
-        if self._plain_path(y):
+        if self._plain_path(y, s):
             self._one_walk(y, s, unused, r)
             _rows_to_terms_f(r, out)
             return
@@ -287,23 +287,54 @@ cdef class _DomTree:
             self.mp.part_i(self.col, s, &ir[6], &ir[7])
             ir[8] = self.itot
 
-    cdef bint _plain_path(self, double y) noexcept:
+    cdef bint _plain_path(self, double y, double s) noexcept:
         """Whether no split key on the path of label ``y`` has label ``y``: then every key
         labelled ``y`` is in one leaf, and a change can read its terms on its own walk
-        (where it goes right, the left subtree is all labelled below ``y``)."""
+        (where it goes right, the left subtree is all labelled below ``y``). The walk
+        that follows reads every multiset on the path at ``s``: they are fetched into
+        the cache first, level by level, all at once (`_warm`)."""
         cdef int32_t ref = self.root
-        cdef MNode* m
+        cdef int32_t roots[OMAXD + 1]
+        cdef int m = 0
         while ref >= 0:
             if self.inn[ref].label == y:
                 return False
-            m = &self.mp.n[self.inn[ref].ms]    # the walk reads every multiset root on
-            SR_PREFETCH(<char*>m)                # the path: fetch them all at once
-            SR_PREFETCH(<char*>m + 64)
-            SR_PREFETCH(<char*>m + 128)
-            SR_PREFETCH(<char*>m.w)
-            SR_PREFETCH(<char*>m.w + 64)
+            roots[m] = self.inn[ref].ms
+            m += 1
             ref = self.inn[ref].left if y < self.inn[ref].label else self.inn[ref].right
+        roots[m] = self.col
+        self._warm(roots, m + 1, s)
         return True
+
+    cdef void _warm(self, int32_t* cur, int m, double s) noexcept:
+        """Fetch the nodes that walks at ``s`` from the multiset roots ``cur[:m]`` will
+        read, a level of all of them at a time, so that their cache misses overlap
+        (``cur`` is used up)."""
+        cdef int k, j, level, live = m
+        cdef MNode* x
+        cdef char* p
+        cdef int off
+        for k in range(m):
+            p = <char*>&self.mp.n[cur[k]]
+            for off in range(0, <int>sizeof(MNode), 64):
+                SR_PREFETCH(p + off)
+        while live:
+            live = 0
+            for k in range(m):
+                if cur[k] < 0:
+                    continue
+                x = &self.mp.n[cur[k]]
+                if x.leaf:
+                    cur[k] = -1
+                    continue
+                j = 0
+                while j < x.n - 1 and x.key[j] < s:
+                    j += 1
+                cur[k] = x.aux[j]
+                p = <char*>&self.mp.n[cur[k]]
+                for off in range(0, <int>sizeof(MNode), 64):
+                    SR_PREFETCH(p + off)
+                live += 1
 
     cdef void _leaf_rows(self, int32_t lf, double y, double s, int64_t* ir,
                          double* fr) noexcept:
@@ -390,7 +421,7 @@ cdef class _DomTree:
         cdef double fr[9]
         y += 0.0    # -0.0 and 0.0 are one value
         s += 0.0
-        cdef bint fused = want and self._plain_path(y)
+        cdef bint fused = want and self._plain_path(y, s)
         if want and not fused:
             self._terms_any(y, s, it, ft)
         for j in range(9):
@@ -531,7 +562,7 @@ cdef class _DomTree:
         cdef double fr[9]
         y += 0.0
         s += 0.0
-        cdef bint fused = want and self._plain_path(y)
+        cdef bint fused = want and self._plain_path(y, s)
         for j in range(9):
             ir[j] = 0
             fr[j] = 0.0
