@@ -51,10 +51,11 @@ continuous labels, nearly always), the left subtrees that the path passes on the
 are exactly the points labelled below it, and all the keys with its label share its leaf:
 the change reads its pairs on its own walk, partitioning the multiset where it goes right
 and updating it where it goes left (a query walks once too). Otherwise the two walks for
-``< y`` and ``<= y`` run apart. The multiset roots on the path are prefetched together
-before the walk. The cost is set by memory latency: about 15 multiset walks of 2 - 4 nodes
-each per change at 10**6 points, 9 - 10 us (2 us at 10**4) for a whole `PairEngine`
-change (benchmarks/bench_core.py --labels continuous).
+``< y`` and ``<= y`` run apart. The cost is set by memory latency (about 17 multiset
+walks of 2 - 4 nodes each per change at 10**6 points), so before its walks a change
+fetches the nodes that all of them will read into the cache, one level of every
+multiset at a time, and their cache misses overlap: about 5 us per `PairEngine` change
+at 10**6 points, 2 us at 10**4 (benchmarks/bench_core.py --labels continuous).
 
 Memory. Each point sits in its leaf (40 bytes per key: label, score, copies, copies of
 weight > 0, weight, and its compensation; leaves are 50 - 100 % full) and in about

@@ -294,21 +294,29 @@ cdef class _DomTree:
         that follows reads every multiset on the path at ``s``: they are fetched into
         the cache first, level by level, all at once (`_warm`)."""
         cdef int32_t ref = self.root
-        cdef int32_t roots[OMAXD + 1]
-        cdef int m = 0
+        cdef int32_t roots[OMAXD + 2]
+        cdef double keys[OMAXD + 2]
+        cdef int m = 0, k
+        cdef OLeaf* f
         while ref >= 0:
             if self.inn[ref].label == y:
                 return False
-            roots[m] = self.inn[ref].ms
+            roots[m], keys[m] = self.inn[ref].ms, s
             m += 1
             ref = self.inn[ref].left if y < self.inn[ref].label else self.inn[ref].right
-        roots[m] = self.col
-        self._warm(roots, m + 1, s)
+        f = &self.lv[~ref]
+        for k in range(0, 128, 64):
+            SR_PREFETCH(<char*>f.label + k)
+            SR_PREFETCH(<char*>f.score + k)
+            SR_PREFETCH(<char*>f.w + k)
+        roots[m], keys[m] = self.col, s
+        roots[m + 1], keys[m + 1] = self.labs, y
+        self._warm(roots, keys, m + 2)
         return True
 
-    cdef void _warm(self, int32_t* cur, int m, double s) noexcept:
-        """Fetch the nodes that walks at ``s`` from the multiset roots ``cur[:m]`` will
-        read, a level of all of them at a time, so that their cache misses overlap
+    cdef void _warm(self, int32_t* cur, double* keys, int m) noexcept:
+        """Fetch the nodes that walks at ``keys[k]`` from the multiset roots ``cur[k]``
+        will read, a level of all of them at a time, so that their cache misses overlap
         (``cur`` is used up)."""
         cdef int k, j, level, live = m
         cdef MNode* x
@@ -328,7 +336,7 @@ cdef class _DomTree:
                     cur[k] = -1
                     continue
                 j = 0
-                while j < x.n - 1 and x.key[j] < s:
+                while j < x.n - 1 and x.key[j] < keys[k]:
                     j += 1
                 cur[k] = x.aux[j]
                 p = <char*>&self.mp.n[cur[k]]
@@ -421,7 +429,7 @@ cdef class _DomTree:
         cdef double fr[9]
         y += 0.0    # -0.0 and 0.0 are one value
         s += 0.0
-        cdef bint fused = want and self._plain_path(y, s)
+        cdef bint fused = self._plain_path(y, s) and want   # (it warms the caches)
         if want and not fused:
             self._terms_any(y, s, it, ft)
         for j in range(9):
@@ -562,7 +570,7 @@ cdef class _DomTree:
         cdef double fr[9]
         y += 0.0
         s += 0.0
-        cdef bint fused = want and self._plain_path(y, s)
+        cdef bint fused = self._plain_path(y, s) and want   # (it warms the caches)
         for j in range(9):
             ir[j] = 0
             fr[j] = 0.0
