@@ -170,6 +170,8 @@ cdef inline bint _plain(object x, double* out) noexcept:
     return False
 
 
+include "_cdominance_store.pxi"
 include "_cdominance_tree.pxi"
+include "_cdominance_engine.pxi"
 include "_cdominance_api.pxi"
 include "_cdominance_state.pxi"
