@@ -26,6 +26,8 @@ class BuildCore(build_ext):
 extensions = [
     Extension("streamrank.structures._cbinary", ["streamrank/structures/_cbinary.pyx"],
               extra_compile_args=["-O3"]),
+    Extension("streamrank.structures._cdominance", ["streamrank/structures/_cdominance.pyx"],
+              extra_compile_args=["-O3"]),
     Extension("streamrank.structures._cslots", ["streamrank/structures/_cslots.pyx"],
               depends=["streamrank/structures/_cslots.pxd"], extra_compile_args=["-O3"]),
     Extension("streamrank.structures._cwindow", ["streamrank/structures/_cwindow.pyx"],

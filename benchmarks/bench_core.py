@@ -2,18 +2,20 @@
 
 Times `PairCounter` single inserts, removals and score updates, and `update_many` of ``k``
 keys, at each ``n`` held, against a full `pair_counts` recount of the same ``n``: binary
-labels, and with ``--levels`` also labels of that many levels (the level counter's trees;
-``--levels 2 5`` times binary, then five levels). With ``--against PATH`` (another checkout of streamrank, e.g. the commit
+labels, and with ``--labels`` also labels of that many levels (``--labels 2 5`` times
+binary, then five levels: the level counter's trees) or ``continuous`` (distinct real
+labels: the 2-D dominance counter). With ``--against PATH`` (another checkout of streamrank, e.g. the commit
 before the compiled core) both trees are timed in alternating subprocess rounds of one
 run, and the table gives their ratio. Medians over ``--rounds``.
 
     python benchmarks/bench_core.py --against ../streamrank-old
-    python benchmarks/bench_core.py --n 1e4 1e6 --levels 2 5 --rounds 1
+    python benchmarks/bench_core.py --n 1e4 1e6 --labels 2 5 continuous --rounds 1
     python benchmarks/bench_core.py --footprint --against ../streamrank-old
 
 ``--footprint`` instead prints the memory per held item (resident-set growth while a
-`PairEngine`, then a `PairCounter`, takes ``n`` binary-labelled items with distinct scores)
-and the start-up wall times of ``import streamrank`` and ``streamrank --help`` (medians).
+`PairEngine`, then a `PairCounter`, takes ``n`` binary-labelled items with distinct scores,
+then a continuous `PairEngine` ``n`` items with distinct labels and scores) and the
+start-up wall times of ``import streamrank`` and ``streamrank --help`` (medians).
 """
 
 from __future__ import annotations
@@ -34,14 +36,18 @@ import json, sys, time
 import numpy as np
 import streamrank as sr
 n, ops, ks, seed = int(sys.argv[1]), int(sys.argv[2]), json.loads(sys.argv[3]), int(sys.argv[4])
-levels = int(sys.argv[5])
+labels = sys.argv[5]
 rng = np.random.default_rng(seed)
-y = rng.integers(0, levels, n).astype(float); s = rng.random(n)
-pc = sr.PairCounter()
+def draw_y(k):
+    if labels == "continuous":
+        return rng.random(k)
+    return rng.integers(0, int(labels), k).astype(float)
+y = draw_y(n); s = rng.random(n)
+pc = sr.PairCounter(labels="continuous" if labels == "continuous" else "auto")
 pc.insert_many(range(n), y, s)
 out = {}
 t0 = time.perf_counter(); sr.pair_counts(y, s); out["recount"] = time.perf_counter() - t0
-new_y = rng.integers(0, levels, ops).astype(float); new_s = rng.random(ops)
+new_y = draw_y(ops); new_s = rng.random(ops)
 t0 = time.perf_counter()
 for i in range(ops):
     pc.insert(n + i, new_y[i], new_s[i])
@@ -63,10 +69,10 @@ print(json.dumps(out))
 """
 
 
-def run(tree: Path, n: int, ops: int, ks, seed: int, levels: int = 2) -> dict:
+def run(tree: Path, n: int, ops: int, ks, seed: int, labels: str = "2") -> dict:
     env = dict(os.environ, PYTHONPATH=str(tree))
     got = subprocess.run([sys.executable, "-c", WORKER, str(n), str(ops), json.dumps(ks),
-                          str(seed), str(levels)], env=env, cwd=tree, capture_output=True,
+                          str(seed), labels], env=env, cwd=tree, capture_output=True,
                          text=True, check=True)
     return json.loads(got.stdout)
 
@@ -81,16 +87,20 @@ y = rng.integers(0, 2, n).astype(float); s = rng.random(n)
 proc = psutil.Process(os.getpid()); gc.collect(); r0 = proc.memory_info().rss
 e = PairEngine(); e.add_many(y, s, None); gc.collect(); r1 = proc.memory_info().rss
 pc = sr.PairCounter(); pc.insert_many(range(n), y, s); gc.collect(); r2 = proc.memory_info().rss
-print(json.dumps({"engine": (r1 - r0) / n, "counter": (r2 - r1) / n}))
+del e, pc; gc.collect(); r3 = proc.memory_info().rss
+c = PairEngine("continuous"); c.add_many(rng.random(n), rng.random(n), None); gc.collect()
+r4 = proc.memory_info().rss
+print(json.dumps({"engine": (r1 - r0) / n, "counter": (r2 - r1) / n,
+                  "continuous": (r4 - r3) / n}))
 """
 
 
 def footprint(trees: dict, n: int, rounds: int) -> None:
     """Memory per held item and start-up times of each tree (see the module docstring)."""
     print(f"# bench_core --footprint: n={n:.0e}, rounds={rounds}\n")
-    print("| tree | PairEngine B/item | PairCounter B/item | import streamrank s "
-          "| streamrank --help s |")
-    print("|---|---|---|---|---|")
+    print("| tree | PairEngine B/item | PairCounter B/item | continuous PairEngine B/item "
+          "| import streamrank s | streamrank --help s |")
+    print("|---|---|---|---|---|---|")
     for name, tree in trees.items():
         env = dict(os.environ, PYTHONPATH=str(tree))
         mem = json.loads(subprocess.run([sys.executable, "-c", MEMORY, str(n)], env=env,
@@ -106,7 +116,7 @@ def footprint(trees: dict, n: int, rounds: int) -> None:
                 runs.append(time.perf_counter() - t0)
             times[label] = statistics.median(runs)
         print(f"| {name} | {mem['engine']:.0f} | {mem['counter']:.0f} | "
-              f"{times['import']:.2f} | {times['help']:.2f} |")
+              f"{mem['continuous']:.0f} | {times['import']:.2f} | {times['help']:.2f} |")
 
 
 def main(argv=None) -> int:
@@ -115,9 +125,10 @@ def main(argv=None) -> int:
     ap.add_argument("--ops", type=int, default=2000)
     ap.add_argument("--k", type=int, nargs="+", default=[100, 10_000])
     ap.add_argument("--rounds", type=int, default=5)
-    ap.add_argument("--levels", type=int, nargs="+", default=[2],
-                    help="label levels of the items timed (2: binary labels)")
     ap.add_argument("--against", type=Path, help="another streamrank source tree")
+    ap.add_argument("--labels", nargs="+", default=["2"],
+                    help="label levels of the items timed (2: binary labels), or "
+                         "'continuous' (distinct real labels)")
     ap.add_argument("--footprint", action="store_true",
                     help="memory per item and start-up times instead")
     args = ap.parse_args(argv)
@@ -128,16 +139,20 @@ def main(argv=None) -> int:
         footprint(trees, int(max(args.n)), args.rounds)
         return 0
     load = os.getloadavg()[0]
-    print(f"# bench_core: rounds={args.rounds}, ops={args.ops}, load average {load:.2f}\n")
+    print(f"# bench_core: labels={' '.join(args.labels)}, rounds={args.rounds}, ops={args.ops}, "
+          f"load average {load:.2f}\n")
     head = "| n | measure | this | " + ("other | other / this | " if args.against else "")
     print(head + "this / recount |")
     print("|" + "---|" * (head.count("|") ))
-    for n, levels in ((n, lv) for lv in args.levels for n in map(int, args.n)):
+    for lab in args.labels:
+        if lab != "continuous" and not (lab.isdigit() and int(lab) >= 2):
+            ap.error(f"--labels: a number of levels >= 2 or 'continuous', not {lab!r}")
+    for n, labels in ((n, lab) for lab in args.labels for n in map(int, args.n)):
         results = {name: [] for name in trees}
         for r in range(args.rounds):            # alternate the trees in each round
             for name, tree in trees.items():
                 results[name].append(run(tree, n, args.ops, [k for k in args.k if k < n], r,
-                                         levels))
+                                         labels))
         med = {name: {m: statistics.median(x[m] for x in rs) for m in rs[0]}
                for name, rs in results.items()}
         this = med["this"]
@@ -146,7 +161,8 @@ def main(argv=None) -> int:
                 continue
             unit = (f"{v * 1e6:.2f} us" if not m.startswith("update_many")
                     else f"{v * 1e3:.2f} ms")
-            what = m if levels == 2 else f"{m}, {levels} levels"
+            what = m if labels == "2" else (f"{m}, continuous" if labels == "continuous"
+                                             else f"{m}, {labels} levels")
             row = f"| {n:.0e} | {what} | {unit} | "
             if args.against:
                 o = med["other"][m]

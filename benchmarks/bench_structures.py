@@ -9,13 +9,13 @@ Usage::
     python benchmarks/bench_structures.py --memory           # + bytes per item held
     python benchmarks/bench_structures.py --storage    # FenwickTree: array vs list vs numpy
     python benchmarks/bench_structures.py --load       # multiset node size 32 / 64 / 128
-    python benchmarks/bench_structures.py --leaf       # DominanceCounter leaf 8 / 16 / 32
+    python benchmarks/bench_structures.py --leaf       # DominanceCounter leaf 16 / 32 / 64
     python benchmarks/bench_structures.py --levels     # per-level counter vs dominance tree
     python benchmarks/bench_structures.py --crossover  # batch queries: loop vs numpy
 
 The last five modes are the measurements behind the tuning constants: ``fenwick.py``'s
 storage and ``_VECTOR_MIN``, ``multiset.py``'s ``_LOAD`` and ``_VECTOR_MIN_FRACTION``,
-``dominance.py``'s ``_LEAF``, and the advice on when to leave `LevelDominanceCounter` for
+``_cdominance.pyx``'s ``_LEAF``, and the advice on when to leave `LevelDominanceCounter` for
 `DominanceCounter`.
 
 Method. Each structure is built holding ``n`` items drawn from a seeded generator (with
@@ -58,7 +58,7 @@ from sortedcontainers import SortedList  # noqa: E402
 from streamrank.structures import (  # noqa: E402
     DominanceCounter, FenwickTree, LevelDominanceCounter, WeightedSortedMultiset,
 )
-from streamrank.structures import dominance as dominance_module  # noqa: E402
+from streamrank.structures import _cdominance as dominance_module  # noqa: E402
 from streamrank.structures import fenwick as fenwick_module  # noqa: E402
 from streamrank.structures import multiset as multiset_module  # noqa: E402
 
@@ -236,10 +236,10 @@ def load_table(args):
 
 
 def leaf_table(args):
-    """The DominanceCounter leaf size."""
+    """The DominanceCounter leaf size (read when a counter is created)."""
     rows, saved = [], dominance_module._LEAF
     try:
-        for leaf in (8, 16, 32):
+        for leaf in (16, 32, 64):
             dominance_module._LEAF = leaf
             for n in args.n:
                 _, out = dominance_case(DominanceCounter, n, np.random.default_rng(args.seed),

@@ -19,8 +19,9 @@ the same terms, computed after the sample left. Three structures hold the sample
   levels to a tree): a change walks each of its ``ceil(L / 2)`` trees once for the terms,
   then updates the tree of its level, ``O(L log n)`` for ``L`` levels.
 * Continuous labels (more levels than `MAX_LEVELS`) go to a `DominanceCounter` (a
-  weight-balanced tree over (label, score) keys whose nodes hold multisets of scores),
-  ``O(log^2 n)`` amortized.
+  weight-balanced tree over (label, score) keys whose nodes hold B+ trees of scores, in
+  C), ``O(log^2 n)`` amortized; like the two-level tree it does a whole change in C
+  (``engine_add`` / ``engine_remove``) and keeps the level counts itself.
 
 With the first two, the whole single change (validation of plain Python numbers, the
 terms, the update, the running counts) runs in compiled code (``engine_add`` /
@@ -126,10 +127,13 @@ class PairEngine:
         self._dtype = int
         self._sums = Sums(False)  # C, D, T, Ty, Tyy and the weight held (compiled)
         self._set_structure(int, "continuous" if self.labels == "continuous" else "binary")
-        # With the dominance counter (the level counters keep their own): copies of weight
-        # > 0 per label and per score (for the level counts), and the samples of weight > 0.
+        # In the per-level multisets (the compiled structures keep their own): copies of
+        # weight > 0 per label and per score (for the level counts), the samples of
+        # weight > 0, and the copies of weight 0 per (label, score) (so that a move to
+        # the dominance counter knows which copies of a key hold weight).
         self._label_copies: dict[float, int] = {}
         self._score_copies: dict[float, int] = {}
+        self._zero_copies: dict[tuple, int] = {}
         self._n_pos = 0
         self._reset_counts()
 
@@ -158,6 +162,14 @@ class PairEngine:
                 state["_dom"].sums = sums
                 state["_label_copies"], state["_score_copies"] = {}, {}
                 state["_n_pos"] = 0
+        state.setdefault("_zero_copies", {})
+        if state["_kind"] == "continuous" and not state.get("_fused"):
+            # an earlier release's Python dominance counter, restored into the compiled
+            # one (its `__setstate__`), which now does whole changes and level counts
+            state["_fused"] = True
+            state["_dom"].sums = state["_sums"]
+            state["_label_copies"], state["_score_copies"] = {}, {}
+            state["_n_pos"] = 0
         self.__dict__.update(state)
         if self._kind == "levels" and not self._fused:   # a Python level counter's state
             self._fused = True
@@ -222,8 +234,8 @@ class PairEngine:
     def add(self, y, s, w=1, *, caller: str = "PairEngine.add") -> None:
         """Add one sample; errors name ``caller`` (the public method of the owner).
         Runtime complexity: ``O(log n)`` for at most two label levels, ``O(L log n)``
-        for ``L`` levels, all in compiled code when ``y``, ``s`` and ``w`` are plain
-        Python numbers; ``O(log^2 n)`` amortized with the dominance counter."""
+        for ``L`` levels, ``O(log^2 n)`` amortized with the dominance counter: all in
+        compiled code when ``y``, ``s`` and ``w`` are plain Python numbers."""
         if self._fused and self._dom.engine_add(y, s, w):  # the whole change in C
             self._cached = None
             return
@@ -462,6 +474,7 @@ class PairEngine:
         dtype = self._dtype
         self._label_copies.clear()
         self._score_copies.clear()
+        self._zero_copies.clear()
         self._n_pos = 0
         self._reset_counts()
         self._set_structure(dtype, self._kind)
@@ -475,10 +488,10 @@ class PairEngine:
     def _set_structure(self, dtype, kind: str) -> None:
         """An empty structure of ``kind``: "binary", "levels" or "continuous"."""
         self._kind = kind
-        self._fused = kind != "continuous"   # the level counters: whole changes in C
+        self._fused = True      # every structure does whole changes in C
         self._dom = _STRUCTURES[kind](dtype=dtype)
-        if self._fused:
-            self._dom.sums = self._sums
+        self._dom.sums = self._sums
+        if kind != "continuous":
             # past MAX_LEVELS, "auto" leaves the level counter: engine_add lets the
             # checked path (`_make_room`) take such a level
             self._dom.engine_max_levels = MAX_LEVELS if self.labels == "auto" else 0
@@ -487,7 +500,7 @@ class PairEngine:
         """Before labels ``new_labels`` come (those held already count once): leave the
         two-level tree for a third level, and the level counter for the dominance
         counter when ``labels="auto"`` passes `MAX_LEVELS`. O(L + len(new_labels))."""
-        if not self._fused:
+        if self._kind == "continuous":
             return
         levels = len(set(self._dom.levels).union(new_labels))
         if self._kind == "binary" and levels > 2:
@@ -526,10 +539,14 @@ class PairEngine:
         return [self._dtype(t) for t in totals]
 
     def _bump(self, y, s, w, sign) -> None:
-        if w > 0 and not self._fused:   # (the level counters keep their own)
+        if self._fused:                 # (the compiled structures keep their own)
+            pass
+        elif w > 0:
             self._n_pos += sign
             _bump_copies(self._label_copies, y, sign)
             _bump_copies(self._score_copies, s, sign)
+        else:
+            _bump_copies(self._zero_copies, (y, s), sign)
         self._cached = None
 
     def _bump_many(self, y, s, wv, sign) -> None:
@@ -537,6 +554,9 @@ class PairEngine:
         if self._fused:                 # the level counters keep their own
             return
         keep = slice(None) if wv is None else wv > 0
+        if wv is not None and not keep.all():
+            for key in zip(y[~keep].tolist(), s[~keep].tolist()):
+                _bump_copies(self._zero_copies, key, sign)
         self._n_pos += sign * int(y.size if wv is None else np.count_nonzero(keep))
         for table, values in ((self._label_copies, y[keep]), (self._score_copies, s[keep])):
             u, c = np.unique(values, return_counts=True)
@@ -551,18 +571,22 @@ class PairEngine:
         self._cached = None
 
     def _items(self):
-        """Aggregated held samples: arrays of (label, score, copies, weight) and, from
-        a level counter, the copies of weight > 0 (else None)."""
+        """Aggregated held samples: arrays of (label, score, copies, weight, copies of
+        weight > 0)."""
         if self._fused:
             return self._dom.columns()
         rows = list(self._dom.items())
         if not rows:
             return (np.zeros(0), np.zeros(0), np.zeros(0, np.int64),
-                    np.zeros(0, np.int64 if self._dtype is int else np.float64), None)
+                    np.zeros(0, np.int64 if self._dtype is int else np.float64),
+                    np.zeros(0, np.int64))
         y, s, c, w = zip(*rows)
+        zero = self._zero_copies
+        p = [ci - zero.get((yi, si), 0) for yi, si, ci in zip(y, s, c)] if zero else c
         return (np.array(y, dtype=np.float64), np.array(s, dtype=np.float64),
                 np.array(c, dtype=np.int64),
-                np.array(w, dtype=np.int64 if self._dtype is int else np.float64), None)
+                np.array(w, dtype=np.int64 if self._dtype is int else np.float64),
+                np.array(p, dtype=np.int64))
 
     def _reload(self, kind=None, dtype=None) -> None:
         """Rebuild the structure (not the counts) from its own aggregated contents, into
@@ -574,9 +598,13 @@ class PairEngine:
         w = w.astype(np.float64) if self._dtype is float else w
         if self._fused:
             self._dom.load(y, s, c, w, p)
+            self._label_copies, self._score_copies, self._zero_copies = {}, {}, {}
+            self._n_pos = 0
             return
         self._dom.load(y, s, c, w)
-        if was_fused:   # the level counts leave the level counter
+        if was_fused:   # the level counts leave the two-level tree
+            self._zero_copies = {(yi, si): n for yi, si, n in
+                                 zip(y.tolist(), s.tolist(), (c - p).tolist()) if n}
             keep = p > 0
             self._n_pos = int(p.sum())
             for table, values in ((self._label_copies, y[keep]),

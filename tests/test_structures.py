@@ -24,7 +24,7 @@ from hypothesis.stateful import (Bundle, RuleBasedStateMachine, consumes, invari
 
 from streamrank.structures import (BinaryDominanceCounter, DominanceCounter, FenwickTree,
                                    LevelDominanceCounter, WeightedSortedMultiset)
-from streamrank.structures import dominance as dominance_module
+from streamrank.structures import _cdominance as cdominance_module
 from streamrank.structures import multiset as multiset_module
 
 TIES = (-2.5, -1.0, -0.0, 0.0, 0.5, 1.0, 3.25)
@@ -35,15 +35,17 @@ float_weights = st.one_of(st.sampled_from((0.0, 1e-3, 0.5, 1.0, 2.5)),
 
 
 @contextlib.contextmanager
-def small_nodes(load=4, leaf=2):
-    """Multiset nodes of 2 .. 8 entries, dominance leaves of 1 .. 4 keys: deep trees from
-    a few dozen items. The structures read these module constants on every call."""
-    saved = multiset_module._LOAD, dominance_module._LEAF
-    multiset_module._LOAD, dominance_module._LEAF = load, leaf
+def small_nodes(load=4, leaf=2, fan=4):
+    """Multiset nodes of 2 .. 8 entries, dominance leaves of 1 .. 4 keys and dominance
+    score nodes of 1 .. 4 entries: deep trees from a few dozen items. The Python
+    multisets read ``_LOAD`` on every call; a `DominanceCounter` reads ``_LEAF`` and
+    ``_FAN`` when it is created."""
+    saved = multiset_module._LOAD, cdominance_module._LEAF, cdominance_module._FAN
+    multiset_module._LOAD, cdominance_module._LEAF, cdominance_module._FAN = load, leaf, fan
     try:
         yield
     finally:
-        multiset_module._LOAD, dominance_module._LEAF = saved
+        multiset_module._LOAD, cdominance_module._LEAF, cdominance_module._FAN = saved
 
 
 def close(got, exact, scale):
@@ -570,10 +572,10 @@ class DominanceMachine(RuleBasedStateMachine):
 
     def __init__(self):
         super().__init__()
-        self.dc = self.cls(dtype=self.dtype)
-        self.model = []
         self._nodes = small_nodes()
         self._nodes.__enter__()
+        self.dc = self.cls(dtype=self.dtype)
+        self.model = []
 
     def teardown(self):
         self._nodes.__exit__(None, None, None)
