@@ -1,7 +1,7 @@
 """`PairEngine`: a multiset of (label, score, weight) samples with running pair counts.
 
-Every insert or removal changes each count of SPEC.md section 1 by exactly the pairs that
-involve the sample (SPEC.md section 4). For a sample ``(y, s, w)`` against the held set::
+Every insert or removal changes each count of `PairCounts` by exactly the pairs that
+involve the sample. For a sample ``(y, s, w)`` against the held set::
 
     C  += w * [W(y' < y, s' < s) + W(y' > y, s' > s)]      concordant
     D  += w * [W(y' < y, s' > s) + W(y' > y, s' < s)]      discordant
@@ -9,34 +9,34 @@ involve the sample (SPEC.md section 4). For a sample ``(y, s, w)`` against the h
     Ty += w * W(y' == y),  Tyy += w * W(y' == y, s' == s)  tied in label (and both)
 
 ``W(...)`` is the weight held in a region of the (label, score) plane; a removal subtracts
-the same terms, computed after the sample left. Three structures hold the samples:
+the same terms, computed after the sample left. Three compiled structures hold the
+samples, and each runs a whole change in C (validation of plain numbers, the terms, the
+update, the running counts in the compiled `Sums`, the level counts behind the
+structural zeros):
 
 * While at most two label levels are held (binary labels; ``"auto"`` and ``"ordinal"``
   until a third label comes), a `BinaryDominanceCounter`: one B+ tree over the scores
-  whose entries carry both levels' weights. A change is *one* walk that reads the terms
-  and inserts or removes the sample (``add_pairs`` / ``remove_pairs``), ``O(log n)``.
-* With more levels, a `LevelDominanceCounter` (compiled B+ trees over the scores, two
-  levels to a tree): a change walks each of its ``ceil(L / 2)`` trees once for the terms,
-  then updates the tree of its level, ``O(L log n)`` for ``L`` levels.
-* Continuous labels (more levels than `MAX_LEVELS`) go to a `DominanceCounter` (a
-  weight-balanced tree over (label, score) keys whose nodes hold B+ trees of scores, in
-  C), ``O(log^2 n)`` amortized; like the two-level tree it does a whole change in C
-  (``engine_add`` / ``engine_remove``) and keeps the level counts itself.
+  whose entries carry both levels' weights; a change is ``O(log n)``.
+* With more levels, a `LevelDominanceCounter`: two levels to a B+ tree, whose
+  ``ceil(L / 2)`` trees a change walks together, ``O(L log n)``; the move from the
+  two-level tree is ``O(1)`` (the level counter adopts it).
+* Continuous labels (more levels than `MAX_LEVELS` with ``"auto"``, or
+  ``labels="continuous"``) go to a `DominanceCounter` (a weight-balanced tree over
+  (label, score) keys whose nodes hold B+ trees of scores), ``O(log^2 n)`` amortized;
+  the move is one ``O(n log n)`` rebuild.
 
-With the first two, the whole single change (validation of plain Python numbers, the
-terms, the update, the running counts) runs in compiled code (``engine_add`` /
-``engine_remove``).
+The moves go one way, at the first change that needs them. Anything the compiled path
+does not take (a float weight into exact counts, a new level a structure cannot hold,
+a value that is not a plain number) goes through the checked Python path, which
+validates, moves the structure if needed and calls the structure's fused
+``add_pairs`` / ``remove_pairs``.
 
-The moves go one way, at the first change that needs them: a third level held (the level
-counter takes the two-level tree as it is, ``O(1)``), then more than `MAX_LEVELS` with
-``labels="auto"`` (an ``O(n log n)`` rebuild).
-
-Batches of ``k`` changes smaller than what is held go through the compiled single changes
-in one C loop (with few levels); others are counted at once: the ``k`` new samples against
-the held ones (``pairs_with_many``) plus the pairs inside the batch (the batch kernel,
-``O(k log k)``); then the structures are updated one sample at a time, or rebuilt in
-``O(n log n)`` when the batch is as large as what is held. Every path gives the same
-counts: exactly with integer weights, to rounding with float weights.
+Batches of ``k`` changes smaller than what is held run as compiled single changes in one
+C loop, in score order (``O(k log n)``, the arithmetic of single changes). A batch as large
+as what is held is counted at once: the pairs inside the batch (the batch kernel,
+``O(k log k)``), the batch against the held samples (``pairs_with_many``), then one
+``O((n + k) log(n + k))`` rebuild. Every path gives the same counts: exactly with integer
+weights, to rounding with float weights.
 
 Exactness: while every weight is an integer up to ``2**53`` (the default ``w=1``) and
 their total stays below ``2**62``, counts are exact Python ints. The first fractional (or
@@ -127,14 +127,6 @@ class PairEngine:
         self._dtype = int
         self._sums = Sums(False)  # C, D, T, Ty, Tyy and the weight held (compiled)
         self._set_structure(int, "continuous" if self.labels == "continuous" else "binary")
-        # In the per-level multisets (the compiled structures keep their own): copies of
-        # weight > 0 per label and per score (for the level counts), the samples of
-        # weight > 0, and the copies of weight 0 per (label, score) (so that a move to
-        # the dominance counter knows which copies of a key hold weight).
-        self._label_copies: dict[float, int] = {}
-        self._score_copies: dict[float, int] = {}
-        self._zero_copies: dict[tuple, int] = {}
-        self._n_pos = 0
         self._reset_counts()
 
     def _reset_counts(self) -> None:
@@ -145,8 +137,9 @@ class PairEngine:
         return len(self._dom)
 
     def __setstate__(self, state) -> None:
-        """Unpickle; state pickled by version 0.1 (sums kept in Python lists, the levels
-        in a Python counter whose engine kept the level counts) is converted."""
+        """Unpickle. State pickled by version 0.1 (sums kept in Python lists, the level
+        counts in Python dicts, Python structures, which their compiled successors load)
+        is converted."""
         if "_acc" in state:
             acc, comp = state.pop("_acc"), state.pop("_comp")
             dtype = state["_dtype"]
@@ -158,24 +151,12 @@ class PairEngine:
             sums.hist = state.pop("_hist", 0.0)
             state["_sums"] = sums
             state.pop("_n", None)
-            if state["_kind"] == "binary":
-                state["_dom"].sums = sums
-                state["_label_copies"], state["_score_copies"] = {}, {}
-                state["_n_pos"] = 0
-        state.setdefault("_zero_copies", {})
-        if state["_kind"] == "continuous" and not state.get("_fused"):
-            # an earlier release's Python dominance counter, restored into the compiled
-            # one (its `__setstate__`), which now does whole changes and level counts
-            state["_fused"] = True
-            state["_dom"].sums = state["_sums"]
-            state["_label_copies"], state["_score_copies"] = {}, {}
-            state["_n_pos"] = 0
+        for old in ("_label_copies", "_score_copies", "_zero_copies", "_n_pos", "_fused"):
+            state.pop(old, None)     # (the compiled structures keep their level counts)
         self.__dict__.update(state)
-        if self._kind == "levels" and not self._fused:   # a Python level counter's state
-            self._fused = True
-            self._dom.sums = self._sums
+        self._dom.sums = self._sums
+        if self._kind != "continuous":
             self._dom.engine_max_levels = MAX_LEVELS if self.labels == "auto" else 0
-            self._label_copies, self._score_copies, self._n_pos = {}, {}, 0
 
     @property
     def weighted(self) -> bool:
@@ -213,11 +194,7 @@ class PairEngine:
         if self._cached is None:
             c = self._sums.values()
             zero = self._dtype(0)
-            if self._fused:
-                n_levels, n_scores, n_pos = self._dom.stats()
-            else:
-                n_levels, n_scores, n_pos = (len(self._label_copies),
-                                             len(self._score_copies), self._n_pos)
+            n_levels, n_scores, n_pos = self._dom.stats()
             if n_levels <= 1:                  # structural zeros (module docstring)
                 c[_C] = c[_D] = c[_T] = zero
             if n_scores <= 1:
@@ -236,7 +213,7 @@ class PairEngine:
         Runtime complexity: ``O(log n)`` for at most two label levels, ``O(L log n)``
         for ``L`` levels, ``O(log^2 n)`` amortized with the dominance counter: all in
         compiled code when ``y``, ``s`` and ``w`` are plain Python numbers."""
-        if self._fused and self._dom.engine_add(y, s, w):  # the whole change in C
+        if self._dom.engine_add(y, s, w):  # the whole change in C
             self._cached = None
             return
         self._add(check_scalar(y, "y", caller), check_scalar(s, "s", caller),
@@ -244,27 +221,21 @@ class PairEngine:
 
     def _add(self, y: float, s: float, w, func: str) -> None:
         """`add` of validated values (``w`` an int or a float from `check_weight`)."""
-        if y not in self._label_copies:
-            self.check_label(y, func)
-            self._make_room((y,))
+        self.check_label(y, func)
+        self._make_room((y,))
         if self._dtype is int:
             if type(w) is float or self._sums.weight() + w > INT_TOTAL_MAX:
                 self._to_float()
                 w = float(w)
         else:
             w = float(w)
-        if self._fused:  # one walk: the terms, and the insert
-            terms = self._dom.add_pairs(y, s, w)
-        else:
-            terms = self._dom.pairs_with(y, s)
-            self._dom.add(y, s, w)
-        self._bump(y, s, w, 1)
+        terms = self._dom.add_pairs(y, s, w)  # one walk: the terms, and the insert
         self._accumulate(terms, w)
 
     def remove(self, y, s, w=1, *, caller: str = "PairEngine.remove") -> None:
         """Remove one sample added with these values (`ValueError`, and nothing changes,
         if none is held; errors name ``caller``). Runtime complexity: as `add`."""
-        if self._fused and self._dom.engine_remove(y, s, w):  # the whole change in C
+        if self._dom.engine_remove(y, s, w):  # the whole change in C
             self._cached = None
             return
         y, s, w = check_scalar(y, "y", caller), check_scalar(s, "s", caller), \
@@ -279,15 +250,13 @@ class PairEngine:
                               f"({y!r}, {s!r})", repr(w)) from exc
 
     def _remove(self, y: float, s: float, w) -> None:
-        """`remove` of validated values."""
+        """`remove` of validated values (`ValueError`, nothing changed, for a weight no
+        sample can hold: a fractional one while the counts are exact integers)."""
         if self._dtype is float:
             w = float(w)
-        if self._fused:  # one walk: validates, removes, and the terms after
-            terms = self._dom.remove_pairs(y, s, w)
-        else:
-            self._dom.remove(y, s, w)  # validates that the sample is held, then removes it
-            terms = self._dom.pairs_with(y, s)
-        self._bump(y, s, w, -1)
+        elif type(w) is float:
+            raise ValueError("exact counts hold integer weights only")
+        terms = self._dom.remove_pairs(y, s, w)  # one walk: validates, removes, terms after
         self._accumulate(terms, -w)
         if not len(self._dom):
             self._reset_counts()  # an emptied engine holds exact zeros, not float residue
@@ -296,23 +265,18 @@ class PairEngine:
         """``counts.auc`` without building `counts`, or ``default`` (no warning) while no
         pair of different labels is held. O(1) (O(L) for ``L`` levels), in C unless the
         dominance counter holds the samples."""
-        if self._fused:
-            auc = self._dom.engine_auc()
-            return default if auc is None else auc
-        counts = self.counts
-        return counts.auc if counts.comparable > 0 else default
+        auc = self._dom.engine_auc()
+        return default if auc is None else auc
 
     def apply(self, removes, adds, caller: str = "PairEngine.apply") -> None:
         """Remove the held samples ``removes`` (a list of ``(y, s, w)``), then add
         ``adds`` (a dict ``{(y, s, w): copies}``): the River metrics' buffered changes.
         Items are validated as by `remove` / `add`; unless the dominance counter holds
         the samples, the whole loop runs in C. Runtime complexity: ``O(k log n)`` (``O(k L log n)``)."""
-        done_r = done_a = 0
-        if self._fused:
-            done_r, done_a = self._dom.engine_apply(removes, adds)
-            self._cached = None
-            if done_r == len(removes) and done_a == sum(adds.values()):
-                return
+        done_r, done_a = self._dom.engine_apply(removes, adds)
+        self._cached = None
+        if done_r == len(removes) and done_a == sum(adds.values()):
+            return
         for y, s, w in removes[done_r:]:
             self.remove(y, s, w, caller=caller)
         seen = 0
@@ -351,20 +315,18 @@ class PairEngine:
                  func: str = "PairEngine.add_many") -> None:
         """Add validated arrays of samples.
 
-        With few label levels (not the dominance counter), a batch smaller than what is
-        held goes through the compiled single changes in one C loop, in score order
-        (``O(k L log n)``, the exact arithmetic of single changes). Otherwise the change
-        of every count is counted at once and the structures are updated one sample at a
-        time, or rebuilt when the batch is as large as what is held: ``O(k log k)`` for
-        the pairs inside the batch (the batch kernel), the batch against the held samples
-        (``pairs_with_many``), then ``O(k log n)`` inserts — or ``O((n + k) log(n + k))``
-        for a rebuild when ``k >= n``.
+        A batch smaller than what is held goes through the compiled single changes in one
+        C loop, in score order (``O(k log n)`` per the structure's cost, the exact
+        arithmetic of single changes). A batch as large as what is held (``k >= n``) is
+        counted at once and the structure rebuilt: ``O(k log k)`` for the pairs inside the
+        batch (the batch kernel), the batch against the held samples
+        (``pairs_with_many``), then ``O((n + k) log(n + k))`` for the rebuild.
         """
         if y.size == 0:
             return
-        new_labels = set(np.unique(y).tolist()) - set(self._label_copies)
+        new_labels = set(np.unique(y).tolist())
         self.check_labels_after((), new_labels, func)
-        if self._fused and y.size < max(len(self._dom), 256):
+        if y.size < max(len(self._dom), 256):
             self._change_each(y, s, w, 1, func)
             return
         wv = self._weights_for(w)
@@ -376,43 +338,17 @@ class PairEngine:
         inside = count_pairs(y, s, None if wv is None else wv.astype(np.float64))
         terms = self._batch_terms(y, s, wv) if len(self._dom) else [self._dtype(0)] * 5
         terms = [t + _count_value(inside, f, self._dtype) for t, f in zip(terms, _FIELDS)]
-        if y.size >= max(len(self._dom), 256):
-            self._load(y, s, wv)
-        else:
-            wl = [1] * y.size if wv is None else wv.tolist()
-            add = self._dom.add
-            for yi, si, wi in zip(y.tolist(), s.tolist(), wl):
-                add(yi, si, wi)
-        self._bump_many(y, s, wv, 1)
+        self._load(y, s, wv)
         self._accumulate(terms, 1, _batch_sum(y, wv, self._dtype))
 
     def remove_many(self, y: np.ndarray, s: np.ndarray, w: np.ndarray | None) -> None:
         """Remove validated arrays of samples that the caller knows are held (a keyed
-        counter does): with few label levels in the compiled loop of `add_many`;
-        otherwise ``O(k log n)`` removals, then the change of the counts as in
-        `add_many`. A sample that is not held raises with the samples before it (in score
-        order) removed and counted."""
+        counter does), in the compiled loop of `add_many`: ``O(k log n)`` per the
+        structure's cost. A sample that is not held raises with the samples before it (in
+        score order) removed and counted."""
         if y.size == 0:
             return
-        if self._fused:
-            self._change_each(y, s, w, -1, "PairEngine.remove_many")
-            return
-        wv = self._weights_for(w)
-        if not self._vector_exact(wv, None):
-            for yi, si, wi in zip(y.tolist(), s.tolist(), wv.tolist()):
-                self._remove(yi, si, wi)
-            return
-        wl = [1] * y.size if wv is None else wv.tolist()
-        remove = self._dom.remove
-        for yi, si, wi in zip(y.tolist(), s.tolist(), wl):
-            remove(yi, si, wi)
-        inside = count_pairs(y, s, None if wv is None else wv.astype(np.float64))
-        terms = self._batch_terms(y, s, wv)
-        terms = [t + _count_value(inside, f, self._dtype) for t, f in zip(terms, _FIELDS)]
-        self._bump_many(y, s, wv, -1)
-        self._accumulate(terms, -1, -_batch_sum(y, wv, self._dtype))
-        if not len(self._dom):
-            self._reset_counts()
+        self._change_each(y, s, w, -1, "PairEngine.remove_many")
 
     def pairs_with_many(self, y: np.ndarray, s: np.ndarray, w: np.ndarray | None = None):
         """``sum_i w_i * (C_i, D_i, T_i, Ty_i, Tyy_i)``: the pairs that the samples ``(y_i,
@@ -452,12 +388,11 @@ class PairEngine:
         self._cached = None
         pos = np.arange(y.size)
         while pos.size:
-            if self._fused:
-                rest = self._dom.engine_change_arrays(y[pos], s[pos],
-                                                      None if w is None else w[pos], sign)
-                if not rest.size:
-                    return
-                pos = pos[rest]
+            rest = self._dom.engine_change_arrays(y[pos], s[pos],
+                                                  None if w is None else w[pos], sign)
+            if not rest.size:
+                return
+            pos = pos[rest]
             i = int(pos[0])
             wi = 1 if w is None else float(w[i])
             if sign > 0:
@@ -472,10 +407,6 @@ class PairEngine:
         `stale`; the counts then carry only the rounding of one batch count.
         Runtime complexity: ``O(n log n)``."""
         dtype = self._dtype
-        self._label_copies.clear()
-        self._score_copies.clear()
-        self._zero_copies.clear()
-        self._n_pos = 0
         self._reset_counts()
         self._set_structure(dtype, self._kind)
         if dtype is float:
@@ -488,7 +419,6 @@ class PairEngine:
     def _set_structure(self, dtype, kind: str) -> None:
         """An empty structure of ``kind``: "binary", "levels" or "continuous"."""
         self._kind = kind
-        self._fused = True      # every structure does whole changes in C
         self._dom = _STRUCTURES[kind](dtype=dtype)
         self._dom.sums = self._sums
         if kind != "continuous":
@@ -538,32 +468,6 @@ class PairEngine:
         totals = self._dom.pairs_with_many(y, s, wv)
         return [self._dtype(t) for t in totals]
 
-    def _bump(self, y, s, w, sign) -> None:
-        if self._fused:                 # (the compiled structures keep their own)
-            pass
-        elif w > 0:
-            self._n_pos += sign
-            _bump_copies(self._label_copies, y, sign)
-            _bump_copies(self._score_copies, s, sign)
-        else:
-            _bump_copies(self._zero_copies, (y, s), sign)
-        self._cached = None
-
-    def _bump_many(self, y, s, wv, sign) -> None:
-        self._cached = None
-        if self._fused:                 # the level counters keep their own
-            return
-        keep = slice(None) if wv is None else wv > 0
-        if wv is not None and not keep.all():
-            for key in zip(y[~keep].tolist(), s[~keep].tolist()):
-                _bump_copies(self._zero_copies, key, sign)
-        self._n_pos += sign * int(y.size if wv is None else np.count_nonzero(keep))
-        for table, values in ((self._label_copies, y[keep]), (self._score_copies, s[keep])):
-            u, c = np.unique(values, return_counts=True)
-            for key, n in zip(u.tolist(), c.tolist()):
-                _bump_copies(table, key, sign * n)
-        self._cached = None
-
     def _accumulate(self, terms, w, wsum=None) -> None:
         """Add ``w * terms`` to the running counts and ``wsum`` (default ``w``) to the
         weight held (exact ints, or compensated floats: `Sums`)."""
@@ -573,50 +477,15 @@ class PairEngine:
     def _items(self):
         """Aggregated held samples: arrays of (label, score, copies, weight, copies of
         weight > 0)."""
-        if self._fused:
-            return self._dom.columns()
-        rows = list(self._dom.items())
-        if not rows:
-            return (np.zeros(0), np.zeros(0), np.zeros(0, np.int64),
-                    np.zeros(0, np.int64 if self._dtype is int else np.float64),
-                    np.zeros(0, np.int64))
-        y, s, c, w = zip(*rows)
-        zero = self._zero_copies
-        p = [ci - zero.get((yi, si), 0) for yi, si, ci in zip(y, s, c)] if zero else c
-        return (np.array(y, dtype=np.float64), np.array(s, dtype=np.float64),
-                np.array(c, dtype=np.int64),
-                np.array(w, dtype=np.int64 if self._dtype is int else np.float64),
-                np.array(p, dtype=np.int64))
+        return self._dom.columns()
 
     def _reload(self, kind=None, dtype=None) -> None:
         """Rebuild the structure (not the counts) from its own aggregated contents, into
         another kind of structure and/or float weights: one O(n log n) rebuild."""
         y, s, c, w, p = self._items()
-        was_fused = self._fused
         self._dtype = dtype or self._dtype
         self._set_structure(self._dtype, kind or self._kind)
-        w = w.astype(np.float64) if self._dtype is float else w
-        if self._fused:
-            self._dom.load(y, s, c, w, p)
-            self._label_copies, self._score_copies, self._zero_copies = {}, {}, {}
-            self._n_pos = 0
-            return
-        self._dom.load(y, s, c, w)
-        if was_fused:   # the level counts leave the two-level tree
-            self._zero_copies = {(yi, si): n for yi, si, n in
-                                 zip(y.tolist(), s.tolist(), (c - p).tolist()) if n}
-            keep = p > 0
-            self._n_pos = int(p.sum())
-            for table, values in ((self._label_copies, y[keep]),
-                                  (self._score_copies, s[keep])):
-                if not values.size:
-                    continue
-                order = np.argsort(values, kind="stable")
-                values, counts = values[order], p[keep][order]
-                starts = np.flatnonzero(np.r_[True, values[1:] != values[:-1]])
-                for key, n in zip(values[starts].tolist(),
-                                  np.add.reduceat(counts, starts).tolist()):
-                    table[key] = n
+        self._dom.load(y, s, c, w.astype(np.float64) if self._dtype is float else w, p)
 
     def _load(self, y, s, wv) -> None:
         """Rebuild the structure with a batch added (counts are handled by the caller)."""
@@ -624,13 +493,11 @@ class PairEngine:
         one = np.ones(y.size, dtype=np.int64)
         ww = one if wv is None else wv
         self._set_structure(self._dtype, self._kind)
-        args = (np.concatenate((hy, y)), np.concatenate((hs, s)), np.concatenate((hc, one)),
-                np.concatenate((hw, ww)).astype(np.int64 if self._dtype is int
-                                                else np.float64))
-        if self._fused:
-            self._dom.load(*args, np.concatenate((hp, (ww > 0).astype(np.int64))))
-        else:
-            self._dom.load(*args)
+        self._dom.load(np.concatenate((hy, y)), np.concatenate((hs, s)),
+                       np.concatenate((hc, one)),
+                       np.concatenate((hw, ww)).astype(np.int64 if self._dtype is int
+                                                       else np.float64),
+                       np.concatenate((hp, (ww > 0).astype(np.int64))))
 
     def _to_float(self) -> None:
         """Switch the structure and the counts to float weights (one O(n) rebuild)."""
@@ -643,8 +510,7 @@ class PairEngine:
         the counts equal a batch recount of them (exactly for integer weights)."""
         self._dom._check()
         assert self._sums.floats == (self._dtype is float)
-        if self._fused:
-            assert self._dom.sums is self._sums
+        assert self._dom.sums is self._sums
         if y is None:
             return
         assert len(y) == len(self._dom)

@@ -439,7 +439,7 @@ class EngineMachine(RuleBasedStateMachine):
         assert_matches(self.engine.counts, y, s, w, self.engine.weighted)
         self.engine._check(y, s, w)
         if len(set(y)) > 2:  # a third label held: the engine left the two-level tree
-            assert self.engine.kind == "levels" and self.engine._fused
+            assert self.engine.kind == "levels"
 
 
 TestEngineMachine = EngineMachine.TestCase
@@ -458,7 +458,7 @@ def test_engine_moves_from_two_levels_to_levels_then_dominance():
         assert isinstance(e._dom, BinaryDominanceCounter)
         e.add(0.5, 0.25, 2)
         held.append((0.5, 0.25, 2))
-        assert type(e._dom) is LevelDominanceCounter and e._fused
+        assert type(e._dom) is LevelDominanceCounter
         for k in range(MAX_LEVELS + 2):
             e.add(10.0 + k, 0.5)
             held.append((10.0 + k, 0.5, 1))
@@ -478,7 +478,7 @@ def test_engine_binary_counts_zero_weight_labels_as_held():
     before = e.counts
     with pytest.raises(ValueError, match="at most two labels"):
         e.add(2, 0.75)
-    assert e._fused and e.counts == before
+    assert e.counts == before
     e._check([0, 1], [0.5, 0.25], [0, 1])
     e.remove(0, 0.5, 0)
     e.add(2, 0.75)                      # label 0 left: 2 takes its level
@@ -492,10 +492,10 @@ def test_engine_two_level_tree_fractional_weight_switch():
         p = (i % 2, (i % 7) / 6, 1 + i % 2)
         e.add(*p)
         held.append(p)
-    assert not e.weighted and e._fused
+    assert not e.weighted
     e.add(1, 0.5, 0.3)
     held.append((1, 0.5, 0.3))
-    assert e.weighted and e._fused and e._dom.dtype is float
+    assert e.weighted and e._dom.dtype is float
     for p in held[:150]:
         e.remove(*p)
     y, s, w = zip(*held[150:])

@@ -528,3 +528,15 @@ def test_pairs_with_many_needs_integer_weights_while_counts_are_exact():
     e.add(0, 0.5)
     with pytest.raises(ValueError, match="'w' parameter of PairEngine.pairs_with_many"):
         e.pairs_with_many(np.array([1.0]), np.array([1.0]), np.array([0.5]))
+
+
+@pytest.mark.parametrize("labels", ["auto", "binary", "continuous"])
+def test_removing_a_fractional_weight_from_exact_counts_names_w_and_changes_nothing(labels):
+    e = PairEngine(labels)
+    e.add(0.0, 0.5)
+    e.add(1.0, -1.0, 0)          # a zero-weight copy: the only copy at (1, -1)
+    before = e.counts
+    with pytest.raises(ValueError, match="'w' parameter of PairEngine.remove"):
+        e.remove(1.0, -1.0, 0.75)
+    assert e.counts == before and len(e) == 2 and not e.weighted
+    e._check([0.0, 1.0], [0.5, -1.0], [1, 0])

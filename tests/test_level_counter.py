@@ -243,7 +243,7 @@ def test_engine_levels_mode_is_compiled_and_pickles():
         row = (float(i % 5), (i % 7) / 6, 1 + i % 3)
         e.add(*row)
         rows.append(row)
-    assert e.kind == "levels" and type(e._dom) is LevelDominanceCounter and e._fused
+    assert e.kind == "levels" and type(e._dom) is LevelDominanceCounter
     assert e._dom.engine_add(9.0, 0.5, 1)          # the fast path takes a new level
     rows.append((9.0, 0.5, 1))
     e._cached = None
