@@ -7,16 +7,11 @@ Usage::
     python benchmarks/bench_structures.py --n 1e5 --ops 500  # a quick look
     python benchmarks/bench_structures.py --json > out.json
     python benchmarks/bench_structures.py --memory           # + bytes per item held
-    python benchmarks/bench_structures.py --storage    # FenwickTree: array vs list vs numpy
-    python benchmarks/bench_structures.py --load       # multiset node size 32 / 64 / 128
     python benchmarks/bench_structures.py --leaf       # DominanceCounter leaf 16 / 32 / 64
     python benchmarks/bench_structures.py --levels     # per-level counter vs dominance tree
-    python benchmarks/bench_structures.py --crossover  # batch queries: loop vs numpy
 
-The last five modes are the measurements behind the tuning constants: ``fenwick.py``'s
-storage and ``_VECTOR_MIN``, ``multiset.py``'s ``_LOAD`` and ``_VECTOR_MIN_FRACTION``,
-``_cdominance.pyx``'s ``_LEAF``, and the advice on when to leave `LevelDominanceCounter` for
-`DominanceCounter`.
+The last two modes are the measurements behind the tuning constants: ``_cdominance.pyx``'s
+``_LEAF``, and the advice on when to leave `LevelDominanceCounter` for `DominanceCounter`.
 
 Method. Each structure is built holding ``n`` items drawn from a seeded generator (with
 its bulk constructor). Every operation then runs on ``--ops`` fresh random arguments,
@@ -39,7 +34,6 @@ import statistics
 import sys
 import time
 import tracemalloc
-from array import array
 
 import numpy as np
 
@@ -55,12 +49,8 @@ from _common import (  # noqa: E402
 )
 from sortedcontainers import SortedList  # noqa: E402
 
-from streamrank.structures import (  # noqa: E402
-    DominanceCounter, FenwickTree, LevelDominanceCounter, WeightedSortedMultiset,
-)
+from streamrank.structures import DominanceCounter, LevelDominanceCounter  # noqa: E402
 from streamrank.structures import _cdominance as dominance_module  # noqa: E402
-from streamrank.structures import fenwick as fenwick_module  # noqa: E402
-from streamrank.structures import multiset as multiset_module  # noqa: E402
 
 
 # --------------------------------------------------------------------------- timing
@@ -86,31 +76,6 @@ def fmt_us(seconds):
 
 
 # --------------------------------------------------------------------------- cases
-def fenwick_case(n, rng, ops, batch, dtype):
-    weights = rng.integers(0, 4, n) if dtype is int else rng.random(n)
-    ft = FenwickTree.from_weights(weights, dtype=dtype)
-    idx = rng.integers(0, n, ops).tolist()
-    one = 1 if dtype is int else 0.5
-    out = {
-        "add": per_call(ft.add, [(i, one) for i in idx], batch),
-        "remove": per_call(ft.add, [(i, -one) for i in idx], batch),
-        "prefix_sum": per_call(ft.prefix_sum, [(i,) for i in idx], batch),
-    }
-    targets = (rng.random(ops) * ft.total).tolist()
-    out["search"] = per_call(ft.search, [(t,) for t in targets], batch)
-    return ft, out
-
-
-def multiset_case(n, rng, ops, batch, dtype):
-    weights = None if dtype is int else rng.random(n)
-    ms = WeightedSortedMultiset.from_arrays(rng.random(n), weights)
-    new = [(v, 1 if dtype is int else w) for v, w in zip(rng.random(ops).tolist(),
-                                                         rng.random(ops).tolist())]
-    out = {"add": per_call(ms.add, new, batch), "remove": per_call(ms.remove, new, batch)}
-    out["partition"] = per_call(ms.partition, [(v,) for v in rng.random(ops).tolist()], batch)
-    return ms, out
-
-
 def sortedlist_case(n, rng, ops, batch):
     sl = SortedList(rng.random(n).tolist())
     new = [(v,) for v in rng.random(ops).tolist()]
@@ -144,10 +109,6 @@ def dominance_case(cls, n, rng, ops, batch, levels):
 
 CASES = [
     # (name, builder(n, rng, ops, batch) -> (structure, {operation: seconds}))
-    ("FenwickTree, int", lambda *a: fenwick_case(*a, int)),
-    ("FenwickTree, float", lambda *a: fenwick_case(*a, float)),
-    ("WeightedSortedMultiset, int", lambda *a: multiset_case(*a, int)),
-    ("WeightedSortedMultiset, float", lambda *a: multiset_case(*a, float)),
     ("sortedcontainers.SortedList (reference)", sortedlist_case),
     ("LevelDominanceCounter, binary", lambda *a: dominance_case(LevelDominanceCounter, *a, 2)),
     ("LevelDominanceCounter, 5 levels",
@@ -191,50 +152,6 @@ def main_table(args):
 
 
 # --------------------------------------------------------------------------- tuning modes
-def storage_table(args):
-    """The FenwickTree storage choice: the same loops over three containers."""
-    m = max(args.n)
-    rng = np.random.default_rng(args.seed)
-    idx = rng.integers(0, m, args.ops).tolist()
-    base = FenwickTree.from_weights(rng.random(m))._tree.tolist()
-    rows = []
-    for name, tree in (("list of floats", list(base)), ("array.array('d')", array("d", base)),
-                       ("numpy float64", np.asarray(base))):
-        def add(i, w, tree=tree):
-            k = i + 1
-            while k <= m:
-                tree[k] += w
-                k += k & -k
-
-        def prefix(i, tree=tree):
-            s = 0.0
-            while i:
-                s += tree[i]
-                i &= i - 1
-            return s
-
-        rows.append([name, fmt_us(per_call(add, [(i, 0.5) for i in idx], args.batch)),
-                     fmt_us(per_call(prefix, [(i,) for i in idx], args.batch))])
-    return markdown_table([f"storage, m={fmt_n(m)}", "add (us)", "prefix_sum (us)"], rows,
-                          "lrr")
-
-
-def load_table(args):
-    """The multiset node size: float weights, per-op time by ``_LOAD``."""
-    rows, saved = [], multiset_module._LOAD
-    try:
-        for load in (32, 64, 128):
-            multiset_module._LOAD = load
-            for n in args.n:
-                _, out = multiset_case(n, np.random.default_rng(args.seed), args.ops,
-                                       args.batch, float)
-                rows.append([load, fmt_n(n)] + [fmt_us(out[k]) for k in out])
-    finally:
-        multiset_module._LOAD = saved
-    return markdown_table(["_LOAD", "n", "add (us)", "remove (us)", "partition (us)"], rows,
-                          "rrrrr")
-
-
 def leaf_table(args):
     """The DominanceCounter leaf size (read when a counter is created)."""
     rows, saved = [], dominance_module._LEAF
@@ -266,51 +183,6 @@ def levels_table(args):
                           "rrrrr") + f"\n\n(n = {fmt_n(n)} points)"
 
 
-def crossover_table(args):
-    """Batch queries: a Python loop per query against the numpy path."""
-    n = max(args.n)
-    rng = np.random.default_rng(args.seed)
-    ms = WeightedSortedMultiset.from_arrays(rng.random(n), rng.random(n))
-    rows = []
-    for frac in (1 / 256, 1 / 64, 1 / 32, 1 / 16, 1 / 4):
-        k = max(1, int(n * frac))
-        q = rng.random(k)
-        t0 = time.process_time()
-        for v in q.tolist():
-            ms._partition(v)
-        loop = time.process_time() - t0
-        saved = multiset_module._VECTOR_MIN_FRACTION
-        multiset_module._VECTOR_MIN_FRACTION = 0.0
-        ms._snapshot = None  # as after a change: the numpy path builds its arrays
-        t0 = time.process_time()
-        ms.partition_many(q)
-        vec = time.process_time() - t0
-        multiset_module._VECTOR_MIN_FRACTION = saved
-        rows.append([f"n/{round(1 / frac)}", k, fmt_us(loop / k), fmt_us(vec / k)])
-    multiset_rows = markdown_table(["batch", "k", "multiset loop (us/query)",
-                                    "multiset numpy (us/query)"], rows, "lrrr")
-    ft = FenwickTree.from_weights(rng.random(n))
-    rows = []
-    for k in (16, 32, 64, 128, 512):
-        idx = rng.integers(0, n + 1, k)
-        loop = min(_timed(lambda: [ft.prefix_sum(i) for i in idx.tolist()]) for _ in range(20))
-        saved = fenwick_module._VECTOR_MIN
-        fenwick_module._VECTOR_MIN = 0
-        vec = min(_timed(lambda: ft.prefix_sum_many(idx)) for _ in range(20))
-        fenwick_module._VECTOR_MIN = saved
-        rows.append([k, fmt_us(loop / k), fmt_us(vec / k)])
-    fenwick_rows = markdown_table(["k", "fenwick loop (us/query)", "fenwick numpy (us/query)"],
-                                  rows, "rrr")
-    return (f"{multiset_rows}\n\n{fenwick_rows}\n\n(n = {fmt_n(n)}; the multiset's numpy "
-            "path includes building its arrays)")
-
-
-def _timed(fn):
-    t0 = time.process_time()
-    fn()
-    return time.process_time() - t0
-
-
 # --------------------------------------------------------------------------- main
 def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
@@ -322,13 +194,11 @@ def main(argv=None):
     p.add_argument("--json", action="store_true", help="machine-readable output")
     p.add_argument("--memory", action="store_true", help="also bytes per item held")
     modes = p.add_mutually_exclusive_group()
-    for mode in ("storage", "load", "leaf", "levels", "crossover"):
+    for mode in ("leaf", "levels"):
         modes.add_argument(f"--{mode}", action="store_true")
     args = p.parse_args(argv)
 
-    for mode, table in (("storage", storage_table), ("load", load_table),
-                        ("leaf", leaf_table), ("levels", levels_table),
-                        ("crossover", crossover_table)):
+    for mode, table in (("leaf", leaf_table), ("levels", levels_table)):
         if getattr(args, mode):
             print(table(args))
             return

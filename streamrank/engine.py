@@ -42,7 +42,7 @@ Exactness: while every weight is an integer up to ``2**53`` (the default ``w=1``
 their total stays below ``2**62``, counts are exact Python ints. The first fractional (or
 larger) weight turns the engine to floats for good (a one-time ``O(n)`` rebuild); float
 counts accumulate with Neumaier compensation, so their error is that of the structures'
-sums (see `WeightedSortedMultiset`) plus ``O(eps)`` per change of the sum of the absolute
+partial sums (see their module docstrings) plus ``O(eps)`` per change of the sum of the absolute
 changes. That error grows with the weight that *passed through* the engine, not the weight
 it holds: after a weight of ``1e20`` is inserted and removed among unit weights, every sum
 it went through is off by ``~1e4``. So the engine tracks that weight and reports `stale`

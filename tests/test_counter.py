@@ -394,7 +394,7 @@ class EngineMachine(RuleBasedStateMachine):
     def add(self, data, third, w):
         y = 7.0 if third == 0 else data.draw(st.sampled_from(self.pair))
         s = data.draw(st.sampled_from((-1.0, 0.0, 0.5, 1.0)))
-        held = {yi for yi, _, wi in self.model if wi > 0}
+        held = {yi for yi, _, _ in self.model}      # zero weights take a level too
         if self.labels == "binary" and len(held | {y}) > 2:
             before = (self.engine.counts, list(self.engine._dom.items()))
             with pytest.raises(ValueError, match="at most two labels"):
@@ -428,6 +428,13 @@ class EngineMachine(RuleBasedStateMachine):
     def add_many(self, k, data):
         y = np.array([data.draw(st.sampled_from(self.pair)) for _ in range(k)])
         s = np.array([data.draw(st.sampled_from((-1.0, 0.5, 1.0))) for _ in range(k)])
+        held = {yi for yi, _, _ in self.model}      # zero weights take a level too
+        if self.labels == "binary" and len(held | set(y.tolist())) > 2:
+            before = (self.engine.counts, list(self.engine._dom.items()))
+            with pytest.raises(ValueError, match="at most two labels"):
+                self.engine.add_many(y, s, None)
+            assert (self.engine.counts, list(self.engine._dom.items())) == before
+            return
         self.engine.add_many(y, s, None)
         self.model += [(yi, si, 1) for yi, si in zip(y.tolist(), s.tolist())]
 

@@ -36,9 +36,9 @@ import math
 
 import numpy as np
 
-from .._validation import describe, param_error
-from .dominance import _check_dtype, _checked_point, _load_args, _points
-from .multiset import _check_weight, _weights_array
+from .._validation import (check_dtype, check_load_args, check_point, check_points,
+                           check_structure_weight, counter_from_arrays, describe,
+                           param_error, structure_weights)
 
 cdef extern from *:
     """

@@ -55,7 +55,7 @@ cdef class DominanceCounter(_DomEngine):
         self._dtype = int
 
     def __init__(self, *, dtype=int):
-        self._set_dtype(_check_dtype(dtype, "DominanceCounter"))
+        self._set_dtype(check_dtype(dtype, "DominanceCounter"))
 
     cdef void _set_dtype(self, dtype) except *:
         self._dtype = dtype
@@ -82,8 +82,7 @@ cdef class DominanceCounter(_DomEngine):
         >>> dc.pairs_with(1, 0.5)
         (0, 1, 1, 2, 0)
         """
-        from .dominance import _from_arrays
-        return _from_arrays(cls, labels, scores, weights, dtype)
+        return counter_from_arrays(cls, labels, scores, weights, dtype)
 
     def load(self, labels, scores, copies=None, weights=None, positive=None):
         """Replace the contents by ``copies[i]`` points at ``(labels[i], scores[i])``
@@ -100,7 +99,7 @@ cdef class DominanceCounter(_DomEngine):
         [(0.0, 0.5, 1, 1), (1.0, 0.5, 3, 3)]
         """
         func = "DominanceCounter.load"
-        y, s, c, w = _load_args(labels, scores, copies, weights, self._dtype, func)
+        y, s, c, w = check_load_args(labels, scores, copies, weights, self._dtype, func)
         if positive is None:
             p = np.where(w > 0, c, 0)
         else:
@@ -203,7 +202,7 @@ cdef class DominanceCounter(_DomEngine):
         >>> DominanceCounter.from_arrays([1, 1, 2], [0.5, 0.5, 0.5]).count(1, 0.5)
         2
         """
-        label, score = _checked_point(label, score, "DominanceCounter.count")
+        label, score = check_point(label, score, "DominanceCounter.count")
         cdef int32_t lf
         cdef int j = self._find(label + 0.0, score + 0.0, &lf)
         return 0 if j < 0 else self.lv[lf].cnt[j]
@@ -273,8 +272,8 @@ cdef class DominanceCounter(_DomEngine):
         ((26, 1, 24), (0, 0, 0), (24, 0, 25))
         """
         func = "DominanceCounter.add"
-        label, score = _checked_point(label, score, func)
-        weight = _check_weight(weight, self._dtype, func)
+        label, score = check_point(label, score, func)
+        weight = check_structure_weight(weight, self._dtype, func)
         self.add_pairs(label, score, weight, False)
 
     cpdef tuple add_pairs(self, double label, double score, weight, bint terms=True):
@@ -300,7 +299,7 @@ cdef class DominanceCounter(_DomEngine):
 
         Raises `ValueError`, before changing anything, if no such point is held (with
         ``dtype=int``, also if ``weight`` does not match the weight held there; with
-        floats it is trusted, as in `WeightedSortedMultiset.remove`). Runtime
+        floats it is trusted: the last copy at a key takes what is left). Runtime
         complexity: O(log^2 n) amortized.
 
         >>> dc = DominanceCounter.from_arrays([1, 2], [0.5, 0.5])
@@ -312,8 +311,8 @@ cdef class DominanceCounter(_DomEngine):
         ValueError: The 'score' parameter of DominanceCounter.remove must be the score of a point held with label 2.0. Got 0.5 instead.
         """
         func = "DominanceCounter.remove"
-        label, score = _checked_point(label, score, func)
-        weight = _check_weight(weight, self._dtype, func)
+        label, score = check_point(label, score, func)
+        weight = check_structure_weight(weight, self._dtype, func)
         self.remove_pairs(label, score, weight, False)
 
     cpdef tuple remove_pairs(self, double label, double score, weight, bint terms=True):
@@ -355,7 +354,7 @@ cdef class DominanceCounter(_DomEngine):
         >>> dc.query(1, 1.0)
         ((0, 1, 0), (0, 1, 1), (1, 0, 0))
         """
-        label, score = _checked_point(label, score, "DominanceCounter.query")
+        label, score = check_point(label, score, "DominanceCounter.query")
         r = self._rows(label, score)
         lt, eq, col = r[0:3], r[3:6], r[6:9]
         gt = (col[0] - lt[0] - eq[0], col[1] - lt[1] - eq[1], col[2] - lt[2] - eq[2])
@@ -370,7 +369,7 @@ cdef class DominanceCounter(_DomEngine):
         >>> DominanceCounter.from_arrays([0, 1, 2], [0.3, 0.1, 0.3]).pairs_with(1.5, 0.3)
         (1, 0, 2, 0, 0)
         """
-        label, score = _checked_point(label, score, "DominanceCounter.pairs_with")
+        label, score = check_point(label, score, "DominanceCounter.pairs_with")
         return self._terms_tuple(label, score)
 
     def pairs_with_many(self, labels, scores, weights=None):
@@ -385,9 +384,9 @@ cdef class DominanceCounter(_DomEngine):
         (5, 1, 0, 0, 0)
         """
         func = "DominanceCounter.pairs_with_many"
-        y, s = _points(labels, scores, func)
+        y, s = check_points(labels, scores, func)
         cdef Py_ssize_t n = y.shape[0], i
-        w = None if weights is None else _weights_array(weights, n, self._dtype, func)[0]
+        w = None if weights is None else structure_weights(weights, n, self._dtype, func)[0]
         cdef double[::1] yv = np.ascontiguousarray(y, dtype=np.float64)
         cdef double[::1] sv = np.ascontiguousarray(s, dtype=np.float64)
         cdef bint unit = w is None

@@ -113,7 +113,7 @@ cdef class LevelDominanceCounter:
         free(self._fe)
 
     def __init__(self, *, dtype=int):
-        self._dtype = _check_dtype(dtype, self._name)
+        self._dtype = check_dtype(dtype, self._name)
         self._floats = self._dtype is float
         self.sums = Sums(self._floats)
         self.clear()
@@ -171,8 +171,7 @@ cdef class LevelDominanceCounter:
         >>> LevelDominanceCounter.from_arrays([0, 1, 1], [0.5, 0.2, 0.9]).pairs_with(1, 0.5)
         (0, 0, 1, 2, 0)
         """
-        from .dominance import _from_arrays
-        return _from_arrays(cls, labels, scores, weights, dtype)
+        return counter_from_arrays(cls, labels, scores, weights, dtype)
 
     @property
     def dtype(self):
@@ -518,8 +517,8 @@ cdef class LevelDominanceCounter:
         2
         """
         func = f"{self._name}.add"
-        label, score = _checked_point(label, score, func)
-        weight = _check_weight(weight, self._dtype, func)
+        label, score = check_point(label, score, func)
+        weight = check_structure_weight(weight, self._dtype, func)
         self._add_pairs(label, score, weight, "add")
 
     def remove(self, label, score, weight=1):
@@ -536,8 +535,8 @@ cdef class LevelDominanceCounter:
         ValueError: The 'label' parameter of LevelDominanceCounter.remove must be the label of a point held. Got 1.0 instead.
         """
         func = f"{self._name}.remove"
-        label, score = _checked_point(label, score, func)
-        weight = _check_weight(weight, self._dtype, func)
+        label, score = check_point(label, score, func)
+        weight = check_structure_weight(weight, self._dtype, func)
         self.remove_pairs(label, score, weight)
 
     def pairs_with(self, label, score):
@@ -552,7 +551,7 @@ cdef class LevelDominanceCounter:
         >>> dc.pairs_with(1, 0.5)
         (1, 1, 0, 1, 0)
         """
-        label, score = _checked_point(label, score, f"{self._name}.pairs_with")
+        label, score = check_point(label, score, f"{self._name}.pairs_with")
         return self._terms_tuple(self._slot_of(label), label, score)
 
     def query(self, label, score):
@@ -564,7 +563,7 @@ cdef class LevelDominanceCounter:
         >>> dc.query(1, 1.0)
         ((0, 1, 0), (0, 1, 0), (1, 0, 1))
         """
-        label, score = _checked_point(label, score, f"{self._name}.query")
+        label, score = check_point(label, score, f"{self._name}.query")
         return _grid(self, label, score)
 
     def count(self, label, score):
@@ -573,7 +572,7 @@ cdef class LevelDominanceCounter:
         >>> dc = LevelDominanceCounter(); dc.add(1, 0.5); dc.add(1, 0.5); dc.count(1, 0.5)
         2
         """
-        label, score = _checked_point(label, score, f"{self._name}.count")
+        label, score = check_point(label, score, f"{self._name}.count")
         cdef int q = self._slot_of(label)
         cdef int32_t leaf
         cdef int pos

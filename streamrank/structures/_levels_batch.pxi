@@ -119,9 +119,9 @@ def _pairs_many(LevelDominanceCounter self, labels, scores, weights):
     """`LevelDominanceCounter.pairs_with_many`: in score order, so that the walks share
     their upper nodes."""
     func = f"{self._name}.pairs_with_many"
-    y, s = _points(labels, scores, func)
+    y, s = check_points(labels, scores, func)
     cdef Py_ssize_t n = y.shape[0], i, r
-    w = None if weights is None else _weights_array(weights, n, self._dtype, func)[0]
+    w = None if weights is None else structure_weights(weights, n, self._dtype, func)[0]
     cdef double[::1] yv = np.ascontiguousarray(y, dtype=np.float64)
     cdef double[::1] sv = np.ascontiguousarray(s, dtype=np.float64)
     cdef bint unit = w is None
@@ -213,7 +213,7 @@ def _pairs_many(LevelDominanceCounter self, labels, scores, weights):
 def _load(LevelDominanceCounter self, labels, scores, copies, weights, positive):
     """`LevelDominanceCounter.load`: level ``i`` (in label order) takes slot ``i``."""
     func = f"{self._name}.load"
-    y, s, c, w = _load_args(labels, scores, copies, weights, self._dtype, func)
+    y, s, c, w = check_load_args(labels, scores, copies, weights, self._dtype, func)
     levels = np.unique(y)
     if self._max_levels and levels.shape[0] > self._max_levels:
         raise param_error("labels", func, "at most two distinct labels",
@@ -400,7 +400,7 @@ def _set_legacy_state(LevelDominanceCounter self, state):
     if not isinstance(state, dict) or not {"_dtype", "_levels", "_sets"} <= set(state):
         raise ValueError(f"a {self._name} state that is not one of version 0.1 "
                          f"({type(state).__name__})")
-    dtype = _check_dtype(state["_dtype"], self._name)
+    dtype = check_dtype(state["_dtype"], self._name)
     self._dtype = dtype
     self._floats = dtype is float
     self.sums = Sums(self._floats)

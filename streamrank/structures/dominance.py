@@ -35,86 +35,21 @@ with floats a cell that is 0 exactly may come out as a rounding residue of eithe
 
 from __future__ import annotations
 
-import numpy as np
-
-from .._validation import describe, param_error
-from .multiset import _check_value, _weights_array
+from ._cdominance import DominanceCounter
 
 __all__ = ["DominanceCounter", "LevelDominanceCounter"]
 
 
 def __getattr__(name):
     """``LevelDominanceCounter``: the compiled counter (imported on first use, as the
-    compiled module imports this one)."""
+    compiled module of the level counter imports this package)."""
     if name == "LevelDominanceCounter":
         from ._cbinary import LevelDominanceCounter
         return LevelDominanceCounter
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
-def _check_dtype(dtype, func):
-    if dtype is int or dtype is float:
-        return dtype
-    raise param_error("dtype", func, "int or float", describe(dtype))
 
-
-def _points(labels, scores, func):
-    """``labels`` and ``scores`` as float64 arrays of one length, free of NaN."""
-    arrays = []
-    for name, x in (("labels", labels), ("scores", scores)):
-        a = np.asarray(x)
-        if a.ndim != 1 or (a.size and a.dtype.kind not in "biuf"):
-            raise param_error(name, func, "a 1-D array of real numbers", describe(a))
-        a = a.astype(np.float64)
-        if np.isnan(a).any():
-            raise param_error(name, func, "free of NaN", describe(a))
-        arrays.append(a)
-    if arrays[1].shape != arrays[0].shape:
-        raise param_error("scores", func, f"of the length of labels ({arrays[0].shape[0]})",
-                          describe(arrays[1]))
-    return arrays
-
-
-def _copies(copies, n, func):
-    """``copies`` as an int64 array of ``n`` counts ``>= 1`` (ones for None)."""
-    if copies is None:
-        return np.ones(n, dtype=np.int64)
-    c = np.asarray(copies)
-    if c.shape != (n,) or (n and (c.dtype.kind not in "iu" or c.min() < 1)):
-        raise param_error("copies", func, f"{n} integers >= 1", describe(c))
-    return c.astype(np.int64)
-
-
-def _load_args(labels, scores, copies, weights, dtype, func):
-    """The validated arrays of a ``load``: float64 labels and scores, int64 copies, and
-    weights in ``dtype``."""
-    y, s = _points(labels, scores, func)
-    c = _copies(copies, y.shape[0], func)
-    w, _ = _weights_array(weights, y.shape[0], dtype, func)
-    return y, s, c, w
-
-
-def _from_arrays(cls, labels, scores, weights, dtype):
-    """``cls.from_arrays``: a counter of ``cls`` holding the points, with ``dtype`` from
-    the weights unless given."""
-    func = f"{cls.__name__}.from_arrays"
-    y, s = _points(labels, scores, func)
-    w, dtype = _weights_array(weights, y.shape[0], dtype, func)
-    counter = cls(dtype=dtype)
-    counter.load(y, s, None, w)
-    return counter
-
-
-def _checked_point(label, score, func):
-    if type(label) is not float or label != label:
-        label = _check_value(label, func, "label")
-    if type(score) is not float or score != score:
-        score = _check_value(score, func, "score")
-    return label, score
-
-
-# ====================================================================== any labels
-# `DominanceCounter` is compiled (`_cdominance.pyx`). The two classes below are the nodes
-# of the Python tree that earlier releases pickled; they are kept only so that those
+# The nodes of the Python tree that version 0.1 pickled; they are kept only so that those
 # pickles load (`DominanceCounter.__setstate__` reads their points).
 
 
@@ -129,6 +64,3 @@ class _Inner:
     """An inner node of a pickled Python `DominanceCounter`."""
 
     __slots__ = ("left", "right", "label", "score", "size", "left_scores")
-
-
-from ._cdominance import DominanceCounter  # noqa: E402  (it imports the helpers above)
