@@ -107,7 +107,7 @@ cdef class _BTree:
         self.free_head = NIL
         self.root = 0
         self.size = 1
-        self.n[0].n = 0
+        self._zero(0)
         self.n[0].leaf = 1
         self.distinct = self.pos_scores = 0
         self.ncopies[0] = self.ncopies[1] = self.npos[0] = self.npos[1] = 0
@@ -118,7 +118,7 @@ cdef class _BTree:
         if self.distinct:
             raise ValueError("_BTree.set_floats takes an empty tree")
         if floats and self.fe == NULL:
-            self.fe = <BComp*>malloc(self.cap * sizeof(BComp))
+            self.fe = <BComp*>calloc(self.cap, sizeof(BComp))
             if self.fe == NULL:
                 raise MemoryError()
         elif not floats:
@@ -172,9 +172,18 @@ cdef class _BTree:
                 self._grow(2 * self.cap)
             i = self.size
             self.size += 1
-        self.n[i].n = 0
+        self._zero(i)
         self.n[i].leaf = leaf
         return i
+
+    cdef inline void _zero(self, int32_t i) noexcept:
+        """Node ``i`` (and its `fe` / `pc`) all zero bytes: an empty inner node, and no
+        stale heap bytes in `raw`."""
+        memset(&self.n[i], 0, sizeof(BNode))
+        if self.fe != NULL:
+            memset(&self.fe[i], 0, sizeof(BComp))
+        if self.pc != NULL:
+            memset(&self.pc[i], 0, sizeof(BPos))
 
     cdef void _release(self, int32_t i) noexcept:
         self.n[i].r.child[0] = self.free_head
