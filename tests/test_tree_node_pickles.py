@@ -4,7 +4,7 @@ load, hold what they held, and keep working; pickles of this build are bit for b
 A pickled `BinaryDominanceCounter`, `LevelDominanceCounter` or `PairEngine` carries each
 tree twice: its nodes bit for bit, tagged with their layout, and its rows (labels, scores,
 copies, weights, copies of weight > 0). A tree whose layout is not the build's is rebuilt
-from the rows. ``make_fixtures.py`` wrote the fixtures with the code whose nodes held the
+from the rows. ``make_node_fixtures.py`` wrote the fixtures with the code whose nodes held the
 compensations and the copies of weight > 0 themselves (2440 bytes each), and stored the
 samples behind each in ``samples.json``. Each test loads one with today's code and checks
 it against a fresh recount of those samples (the O(n^2) oracle), then makes more changes
@@ -89,7 +89,7 @@ def _assert_holds(obj, rows):
 
 def test_the_folder_holds_the_fixtures_and_nothing_else():
     names = {p.name for p in DATA.iterdir() if p.name != "__pycache__"}
-    assert names == set(FIXTURES) | {"samples.json", "make_fixtures.py"}
+    assert names == set(FIXTURES) | {"samples.json", "make_node_fixtures.py"}
     assert len(FIXTURES) == 5
     for name in names:
         assert (DATA / name).stat().st_size < 32 * 1024, name

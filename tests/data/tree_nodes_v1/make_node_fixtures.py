@@ -4,7 +4,7 @@ copies of weight > 0 of 32 entries in one struct).
 
 Run once, from the repository root, with the code of that layout::
 
-    python tests/data/tree_nodes_v1/make_fixtures.py
+    python tests/data/tree_nodes_v1/make_node_fixtures.py
 
 It writes, beside itself, ``samples.json`` (the samples each fixture holds, and the node
 layout it was written with) and ``*.pkl`` (protocol 4): two-level counters with integer
