@@ -4,9 +4,9 @@ load, hold what they held, and keep working; pickles of this build are bit for b
 A pickled `BinaryDominanceCounter`, `LevelDominanceCounter` or `PairEngine` carries each
 tree twice: its nodes bit for bit, tagged with their layout, and its rows (labels, scores,
 copies, weights, copies of weight > 0). A tree whose layout is not the build's is rebuilt
-from the rows. ``make_node_fixtures.py`` wrote the fixtures with the code whose nodes held the
-compensations and the copies of weight > 0 themselves (2440 bytes each), and stored the
-samples behind each in ``samples.json``. Each test loads one with today's code and checks
+from the rows. ``make_node_fixtures.py`` wrote the fixtures with the code whose nodes held
+the compensations and the copies of weight > 0 themselves (2440 bytes each), and stored
+the samples behind each in ``samples.json``. Each test loads one with today's code and checks
 it against a fresh recount of those samples (the O(n^2) oracle), then makes more changes
 and checks again. These files are never rewritten: their point is to be old.
 """
