@@ -20,6 +20,14 @@ cdef inline void _prefetch_node(BNode* x) noexcept nogil:
         SR_PREFETCH(p + off)
 
 
+cdef inline void _prefetch_comp(BComp* e) noexcept nogil:
+    """The compensations of a node (a leaf's, read in float mode) on their way too."""
+    cdef const char* p = <const char*>e
+    cdef size_t off
+    for off in range(0, sizeof(BComp), 64):
+        SR_PREFETCH(p + off)
+
+
 cdef void _walk_trees(LevelDominanceCounter self, double s) noexcept:
     """Every tree's weight below and at ``s`` per slot (`_ib` / `_ie`, or `_fb` /
     `_fe` in float mode), and `_pcat`: walked all at once, one level of each tree per
@@ -95,8 +103,11 @@ cdef void _walk_trees(LevelDominanceCounter self, double s) noexcept:
                 self._wnode[t] = NIL
                 active -= 1
                 continue
-            self._wnode[t] = x.r.child[j]
-            _prefetch_node(&self._wbase[t][x.r.child[j]])
+            i = x.r.child[j]
+            self._wnode[t] = i
+            _prefetch_node(&self._wbase[t][i])
+            if floats:
+                _prefetch_comp(&self._wfe[t][i])
 
 
 cdef void _iterms_trees(LevelDominanceCounter self, int q, double label, double s,
