@@ -7,12 +7,22 @@
 #     leaf    key  [0.1 | 0.2 | 0.3]    [0.5 | 0.7 | 0.9]
 #             w[0] [ 1  |  1  |  0 ]    [ 0  |  1  |  0 ]
 #             w[1] [ 0  |  0  |  1 ]    [ 1  |  1  |  1 ]
-#             c[k], pc[k]: copies of class k at the score, and those of weight > 0
+#             c[k]: copies of class k at the score, zero weights included
+#
+# Layout. A node holds what every walk reads: its keys and weights, then its children
+# (inner) or its copies (leaf), which share their bytes. Two arrays parallel to the nodes
+# (same capacity, same index) hold what only some trees need, and exist only once needed:
+# `fe`, the Neumaier compensation of each leaf weight, from the moment the tree is in
+# float mode; `pc`, the copies of weight > 0, from the first copy of weight 0 on (until
+# then every copy held has weight > 0, so they equal `c`: `_pc` reads `c` then). `pc`
+# stays to the end of the tree once made (freeing it with the last weight-0 copy would
+# make a stream that keeps one coming and going rebuild it every time).
 #
 # Invariants (checked by `_check`): keys ascend in every node; every score under inner
 # child j is <= key[j] < every score under child j + 1; an inner w[k][j] is the sum of
 # child j's; every node but the root holds at least LOW entries, an inner root at least
-# two (so the height is O(log n / log LOW)).
+# two (so the height is O(log n / log LOW)); `fe` exists exactly in float mode; without
+# `pc` every copy held has weight > 0.
 #
 # A walk reads one node per level and scans at most FAN keys there, adding the weights of
 # the children it passes: `ibelow` / `fbelow` read each class's weight below and at a
@@ -26,20 +36,28 @@ cdef enum:
     LOW = 8      # a node below LOW entries merges with a neighbour, or evens out with it
     MAXD = 64     # deeper than any tree of 2**31 entries under the invariants above
     NIL = -1
+    LAYOUT = 2    # `raw`: the node layout's revision (1: fe and pc inside BNode)
 
 cdef union Wt:
     int64_t i
     double f
 
+cdef union BRefs:
+    int32_t child[FAN]    # inner: the children (a free node: child[0] chains the free list)
+    int64_t c[2][FAN]     # leaf: copies per class, zero weights included
+
 cdef struct BNode:
     int32_t n
     int32_t leaf
     double key[FAN]
-    int32_t child[FAN]
     Wt w[2][FAN]
-    double fe[2][FAN]     # leaf, float mode: the Neumaier compensation of w
-    int64_t c[2][FAN]     # leaf: copies per class, zero weights included
-    int64_t pc[2][FAN]    # leaf: copies of weight > 0
+    BRefs r
+
+cdef struct BComp:        # per node, float mode: a leaf's Neumaier compensations of w
+    double fe[2][FAN]
+
+cdef struct BPos:         # per node, once a copy of weight 0 came: a leaf's copies of
+    int64_t pc[2][FAN]    # weight > 0
 
 
 cdef inline double _two_sum_add(double* acc, double* comp, double x) noexcept:
@@ -54,8 +72,11 @@ cdef inline double _two_sum_add(double* acc, double* comp, double x) noexcept:
 
 
 cdef class _BTree:
-    """Nodes in one C array (free ones chained through ``child[0]``)."""
+    """Nodes in one C array (free ones chained through ``r.child[0]``), and the arrays
+    `fe` and `pc` beside it once needed (header)."""
     cdef BNode* n
+    cdef BComp* fe                    # NULL unless floats
+    cdef BPos* pc                     # NULL until a copy of weight 0 comes (pc == c)
     cdef int32_t cap, size, free_head, root
     cdef bint floats
     cdef public int64_t distinct      # entries (distinct scores held)
@@ -66,38 +87,84 @@ cdef class _BTree:
 
     def __cinit__(self):
         self.n = NULL
+        self.fe = NULL
+        self.pc = NULL
         self.cap = 0
+        self.floats = False
         self._grow(4)
         self.clear()
 
     def __dealloc__(self):
         free(self.n)
+        free(self.fe)
+        free(self.pc)
 
     cdef void clear(self) noexcept:
+        """Empty, in the same mode (`pc` goes: no copy of weight 0 is held)."""
+        free(self.pc)
+        self.pc = NULL
         self.size = 0
         self.free_head = NIL
         self.root = 0
         self.size = 1
-        self.n[0].n = 0
+        self._zero(0)
         self.n[0].leaf = 1
         self.distinct = self.pos_scores = 0
         self.ncopies[0] = self.ncopies[1] = self.npos[0] = self.npos[1] = 0
         self.itot[0] = self.itot[1] = 0
 
+    cdef int set_floats(self, bint floats) except -1:
+        """Put the empty tree in float mode (with its `fe`) or int mode."""
+        if self.distinct:
+            raise ValueError("_BTree.set_floats takes an empty tree")
+        if floats and self.fe == NULL:
+            self.fe = <BComp*>calloc(self.cap, sizeof(BComp))
+            if self.fe == NULL:
+                raise MemoryError()
+        elif not floats:
+            free(self.fe)
+            self.fe = NULL
+        self.floats = floats
+        return 0
+
+    cdef int _make_pc(self) except -1:
+        """`pc` for the first copy of weight 0: every copy held so far has weight > 0."""
+        cdef int32_t i
+        cdef BPos* p = <BPos*>malloc(self.cap * sizeof(BPos))
+        if p == NULL:
+            raise MemoryError()
+        for i in range(self.size):
+            memcpy(p[i].pc, self.n[i].r.c, sizeof(BPos))
+        self.pc = p
+        return 0
+
     cdef int _grow(self, int32_t cap) except -1:
+        """Room for ``cap`` nodes in every array (each still valid if one fails)."""
         cdef BNode* p = <BNode*>realloc(self.n, cap * sizeof(BNode))
+        cdef BComp* f
+        cdef BPos* q
         if p == NULL:
             raise MemoryError()
         self.n = p
+        if self.fe != NULL:
+            f = <BComp*>realloc(self.fe, cap * sizeof(BComp))
+            if f == NULL:
+                raise MemoryError()
+            self.fe = f
+        if self.pc != NULL:
+            q = <BPos*>realloc(self.pc, cap * sizeof(BPos))
+            if q == NULL:
+                raise MemoryError()
+            self.pc = q
         self.cap = cap
         return 0
 
     cdef int32_t _new(self, int leaf) except -2:
-        """A fresh empty node (the array may move: take pointers again after this)."""
+        """A fresh empty node (the arrays may move: take pointers again after this)."""
         cdef int32_t i
         if self.free_head != NIL:
             i = self.free_head
-            self.free_head = self.n[i].child[0]
+            self.free_head = self.n[i].r.child[0]
         else:
             if self.size == self.cap:
                 if self.cap >= (1 << 30) // FAN:
@@ -105,26 +172,45 @@ cdef class _BTree:
                 self._grow(2 * self.cap)
             i = self.size
             self.size += 1
-        self.n[i].n = 0
+        self._zero(i)
         self.n[i].leaf = leaf
         return i
 
+    cdef inline void _zero(self, int32_t i) noexcept:
+        """Node ``i`` (and its `fe` / `pc`) all zero bytes: an empty inner node, and no
+        stale heap bytes in `raw`."""
+        memset(&self.n[i], 0, sizeof(BNode))
+        if self.fe != NULL:
+            memset(&self.fe[i], 0, sizeof(BComp))
+        if self.pc != NULL:
+            memset(&self.pc[i], 0, sizeof(BPos))
+
     cdef void _release(self, int32_t i) noexcept:
-        self.n[i].child[0] = self.free_head
+        self.n[i].r.child[0] = self.free_head
         self.free_head = i
 
+    cdef inline int64_t* _pc(self, int32_t i, int k) noexcept:
+        """Leaf ``i``'s copies of weight > 0 of class ``k`` (its `c` while no `pc`)."""
+        if self.pc != NULL:
+            return self.pc[i].pc[k]
+        return self.n[i].r.c[k]
+
     # ------------------------------------------------------------------ sums
-    cdef inline double _own_f(self, BNode* x, int k, int j) noexcept:
-        if x.leaf:
-            return x.w[k][j].f + x.fe[k][j]
-        return x.w[k][j].f
+    cdef inline double _own_f(self, int32_t i, int k, int j) noexcept:
+        if self.n[i].leaf:
+            return self.n[i].w[k][j].f + self.fe[i].fe[k][j]
+        return self.n[i].w[k][j].f
 
     cdef double _sum_f(self, int32_t i, int k) noexcept:
         cdef BNode* x = &self.n[i]
         cdef double t = 0.0
         cdef int j
-        for j in range(x.n):
-            t += self._own_f(x, k, j)
+        if x.leaf:
+            for j in range(x.n):
+                t += x.w[k][j].f + self.fe[i].fe[k][j]
+        else:
+            for j in range(x.n):
+                t += x.w[k][j].f
         return t
 
     cdef int64_t _sum_i(self, int32_t i, int k) noexcept:
@@ -138,7 +224,7 @@ cdef class _BTree:
     cdef void _set_sums(self, int32_t p, int j) noexcept:
         """Parent ``p``'s sums of child ``j``, from the child's entries."""
         cdef int k
-        cdef int32_t ch = self.n[p].child[j]
+        cdef int32_t ch = self.n[p].r.child[j]
         for k in range(2):
             if self.floats:
                 self.n[p].w[k][j].f = self._sum_f(ch, k)
@@ -169,25 +255,27 @@ cdef class _BTree:
                     equal[0] = x.w[0][j].i
                     equal[1] = x.w[1][j].i
                 return
-            i = x.child[j]
+            i = x.r.child[j]
 
     cdef void fbelow(self, double s, double* below, double* equal) noexcept:
         """Each class's float weight below ``s`` and at ``s``: one node per level."""
         cdef int32_t i = self.root
         cdef BNode* x
+        cdef BComp* e
         cdef int j
         below[0] = below[1] = equal[0] = equal[1] = 0.0
         while True:
             x = &self.n[i]
             j = 0
             if x.leaf:
+                e = &self.fe[i]
                 while j < x.n and x.key[j] < s:
-                    below[0] += x.w[0][j].f + x.fe[0][j]
-                    below[1] += x.w[1][j].f + x.fe[1][j]
+                    below[0] += x.w[0][j].f + e.fe[0][j]
+                    below[1] += x.w[1][j].f + e.fe[1][j]
                     j += 1
                 if j < x.n and x.key[j] == s:
-                    equal[0] = x.w[0][j].f + x.fe[0][j]
-                    equal[1] = x.w[1][j].f + x.fe[1][j]
+                    equal[0] = x.w[0][j].f + e.fe[0][j]
+                    equal[1] = x.w[1][j].f + e.fe[1][j]
                 return
             while j < x.n and x.key[j] < s:
                 below[0] += x.w[0][j].f
@@ -195,7 +283,7 @@ cdef class _BTree:
                 j += 1
             if j == x.n:
                 return
-            i = x.child[j]
+            i = x.r.child[j]
 
     cdef bint find(self, double s, int32_t* leaf, int* pos) noexcept:
         """Whether score ``s`` is held; its leaf and position if so."""
@@ -213,32 +301,36 @@ cdef class _BTree:
                 leaf[0] = i
                 pos[0] = j
                 return x.key[j] == s
-            i = x.child[j]
+            i = x.r.child[j]
 
     # ------------------------------------------------------------------ moves
     cdef void _move(self, int32_t dst, int dj, int32_t src, int sj, int m) noexcept:
-        """Entries ``[sj, sj + m)`` of node ``src`` to ``[dj, dj + m)`` of ``dst``
-        (overlap allowed)."""
+        """Entries ``[sj, sj + m)`` of node ``src`` to ``[dj, dj + m)`` of ``dst``, both
+        leaves or both inner (overlap allowed)."""
         cdef BNode* d = &self.n[dst]
         cdef BNode* s = &self.n[src]
         cdef int k
         if m <= 0:
             return
         memmove(&d.key[dj], &s.key[sj], m * sizeof(double))
-        memmove(&d.child[dj], &s.child[sj], m * sizeof(int32_t))
         for k in range(2):
             memmove(&d.w[k][dj], &s.w[k][sj], m * sizeof(Wt))
-            if d.leaf:
-                memmove(&d.fe[k][dj], &s.fe[k][sj], m * sizeof(double))
-                memmove(&d.c[k][dj], &s.c[k][sj], m * sizeof(int64_t))
-                memmove(&d.pc[k][dj], &s.pc[k][sj], m * sizeof(int64_t))
+        if not d.leaf:
+            memmove(&d.r.child[dj], &s.r.child[sj], m * sizeof(int32_t))
+            return
+        for k in range(2):
+            memmove(&d.r.c[k][dj], &s.r.c[k][sj], m * sizeof(int64_t))
+            if self.fe != NULL:
+                memmove(&self.fe[dst].fe[k][dj], &self.fe[src].fe[k][sj], m * sizeof(double))
+            if self.pc != NULL:
+                memmove(&self.pc[dst].pc[k][dj], &self.pc[src].pc[k][sj], m * sizeof(int64_t))
 
     cdef int _split(self, int32_t p, int j, double s) except -1:
         """Split the full child ``j`` of ``p`` into children ``j`` and ``j + 1``, before
         score ``s`` comes: in halves, or, when ``s`` is beyond the child's scores
         (ascending inserts, as `load` makes), keeping ``FAN - LOW`` on the left, so that
         sorted loads fill their nodes to three quarters instead of one half."""
-        cdef int32_t ch = self.n[p].child[j]
+        cdef int32_t ch = self.n[p].r.child[j]
         cdef int at = FAN - LOW if s > self.n[ch].key[FAN - 1] else HALF
         cdef int32_t nw = self._new(self.n[ch].leaf)
         self._move(nw, 0, ch, at, FAN - at)
@@ -246,7 +338,7 @@ cdef class _BTree:
         self.n[ch].n = at
         self._move(p, j + 2, p, j + 1, self.n[p].n - j - 1)
         self.n[p].n += 1
-        self.n[p].child[j + 1] = nw
+        self.n[p].r.child[j + 1] = nw
         self.n[p].key[j + 1] = self.n[p].key[j]
         self.n[p].key[j] = self.n[ch].key[at - 1]
         self._set_sums(p, j)
@@ -255,7 +347,7 @@ cdef class _BTree:
 
     cdef void _merge(self, int32_t p, int a) noexcept:
         """Append child ``a + 1`` of ``p`` to child ``a`` (they fit in one node)."""
-        cdef int32_t left = self.n[p].child[a], right = self.n[p].child[a + 1]
+        cdef int32_t left = self.n[p].r.child[a], right = self.n[p].r.child[a + 1]
         cdef int k
         self._move(left, self.n[left].n, right, 0, self.n[right].n)
         self.n[left].n += self.n[right].n
@@ -271,7 +363,7 @@ cdef class _BTree:
 
     cdef void _even(self, int32_t p, int a) noexcept:
         """Share the entries of children ``a`` and ``a + 1`` of ``p`` evenly."""
-        cdef int32_t left = self.n[p].child[a], right = self.n[p].child[a + 1]
+        cdef int32_t left = self.n[p].r.child[a], right = self.n[p].r.child[a + 1]
         cdef int nl = self.n[left].n, nr = self.n[right].n
         cdef int half = (nl + nr) // 2, q
         if nl > half:
@@ -299,11 +391,15 @@ cdef class _BTree:
         cdef int d = 0, j, l
         cdef int32_t i, r
         cdef BNode* x
+        cdef int64_t* p0
+        cdef int64_t* p1
         s += 0.0    # -0.0 and 0.0 are one score
+        if dpc != dc and self.pc == NULL:
+            self._make_pc()
         if self.n[self.root].n == FAN:
             r = self._new(0)
             self.n[r].n = 1
-            self.n[r].child[0] = self.root
+            self.n[r].r.child[0] = self.root
             x = &self.n[self.root]
             self.n[r].key[0] = x.key[x.n - 1]
             self.root = r
@@ -315,7 +411,7 @@ cdef class _BTree:
             j = 0
             while j < x.n - 1 and x.key[j] < s:
                 j += 1
-            if self.n[x.child[j]].n == FAN:
+            if self.n[x.r.child[j]].n == FAN:
                 self._split(i, j, s)
                 x = &self.n[i]
                 if s > x.key[j]:
@@ -325,7 +421,7 @@ cdef class _BTree:
             pn[d] = i
             pj[d] = j
             d += 1
-            i = x.child[j]
+            i = x.r.child[j]
         x = &self.n[i]
         j = 0
         while j < x.n and x.key[j] < s:
@@ -335,19 +431,24 @@ cdef class _BTree:
             x.n += 1
             x.key[j] = s
             x.w[0][j].i = x.w[1][j].i = 0   # also 0.0 in float mode
-            x.fe[0][j] = x.fe[1][j] = 0.0
-            x.c[0][j] = x.c[1][j] = x.pc[0][j] = x.pc[1][j] = 0
+            x.r.c[0][j] = x.r.c[1][j] = 0
+            if self.fe != NULL:
+                self.fe[i].fe[0][j] = self.fe[i].fe[1][j] = 0.0
+            if self.pc != NULL:
+                self.pc[i].pc[0][j] = self.pc[i].pc[1][j] = 0
             self.distinct += 1
-        if dpc and x.pc[0][j] + x.pc[1][j] == 0:
+        p0, p1 = self._pc(i, 0), self._pc(i, 1)
+        if dpc and p0[j] + p1[j] == 0:
             self.pos_scores += 1
-        x.c[k][j] += dc
+        x.r.c[k][j] += dc
         self.ncopies[k] += dc
-        x.pc[k][j] += dpc
+        if self.pc != NULL:
+            self.pc[i].pc[k][j] += dpc
         self.npos[k] += dpc
         if self.floats:
-            _two_sum_add(&x.w[k][j].f, &x.fe[k][j], fw)
+            _two_sum_add(&x.w[k][j].f, &self.fe[i].fe[k][j], fw)
             for l in range(d - 1, -1, -1):
-                self.n[pn[l]].w[k][pj[l]].f = self._sum_f(self.n[pn[l]].child[pj[l]], k)
+                self.n[pn[l]].w[k][pj[l]].f = self._sum_f(self.n[pn[l]].r.child[pj[l]], k)
         else:
             x.w[k][j].i += iw
             self.itot[k] += iw
@@ -363,6 +464,8 @@ cdef class _BTree:
         cdef int d = 0, j, l, a
         cdef int32_t i, p
         cdef BNode* x
+        cdef int64_t* pk
+        cdef double* ek
         s += 0.0
         i = self.root
         while not self.n[i].leaf:
@@ -373,47 +476,50 @@ cdef class _BTree:
             pn[d] = i
             pj[d] = j
             d += 1
-            i = x.child[j]
+            i = x.r.child[j]
         x = &self.n[i]
         j = 0
         while x.key[j] < s:
             j += 1
-        x.c[k][j] -= 1
+        x.r.c[k][j] -= 1
         self.ncopies[k] -= 1
         if positive:
-            x.pc[k][j] -= 1
+            if self.pc != NULL:
+                self.pc[i].pc[k][j] -= 1
             self.npos[k] -= 1
-            if x.pc[0][j] + x.pc[1][j] == 0:
+            if self._pc(i, 0)[j] + self._pc(i, 1)[j] == 0:
                 self.pos_scores -= 1
         if self.floats:
-            if positive and x.pc[k][j] == 0:
+            pk = self._pc(i, k)
+            ek = self.fe[i].fe[k]
+            if positive and pk[j] == 0:
                 x.w[k][j].f = 0.0
-                x.fe[k][j] = 0.0
+                ek[j] = 0.0
             elif positive:
-                _two_sum_add(&x.w[k][j].f, &x.fe[k][j], -fw)
-                if x.w[k][j].f + x.fe[k][j] < 0:
+                _two_sum_add(&x.w[k][j].f, &ek[j], -fw)
+                if x.w[k][j].f + ek[j] < 0:
                     x.w[k][j].f = 0.0
-                    x.fe[k][j] = 0.0
+                    ek[j] = 0.0
         else:
             x.w[k][j].i -= iw
             self.itot[k] -= iw
             for l in range(d):
                 self.n[pn[l]].w[k][pj[l]].i -= iw
-        if x.c[0][j] + x.c[1][j] == 0:
+        if x.r.c[0][j] + x.r.c[1][j] == 0:
             self._move(i, j, i, j + 1, x.n - j - 1)
             x.n -= 1
             self.distinct -= 1
         if self.floats:
             for l in range(d - 1, -1, -1):
-                self.n[pn[l]].w[k][pj[l]].f = self._sum_f(self.n[pn[l]].child[pj[l]], k)
+                self.n[pn[l]].w[k][pj[l]].f = self._sum_f(self.n[pn[l]].r.child[pj[l]], k)
         # underflow: merge with a neighbour (or even out with it), level by level up
         l = d - 1
         while l >= 0:
             p, j = pn[l], pj[l]
-            if self.n[self.n[p].child[j]].n >= LOW or self.n[p].n == 1:
+            if self.n[self.n[p].r.child[j]].n >= LOW or self.n[p].n == 1:
                 break
             a = j if j + 1 < self.n[p].n else j - 1      # the pair (a, a + 1) holds j
-            if self.n[self.n[p].child[a]].n + self.n[self.n[p].child[a + 1]].n <= FAN:
+            if self.n[self.n[p].r.child[a]].n + self.n[self.n[p].r.child[a + 1]].n <= FAN:
                 self._merge(p, a)
             else:
                 self._even(p, a)
@@ -421,29 +527,48 @@ cdef class _BTree:
             l -= 1
         while not self.n[self.root].leaf and self.n[self.root].n == 1:
             p = self.root
-            self.root = self.n[p].child[0]
+            self.root = self.n[p].r.child[0]
             self._release(p)
         return 0
 
     # ------------------------------------------------------------------ copies
     def raw(self):
-        """The tree as it is, bit for bit: ``(layout, nodes, header)`` for `set_raw`."""
+        """The tree as it is, bit for bit: ``(layout, nodes, header)`` for `set_raw`;
+        the header ends with the bytes of `fe` and of `pc` (``None`` where absent)."""
         nodes = (<char*>self.n)[:self.size * sizeof(BNode)]
+        fe = None if self.fe == NULL else (<char*>self.fe)[:self.size * sizeof(BComp)]
+        pc = None if self.pc == NULL else (<char*>self.pc)[:self.size * sizeof(BPos)]
         header = (self.size, self.free_head, self.root, self.distinct, self.pos_scores,
                   self.ncopies[0], self.ncopies[1], self.npos[0], self.npos[1],
-                  self.itot[0], self.itot[1], self.floats)
-        return (FAN, sizeof(BNode)), nodes, header
+                  self.itot[0], self.itot[1], self.floats, fe, pc)
+        return (FAN, sizeof(BNode), LAYOUT), nodes, header
 
     def set_raw(self, layout, bytes nodes, header):
-        """Restore `raw`; False (nothing changed) if it was written with another node
-        layout."""
-        if tuple(layout) != (FAN, sizeof(BNode)) or len(nodes) != header[0] * sizeof(BNode):
+        """Restore `raw` into this empty tree; False (nothing changed) if it was written
+        with another node layout (an earlier one: `fe` and `pc` inside the nodes)."""
+        if tuple(layout) != (FAN, sizeof(BNode), LAYOUT) or len(header) != 14:
             return False
-        self._grow(max(header[0], 4))
+        size, floats, fe, pc = header[0], header[11], header[12], header[13]
+        if not 1 <= size <= (1 << 30) // FAN or len(nodes) != size * sizeof(BNode):
+            return False
+        if (fe is not None) != bool(floats) or \
+                fe is not None and len(fe) != size * sizeof(BComp):
+            return False
+        if pc is None and tuple(header[5:7]) != tuple(header[7:9]) or \
+                pc is not None and len(pc) != size * sizeof(BPos):
+            return False        # without pc every copy has weight > 0
+        self.clear()
+        self.set_floats(floats)
+        self._grow(max(size, 4))
+        if pc is not None:
+            self._make_pc()
+            memcpy(self.pc, <char*>pc, len(pc))
+        if fe is not None:
+            memcpy(self.fe, <char*>fe, len(fe))
         memcpy(self.n, <char*>nodes, len(nodes))
         (self.size, self.free_head, self.root, self.distinct, self.pos_scores,
          self.ncopies[0], self.ncopies[1], self.npos[0], self.npos[1],
-         self.itot[0], self.itot[1], self.floats) = header
+         self.itot[0], self.itot[1]) = header[:11]
         return True
 
     # ------------------------------------------------------------------ reading all
@@ -458,10 +583,12 @@ cdef class _BTree:
                 out.append((i, j))
         else:
             for j in range(self.n[i].n):
-                self._entries(self.n[i].child[j], out)
+                self._entries(self.n[i].r.child[j], out)
 
     def _check(self):
         """Assert the invariants in the header; returns (entries, sums, copies, pos)."""
+        assert (self.fe != NULL) == bool(self.floats), "fe exactly in float mode"
+        assert 1 <= self.size <= self.cap
         got = self._check_node(self.root, None, None, True)
         count, sums, copies, pos, pscores = got
         assert count == self.distinct, (count, self.distinct)
@@ -469,6 +596,7 @@ cdef class _BTree:
         for k in range(2):
             assert copies[k] == self.ncopies[k], (copies, k)
             assert pos[k] == self.npos[k], (pos, k)
+            assert self.pc != NULL or pos[k] == copies[k], "a copy of weight 0 without pc"
             if not self.floats:
                 assert sums[k] == self.itot[k], (sums, k)
         return got
@@ -488,19 +616,21 @@ cdef class _BTree:
             for j in range(x.n):
                 key = x.key[j]
                 assert (lo is None or lo < key) and (hi is None or key <= hi), "bounds"
-                assert x.c[0][j] + x.c[1][j] >= 1, "a score with no copy"
-                if x.pc[0][j] + x.pc[1][j]:
+                assert x.r.c[0][j] + x.r.c[1][j] >= 1, "a score with no copy"
+                if self._pc(i, 0)[j] + self._pc(i, 1)[j]:
                     pscores += 1
                 for k in range(2):
-                    assert 0 <= x.pc[k][j] <= x.c[k][j], "positive copies"
-                    own = (x.w[k][j].f + x.fe[k][j]) if self.floats else x.w[k][j].i
-                    assert own >= 0 and (x.pc[k][j] > 0 or own == 0), "orphan weight"
+                    p = self._pc(i, k)[j]
+                    assert 0 <= p <= x.r.c[k][j], "positive copies"
+                    own = self._own_f(i, k, j) if self.floats else x.w[k][j].i
+                    assert own >= 0 and (p > 0 or own == 0), "orphan weight"
                     sums[k] = sums[k] + own
-                    copies[k] += x.c[k][j]
-                    pos[k] += x.pc[k][j]
+                    copies[k] += x.r.c[k][j]
+                    pos[k] += p
             return x.n, sums, copies, pos, pscores
         for j in range(x.n):
-            ch = x.child[j]
+            ch = x.r.child[j]
+            assert 0 <= ch < self.size and ch != i, "a child out of the nodes"
             sub_lo = lo if j == 0 else x.key[j - 1]
             assert (lo is None or lo < x.key[j]) and (hi is None or x.key[j] <= hi), \
                 "inner bound"

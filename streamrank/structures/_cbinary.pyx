@@ -28,8 +28,8 @@ so an inner sum never keeps the rounding of a weight that left.
 """
 
 from libc.stdint cimport int64_t, uint64_t, int32_t
-from libc.stdlib cimport malloc, realloc, free
-from libc.string cimport memcpy, memmove
+from libc.stdlib cimport malloc, calloc, realloc, free
+from libc.string cimport memcpy, memmove, memset
 from libc.math cimport fabs, isfinite
 
 import math

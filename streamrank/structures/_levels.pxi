@@ -78,6 +78,8 @@ cdef class LevelDominanceCounter:
     cdef int64_t _npscores      # more than one tree: scores held with weight > 0
     cdef int64_t _pcat          # copies of weight > 0 at the score of the last walk
     cdef BNode** _wbase         # the walks of every tree at once (`_walk_trees`): nodes,
+    cdef BComp** _wfe           # their compensations and copies of weight > 0 (or NULL),
+    cdef BPos** _wpc
     cdef int32_t* _wnode        # the node each is at,
     cdef int64_t* _ib           # and per slot the weight below and at the score
     cdef int64_t* _ie
@@ -90,6 +92,8 @@ cdef class LevelDominanceCounter:
         self._label = NULL
         self._has = NULL
         self._wbase = NULL
+        self._wfe = NULL
+        self._wpc = NULL
         self._wnode = NULL
         self._ib = self._ie = NULL
         self._fb = self._fe = NULL
@@ -106,6 +110,8 @@ cdef class LevelDominanceCounter:
         free(self._label)
         free(self._has)
         free(self._wbase)
+        free(self._wfe)
+        free(self._wpc)
         free(self._wnode)
         free(self._ib)
         free(self._ie)
@@ -147,13 +153,15 @@ cdef class LevelDominanceCounter:
             raise MemoryError()
         self._has = has
         _grow_array(<void**>&self._wbase, n * sizeof(BNode*))
+        _grow_array(<void**>&self._wfe, n * sizeof(BComp*))
+        _grow_array(<void**>&self._wpc, n * sizeof(BPos*))
         _grow_array(<void**>&self._wnode, n * sizeof(int32_t))
         _grow_array(<void**>&self._ib, 2 * n * sizeof(int64_t))
         _grow_array(<void**>&self._ie, 2 * n * sizeof(int64_t))
         _grow_array(<void**>&self._fb, 2 * n * sizeof(double))
         _grow_array(<void**>&self._fe, 2 * n * sizeof(double))
         cdef _BTree t = _BTree()
-        t.floats = self._floats
+        t.set_floats(self._floats)
         self._trees.append(t)
         self._has[2 * n - 2] = self._has[2 * n - 1] = 0
         self._ntrees = n
@@ -582,7 +590,7 @@ cdef class LevelDominanceCounter:
         t = self._tree(q)
         if not t.find(score, &leaf, &pos):
             return 0
-        return t.n[leaf].c[q & 1][pos]
+        return t.n[leaf].r.c[q & 1][pos]
 
     def pairs_with_many(self, labels, scores, weights=None):
         """``sum_i weights[i] * pairs_with(labels[i], scores[i])``: the change of the five

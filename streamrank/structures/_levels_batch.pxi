@@ -11,7 +11,7 @@ cdef dict _positive_scores(_BTree t):
     cdef int64_t p
     t.entries(where)
     for node, pos in where:
-        p = t.n[node].pc[0][pos] + t.n[node].pc[1][pos]
+        p = t._pc(node, 0)[pos] + t._pc(node, 1)[pos]
         if p:
             out[t.n[node].key[pos]] = p
     return out
@@ -287,7 +287,7 @@ def _columns(LevelDominanceCounter self):
     for _, q in order:
         t = self._tree(q)
         k = q & 1
-        n_rows += sum(1 for node, pos in wheres[q >> 1] if t.n[node].c[k][pos])
+        n_rows += sum(1 for node, pos in wheres[q >> 1] if t.n[node].r.c[k][pos])
     ys = np.empty(n_rows)
     ss = np.empty(n_rows)
     cs = np.empty(n_rows, np.int64)
@@ -299,14 +299,14 @@ def _columns(LevelDominanceCounter self):
         t = self._tree(q)
         k = q & 1
         for node, pos in wheres[q >> 1]:
-            if not t.n[node].c[k][pos]:
+            if not t.n[node].r.c[k][pos]:
                 continue
             yv[r] = label
             sv[r] = t.n[node].key[pos]
-            cv[r] = t.n[node].c[k][pos]
-            pv[r] = t.n[node].pc[k][pos]
+            cv[r] = t.n[node].r.c[k][pos]
+            pv[r] = t._pc(node, k)[pos]
             if self._floats:
-                ws[r] = t.n[node].w[k][pos].f + t.n[node].fe[k][pos]
+                ws[r] = t.n[node].w[k][pos].f + t.fe[node].fe[k][pos]
             else:
                 ws[r] = t.n[node].w[k][pos].i
             r += 1

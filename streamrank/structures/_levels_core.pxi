@@ -12,10 +12,19 @@ cdef extern from *:
 
 
 cdef inline void _prefetch_node(BNode* x) noexcept nogil:
-    """The header, keys, children and weights of node ``x`` on their way to the cache."""
+    """The header, keys, weights and children of node ``x`` on their way to the cache (a
+    leaf's copies share the children's bytes: the first ones come along)."""
     cdef const char* p = <const char*>x
     cdef size_t off
-    for off in range(0, <size_t>(<char*>&x.fe[0][0] - <char*>x), 64):
+    for off in range(0, <size_t>(<char*>&x.r.child[FAN] - <char*>x), 64):
+        SR_PREFETCH(p + off)
+
+
+cdef inline void _prefetch_comp(BComp* e) noexcept nogil:
+    """The compensations of a node (a leaf's, read in float mode) on their way too."""
+    cdef const char* p = <const char*>e
+    cdef size_t off
+    for off in range(0, sizeof(BComp), 64):
         SR_PREFETCH(p + off)
 
 
@@ -24,7 +33,9 @@ cdef void _walk_trees(LevelDominanceCounter self, double s) noexcept:
     `_fe` in float mode), and `_pcat`: walked all at once, one level of each tree per
     round, each next node prefetched (the same sums as `_BTree.ibelow` / `fbelow`)."""
     cdef int T = self._ntrees, t, j, active = 0
+    cdef int32_t i
     cdef BNode* x
+    cdef BComp* e
     cdef bint floats = self._floats
     cdef _BTree tree
     self._pcat = 0
@@ -38,26 +49,31 @@ cdef void _walk_trees(LevelDominanceCounter self, double s) noexcept:
             continue
         tree = <_BTree>self._trees[t]
         self._wbase[t] = tree.n
+        self._wfe[t] = tree.fe
+        self._wpc[t] = tree.pc
         self._wnode[t] = tree.root
         active += 1
     while active:
         for t in range(T):
-            if self._wnode[t] == NIL:
+            i = self._wnode[t]
+            if i == NIL:
                 continue
-            x = &self._wbase[t][self._wnode[t]]
+            x = &self._wbase[t][i]
             j = 0
             if x.leaf:
                 self._wnode[t] = NIL
                 active -= 1
                 if floats:
+                    e = &self._wfe[t][i]
                     while j < x.n and x.key[j] < s:
-                        self._fb[2 * t] += x.w[0][j].f + x.fe[0][j]
-                        self._fb[2 * t + 1] += x.w[1][j].f + x.fe[1][j]
+                        self._fb[2 * t] += x.w[0][j].f + e.fe[0][j]
+                        self._fb[2 * t + 1] += x.w[1][j].f + e.fe[1][j]
                         j += 1
                     if j < x.n and x.key[j] == s:
-                        self._fe[2 * t] = x.w[0][j].f + x.fe[0][j]
-                        self._fe[2 * t + 1] = x.w[1][j].f + x.fe[1][j]
-                        self._pcat += x.pc[0][j] + x.pc[1][j]
+                        self._fe[2 * t] = x.w[0][j].f + e.fe[0][j]
+                        self._fe[2 * t + 1] = x.w[1][j].f + e.fe[1][j]
+                    else:
+                        continue
                 else:
                     while j < x.n and x.key[j] < s:
                         self._ib[2 * t] += x.w[0][j].i
@@ -66,7 +82,12 @@ cdef void _walk_trees(LevelDominanceCounter self, double s) noexcept:
                     if j < x.n and x.key[j] == s:
                         self._ie[2 * t] = x.w[0][j].i
                         self._ie[2 * t + 1] = x.w[1][j].i
-                        self._pcat += x.pc[0][j] + x.pc[1][j]
+                    else:
+                        continue
+                if self._wpc[t] == NULL:     # every copy has weight > 0 (`_BTree.pc`)
+                    self._pcat += x.r.c[0][j] + x.r.c[1][j]
+                else:
+                    self._pcat += self._wpc[t][i].pc[0][j] + self._wpc[t][i].pc[1][j]
                 continue
             if floats:
                 while j < x.n and x.key[j] < s:
@@ -82,8 +103,11 @@ cdef void _walk_trees(LevelDominanceCounter self, double s) noexcept:
                 self._wnode[t] = NIL
                 active -= 1
                 continue
-            self._wnode[t] = x.child[j]
-            _prefetch_node(&self._wbase[t][x.child[j]])
+            i = x.r.child[j]
+            self._wnode[t] = i
+            _prefetch_node(&self._wbase[t][i])
+            if floats:
+                _prefetch_comp(&self._wfe[t][i])
 
 
 cdef void _iterms_trees(LevelDominanceCounter self, int q, double label, double s,
@@ -159,19 +183,20 @@ cdef int _held(LevelDominanceCounter self, int q, double score, int64_t iw, doub
     cdef int pos, k = q & 1
     cdef BNode* x
     cdef _BTree t
-    cdef int64_t held
+    cdef int64_t held, pc
     if q < 0:
         if quiet:
             return 0
         raise param_error("label", f"{self._name}.remove", "the label of a point held", "")
     t = self._tree(q)
-    if not t.find(score, &leaf, &pos) or t.n[leaf].c[k][pos] == 0:
+    if not t.find(score, &leaf, &pos) or t.n[leaf].r.c[k][pos] == 0:
         if quiet:
             return 0
         raise param_error("score", f"{self._name}.remove", "the score of a point held "
                           f"with label {self._label[q]!r}", repr(score))
     x = &t.n[leaf]
-    if positive and x.pc[k][pos] == 0 or not positive and x.c[k][pos] == x.pc[k][pos]:
+    pc = t._pc(leaf, k)[pos]
+    if positive and pc == 0 or not positive and x.r.c[k][pos] == pc:
         if quiet:
             return 0
         raise param_error("weight", f"{self._name}.remove", "the weight of a copy held at "
@@ -180,11 +205,11 @@ cdef int _held(LevelDominanceCounter self, int q, double score, int64_t iw, doub
                           repr(fw if self._floats else iw))
     if not self._floats and positive:
         held = x.w[k][pos].i
-        if iw > held or (x.pc[k][pos] == 1 and iw != held):
+        if iw > held or (pc == 1 and iw != held):
             if quiet:
                 return 0
             expected = (f"{held!r}, the weight of the last copy of {score!r}"
-                        if x.pc[k][pos] == 1 else f"at most {held!r}, the weight held "
+                        if pc == 1 else f"at most {held!r}, the weight held "
                         f"at {score!r}")
             raise param_error("weight", f"{self._name}.remove", expected, repr(iw))
     return 1
