@@ -1,7 +1,8 @@
 """Sliding windows over a stream of (label, score, weight) events, with exact pair counts.
 
-A window is an insert of each new event and a removal of each event that leaves (SPEC.md
-section 4): ``O(log W)`` per event for binary labels, and reading the counts is ``O(1)``.
+A window is an insert of each new event and a removal of each event that leaves:
+``O(log W)`` per event for binary labels (``O(L log W)`` for ``L`` levels, ``O(log² W)``
+amortized for continuous labels), and reading the counts is ``O(1)``.
 
 The window mechanism of the package is `streamrank.structures._cwindow.RowWindow`: a FIFO
 ring of rows of a `SlotStore` (compiled), evicted by count (`RowWindow.push_keep`,
@@ -25,7 +26,7 @@ __all__ = ["SlidingPairCounter", "TimeSlidingPairCounter"]
 
 _NAN = math.nan
 #: Fewer waiting changes than this reach the engine as tuples (`PairEngine.apply`), more
-#: as numpy arrays (as `streamrank.metrics._base.SCALAR_FLUSH`).
+#: as numpy arrays (building the arrays costs more than a few tuples).
 _SCALAR_FLUSH = 16
 
 
@@ -36,16 +37,16 @@ def sync(window: RowWindow, engine: PairEngine, caller: str, *,
     that came and went may be large (`PairEngine.stale`).
 
     A few changes go as tuples (`RowWindow.take`, applied as
-    `streamrank.metrics._base.apply_changes` does: one C loop for binary labels); more
-    than `_SCALAR_FLUSH` into a binary engine go as numpy arrays (`RowWindow.take_arrays`,
+    `streamrank.metrics._base.apply_changes` does: one C loop); more
+    than `_SCALAR_FLUSH` go as numpy arrays (`RowWindow.take_arrays`,
     `PairEngine.remove_many` then `PairEngine.add_many`: no Python object per change).
     ``caller`` names the owner's method in the engine's errors. Runtime complexity:
     ``O(k log W)`` for ``k`` waiting changes (``O(W log W)`` for a recount)."""
     waiting = window.waiting
     if waiting:
-        if waiting < _SCALAR_FLUSH or engine.kind != "binary":
-            removes, adds, n_adds = window.take()
-            (_apply or _load_apply())(engine, removes, adds, caller, n_adds)
+        if waiting < _SCALAR_FLUSH:
+            removes, adds, _ = window.take()
+            (_apply or _load_apply())(engine, removes, adds, caller)
         else:                       # numpy arrays into the engine's compiled loop
             (ry, rs, rw), (ay, as_, aw) = window.take_arrays()
             engine.remove_many(ry, rs, None if (rw == 1.0).all() else rw)

@@ -41,7 +41,7 @@ from .._validation import describe, param_error
 from ..engine import PairEngine, check_scalar, check_weight
 from ..exceptions import UndefinedMetricWarning
 
-__all__ = ["MAX_PENDING", "SCALAR_FLUSH", "UNSPLIT_RTOL", "PairEngineMetric", "UpdateBuffer",
+__all__ = ["MAX_PENDING", "UNSPLIT_RTOL", "PairEngineMetric", "UpdateBuffer",
            "apply_changes", "binary_label", "hold", "held_arrays", "label_of",
            "not_held_error", "or_zero", "recounted", "release", "revert_unsplit",
            "sample_arrays", "score_of", "unsplit_fits", "unsplit_shares", "unsplit_take",
@@ -49,11 +49,6 @@ __all__ = ["MAX_PENDING", "SCALAR_FLUSH", "UNSPLIT_RTOL", "PairEngineMetric", "U
 
 #: Buffered updates are applied once this many are waiting, even if nobody reads.
 MAX_PENDING = 4096
-
-#: Fewer buffered changes than this are applied one at a time: building numpy arrays and
-#: the engine's batch count cost more than a few single changes.
-SCALAR_FLUSH = 16
-
 
 def score_of(y_pred, pos_val, func: str) -> float:
     """The score of the positive class in River's ``y_pred``: a dict of class
@@ -137,8 +132,8 @@ class UpdateBuffer:
     reverted, or a window's event that came and left, before a read: it never reaches the
     engine), else queues the removal of an item the owner knows the engine holds. The
     owner flushes when the metric is read, or when ``add`` / ``remove`` return True
-    (`MAX_PENDING` changes waiting); `flush` removes, then adds: one at a time below
-    `SCALAR_FLUSH` of them, else with the engine's ``remove_many`` / ``add_many``.
+    (`MAX_PENDING` changes waiting); `flush` removes, then adds, in one compiled loop
+    (`apply_changes`).
 
     Items are ``(label, score, weight)`` tuples of validated values; `GroupAUC` queues
     ``(group, (label, score, weight))`` items and flushes each group with `apply_changes`.
@@ -214,35 +209,15 @@ class UpdateBuffer:
         if n:
             removes, adds = self.removes, self.adds
             self.removes, self.adds, self.n = [], {}, 0
-            apply_changes(engine, removes, adds, func, n - len(removes))
+            apply_changes(engine, removes, adds, func)
 
 
-def apply_changes(engine: PairEngine, removes: list, adds: dict, func: str,
-                  n_adds: int | None = None) -> None:
+def apply_changes(engine: PairEngine, removes: list, adds: dict, func: str) -> None:
     """Remove the held samples ``removes`` (a list) from ``engine``, then add ``adds`` (a
-    multiset ``{sample: copies}``, ``n_adds`` copies in all if the caller knows) of
-    validated ``(label, score, weight)`` tuples: one at a time below `SCALAR_FLUSH` of
-    them, else as float64 arrays through ``remove_many`` / ``add_many``."""
-    if engine.kind != "continuous":     # every change in C, one loop
-        engine.apply(removes, adds, func)
-        return
-    if removes:
-        if len(removes) < SCALAR_FLUSH:
-            remove = engine.remove
-            for y, s, w in removes:
-                remove(y, s, w)
-        else:
-            engine.remove_many(*sample_arrays(removes))
-    if adds:
-        if n_adds is None:
-            n_adds = sum(adds.values())
-        if n_adds < SCALAR_FLUSH:
-            add = engine.add
-            for (y, s, w), n in adds.items():
-                for _ in range(n):
-                    add(y, s, w)
-        else:
-            engine.add_many(*held_arrays(adds), func=func)
+    multiset ``{sample: copies}``) of validated ``(label, score, weight)`` tuples, in one
+    compiled loop (`PairEngine.apply`). Runtime complexity: ``O(k log n)`` for ``k`` changes (per
+    the engine's structure)."""
+    engine.apply(removes, adds, func)
 
 
 def sample_arrays(samples) -> tuple:
