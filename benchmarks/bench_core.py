@@ -1,11 +1,12 @@
 """Per-change cost of the compiled core, side by side with another source tree.
 
 Times `PairCounter` single inserts, removals and score updates, and `update_many` of ``k``
-keys, at each ``n`` held, against a full `pair_counts` recount of the same ``n``: binary
-labels, and with ``--labels`` also labels of that many levels (``--labels 2 5`` times
-binary, then five levels: the level counter's trees) or ``continuous`` (distinct real
-labels: the 2-D dominance counter). With ``--against PATH`` (another checkout of streamrank, e.g. the commit
-before the compiled core) both trees are timed in alternating subprocess rounds of one
+keys (the median of 5 calls), at each ``n`` held, against a full `pair_counts` recount of
+the same ``n``: binary labels, or with ``--labels`` labels of that many levels
+(``--labels 2 5`` times binary, then five levels: the level counter's trees) or
+``continuous`` (distinct real labels: the 2-D dominance counter). With ``--against PATH``
+(another checkout of streamrank, e.g. the commit before the compiled core) both trees are
+timed in alternating subprocess rounds of one
 run, and the table gives their ratio. Medians over ``--rounds``.
 
     python benchmarks/bench_core.py --against ../streamrank-old
@@ -61,10 +62,13 @@ t0 = time.perf_counter()
 for i in range(ops):
     pc.update(keys[i], score=upd[i])
 out["update"] = (time.perf_counter() - t0) / ops
-for k in ks:
-    kk = rng.choice(n, k, replace=False).tolist()
-    t0 = time.perf_counter(); pc.update_many(kk, scores=rng.random(k))
-    out[f"update_many k={k}"] = time.perf_counter() - t0
+for k in ks:            # the median of 5 calls, each on fresh keys
+    times = []
+    for _ in range(5):
+        kk = rng.choice(n, k, replace=False).tolist(); ss = rng.random(k)
+        t0 = time.perf_counter(); pc.update_many(kk, scores=ss)
+        times.append(time.perf_counter() - t0)
+    out[f"update_many k={k}"] = sorted(times)[2]
 print(json.dumps(out))
 """
 
