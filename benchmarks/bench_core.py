@@ -12,11 +12,15 @@ run, and the table gives their ratio. Medians over ``--rounds``.
     python benchmarks/bench_core.py --against ../streamrank-old
     python benchmarks/bench_core.py --n 1e4 1e6 --labels 2 5 continuous --rounds 1
     python benchmarks/bench_core.py --footprint --against ../streamrank-old
+    python benchmarks/bench_core.py --floor --n 1e4 1e6 --labels 2 5 continuous
 
 ``--footprint`` instead prints the memory per held item (resident-set growth while a
 `PairEngine`, then a `PairCounter`, takes ``n`` binary-labelled items with distinct scores,
 then a continuous `PairEngine` ``n`` items with distinct labels and scores) and the
 start-up wall times of ``import streamrank`` and ``streamrank --help`` (medians).
+``--floor`` prints the compiled floor of a change: `PairEngine.add` / `remove` (one Python
+call each, no key lookup) and the engine's C loop over a batch (`add_many` /
+`remove_many`), per change.
 """
 
 from __future__ import annotations
@@ -123,6 +127,52 @@ def footprint(trees: dict, n: int, rounds: int) -> None:
               f"{mem['continuous']:.0f} | {times['import']:.2f} | {times['help']:.2f} |")
 
 
+FLOOR = r"""
+import json, sys, time
+import numpy as np
+from streamrank.engine import PairEngine
+n, ops, labels = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3]
+rng = np.random.default_rng(0)
+def draw_y(k):
+    return rng.random(k) if labels == "continuous" else rng.integers(0, int(labels), k) * 1.0
+e = PairEngine("continuous" if labels == "continuous" else "auto")
+e.add_many(draw_y(n), rng.random(n), None)
+y, s = draw_y(ops).tolist(), rng.random(ops).tolist()
+out = {}
+t0 = time.perf_counter()
+for i in range(ops):
+    e.add(y[i], s[i])
+out["PairEngine.add"] = (time.perf_counter() - t0) / ops
+t0 = time.perf_counter()
+for i in range(ops):
+    e.remove(y[i], s[i])
+out["PairEngine.remove"] = (time.perf_counter() - t0) / ops
+ya, sa = np.array(y), np.array(s)
+t0 = time.perf_counter(); e.add_many(ya, sa, None); out["C loop, add"] = (time.perf_counter() - t0) / ops
+t0 = time.perf_counter(); e.remove_many(ya, sa, None)
+out["C loop, remove"] = (time.perf_counter() - t0) / ops
+print(json.dumps(out))
+"""
+
+
+def floor(tree: Path, ns, ops: int, labels, rounds: int) -> None:
+    """The compiled floor: per change through `PairEngine` (one Python call, no key
+    lookup) and in one C loop (a batch of ``ops`` changes, sorted by score inside)."""
+    print(f"# bench_core --floor: ops={ops}, rounds={rounds}\n")
+    print("| n | labels | PairEngine.add | PairEngine.remove | C loop, add | C loop, remove |")
+    print("|---|---|---|---|---|---|")
+    env = dict(os.environ, PYTHONPATH=str(tree))
+    for lab in labels:
+        for n in ns:
+            runs = [json.loads(subprocess.run([sys.executable, "-c", FLOOR, str(n), str(ops),
+                                               lab], env=env, cwd=tree, capture_output=True,
+                                              text=True, check=True).stdout)
+                    for _ in range(rounds)]
+            med = {m: statistics.median(r[m] for r in runs) for m in runs[0]}
+            print(f"| {n:.0e} | {lab} | " + " | ".join(f"{v * 1e6:.2f} us" for v in med.values())
+                  + " |")
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--n", type=float, nargs="+", default=[1e4, 1e5, 1e6])
@@ -135,12 +185,17 @@ def main(argv=None) -> int:
                          "'continuous' (distinct real labels)")
     ap.add_argument("--footprint", action="store_true",
                     help="memory per item and start-up times instead")
+    ap.add_argument("--floor", action="store_true",
+                    help="the compiled floor instead: PairEngine calls and its C loop")
     args = ap.parse_args(argv)
     trees = {"this": HERE.parent}
     if args.against:
         trees["other"] = args.against.resolve()
     if args.footprint:
         footprint(trees, int(max(args.n)), args.rounds)
+        return 0
+    if args.floor:
+        floor(HERE.parent, [int(n) for n in args.n], args.ops, args.labels, args.rounds)
         return 0
     load = os.getloadavg()[0]
     print(f"# bench_core: labels={' '.join(args.labels)}, rounds={args.rounds}, ops={args.ops}, "
