@@ -255,6 +255,16 @@ class _Reference:
                                                  sample_weight=None if unit else self.w)
 
 
+def _plain_label(label):
+    """A bool or finite float label as a float, for the per-event paths; None for
+    anything else (the checked path validates it)."""
+    if label.__class__ is bool:
+        return 1.0 if label else 0.0
+    if type(label) is float and label - label == 0.0:
+        return label
+    return None
+
+
 def _make_detector(spec):
     """A fresh River drift detector from a name or a detector instance (cloned)."""
     if spec is None:
@@ -456,14 +466,7 @@ class Monitor:
             # the per-event paths of a steady count window (one C call each; anything
             # else goes on): a new prediction with a float score, a bool / float label or
             # none ...
-            if label is None:
-                y = _NAN
-            elif label.__class__ is bool:
-                y = 1.0 if label else 0.0
-            elif type(label) is float and label - label == 0.0:
-                y = label
-            else:
-                y = None
+            y = _NAN if label is None else _plain_label(label)
             if y is not None:
                 win = self._win
                 evicted = win.push_new(key, y, score, self.window)
@@ -483,12 +486,7 @@ class Monitor:
         elif (self._fast and score is None and weight is None and time is None
               and label is not None):
             # ... and a late label (bool or float) for a pending prediction
-            if label.__class__ is bool:
-                y = 1.0 if label else 0.0
-            elif type(label) is float and label - label == 0.0:
-                y = label
-            else:
-                y = None
+            y = _plain_label(label)
             if y is not None and self._win.label_pending(key, y):
                 st = self.stats
                 st["events"] += 1

@@ -8,6 +8,8 @@ the comparisons with scikit-learn, scipy and lifelines.
 
 from __future__ import annotations
 
+import contextlib
+
 import numpy as np
 from hypothesis import strategies as st
 
@@ -129,3 +131,17 @@ def random_data(rng: np.random.Generator, n: int, label_kind: str = "binary",
     else:
         raise ValueError(weights)
     return y, s, w
+
+
+@contextlib.contextmanager
+def dominance_node_sizes(leaf=2, fan=4):
+    """`DominanceCounter`s created inside get leaves of ``leaf`` .. ``2 * leaf`` keys and
+    score-tree nodes of up to ``fan`` entries (it reads ``_LEAF`` and ``_FAN`` when it is
+    created): deep trees from a few dozen points."""
+    from streamrank.structures import _cdominance
+    saved = _cdominance._LEAF, _cdominance._FAN
+    _cdominance._LEAF, _cdominance._FAN = leaf, fan
+    try:
+        yield
+    finally:
+        _cdominance._LEAF, _cdominance._FAN = saved

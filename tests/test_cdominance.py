@@ -7,7 +7,6 @@ keys per leaf, 4 scores per node) make a few dozen points split, merge and rebui
 
 from __future__ import annotations
 
-import contextlib
 import math
 import pickle
 
@@ -17,6 +16,7 @@ from hypothesis import settings
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, invariant, precondition, rule
 
+from strategies import dominance_node_sizes
 from streamrank.structures import DominanceCounter
 from streamrank.structures import _cdominance
 
@@ -27,16 +27,6 @@ WEIGHTS = {
     "huge": st.one_of(st.integers(0, 3), st.integers(2**53, 2**58)),
     "float": st.one_of(st.sampled_from((0.0, 0.5, 1e-3, 3.0)), st.floats(0, 1e3)),
 }
-
-
-@contextlib.contextmanager
-def sizes(leaf, fan):
-    saved = _cdominance._LEAF, _cdominance._FAN
-    _cdominance._LEAF, _cdominance._FAN = leaf, fan
-    try:
-        yield
-    finally:
-        _cdominance._LEAF, _cdominance._FAN = saved
 
 
 def oracle(points, y, s, zero):
@@ -56,7 +46,7 @@ class CompiledDominance(RuleBasedStateMachine):
     def __init__(self):
         super().__init__()
         self.dtype = float if self.kind == "float" else int
-        with sizes(self.leaf, self.fan):
+        with dominance_node_sizes(self.leaf, self.fan):
             self.dc = DominanceCounter(dtype=self.dtype)
         self.points = []
         self.terms = [self.dtype(0)] * 5      # what `sums` must hold: the engine's counts

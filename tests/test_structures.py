@@ -4,14 +4,13 @@ Each structure runs under a Hypothesis state machine next to a plain list of wha
 holds: after every mutation ``_check()`` asserts its invariants, and every query is
 compared with the oracle's brute-force answer. Values come mostly from a small set
 (heavy ties, ``-0.0 == 0.0``), weights are unit, integer or float. The machines shrink the
-node sizes (`small_nodes`) so that a few dozen steps split, merge, rotate and rebuild.
+node sizes (`dominance_node_sizes`) so that a few dozen steps split, merge, rotate and rebuild.
 Seeded stress runs cover the default node sizes; bad input must raise the one
 validation message and leave the structure exactly as it was.
 """
 
 from __future__ import annotations
 
-import contextlib
 import math
 import pickle
 import random
@@ -22,27 +21,14 @@ from hypothesis import strategies as st
 from hypothesis.stateful import (Bundle, RuleBasedStateMachine, consumes, invariant,
                                  multiple, precondition, rule)
 
+from strategies import dominance_node_sizes
 from streamrank.structures import BinaryDominanceCounter, DominanceCounter, LevelDominanceCounter
-from streamrank.structures import _cdominance as cdominance_module
 
 TIES = (-2.5, -1.0, -0.0, 0.0, 0.5, 1.0, 3.25)
 values = st.one_of(st.sampled_from(TIES), st.floats(-1e6, 1e6, allow_nan=False))
 int_weights = st.integers(0, 5)
 float_weights = st.one_of(st.sampled_from((0.0, 1e-3, 0.5, 1.0, 2.5)),
                           st.floats(0.0, 1e3, allow_nan=False))
-
-
-@contextlib.contextmanager
-def small_nodes(leaf=2, fan=4):
-    """Dominance leaves of 1 .. 4 keys and dominance score nodes of 1 .. 4 entries: deep
-    trees from a few dozen items (a `DominanceCounter` reads ``_LEAF`` and ``_FAN`` when
-    it is created)."""
-    saved = cdominance_module._LEAF, cdominance_module._FAN
-    cdominance_module._LEAF, cdominance_module._FAN = leaf, fan
-    try:
-        yield
-    finally:
-        cdominance_module._LEAF, cdominance_module._FAN = saved
 
 
 def close(got, exact, scale):
@@ -88,7 +74,7 @@ class DominanceMachine(RuleBasedStateMachine):
 
     def __init__(self):
         super().__init__()
-        self._nodes = small_nodes()
+        self._nodes = dominance_node_sizes()
         self._nodes.__enter__()
         self.dc = self.cls(dtype=self.dtype)
         self.model = []
