@@ -616,3 +616,18 @@ def test_revert_of_a_pending_update_and_of_an_applied_one():
     assert metric.get() == 0.0 and not metric._pending
     metric.revert(False, 0.2)
     assert len(metric._engine) == 0
+
+
+def test_censored_engine_keeps_exact_counts_through_integral_float_removals():
+    """A weight given as an integral float (``1.0``) removes an int-weighted sample and
+    the counts stay exact ints; a fractional weight turns them to compensated floats."""
+    from streamrank.metrics._censored_engine import CensoredPairEngine
+    e = CensoredPairEngine()
+    for t, event, s in [(1.0, True, 0.5), (2.0, True, 0.7), (3.0, False, 0.6)]:
+        e.add(t, event, s, 1)
+    e.remove(2.0, True, 0.7, 1.0)
+    assert e.counts == (1, 0, 0) and all(type(c) is int for c in e.counts)
+    e.add(4.0, True, 0.1, 0.5)
+    assert e.counts == (1.0, 0.5, 0.0) and e.c_index == pytest.approx(2 / 3)
+    e2 = pickle.loads(pickle.dumps(e))
+    assert e2.counts == e.counts

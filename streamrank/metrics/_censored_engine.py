@@ -25,6 +25,7 @@ from __future__ import annotations
 
 from ..counts import half_ties
 from ..structures import DominanceCounter
+from ..structures._cbinary import Sums
 
 __all__ = ["CensoredPairEngine"]
 
@@ -47,18 +48,25 @@ class CensoredPairEngine:
     def clear(self) -> None:
         self._dtype = int
         self._sets = (DominanceCounter(), DominanceCounter())  # censored, events
-        self._acc = [0, 0, 0]
+        self._sums = Sums(False)     # C, D, T: exact 128-bit, or compensated floats
         self._n = 0
+
+    def __setstate__(self, state) -> None:
+        """Unpickle; an engine pickled by version 0.1 kept its sums in a Python list."""
+        if "_acc" in state:
+            acc = state.pop("_acc")
+            sums = Sums(state["_dtype"] is float)
+            sums.add((*acc, 0, 0), 1.0 if state["_dtype"] is float else 1, 0)
+            state["_sums"] = sums
+        self.__dict__.update(state)
 
     def __len__(self) -> int:
         return self._n
 
     @property
     def counts(self) -> tuple:
-        """``(C, D, T)``. Runtime complexity: O(1)."""
-        if self._dtype is float:
-            return tuple(max(0.0, a) for a in self._acc)
-        return tuple(self._acc)
+        """``(C, D, T)`` (float counts clipped at 0). Runtime complexity: O(1)."""
+        return tuple(self._sums.values()[:3])
 
     @property
     def c_index(self) -> float:
@@ -84,7 +92,8 @@ class CensoredPairEngine:
         if isinstance(w, float) and self._dtype is int and not w.is_integer():
             raise ValueError(f"No sample (time {t!r}, event {event!r}, score {s!r}, "
                              f"weight {w!r}) is held.")
-        self._sets[event].remove(t, s, int(w) if self._dtype is int else float(w))
+        w = int(w) if self._dtype is int else float(w)
+        self._sets[event].remove(t, s, w)
         self._accumulate(self._terms(t, event, s), -w)
         self._n -= 1
         if not self._n:
@@ -102,9 +111,7 @@ class CensoredPairEngine:
         return c, d, tie
 
     def _accumulate(self, terms, w) -> None:
-        acc = self._acc
-        for j in range(3):
-            acc[j] += w * terms[j]
+        self._sums.add((*terms, 0, 0), w, 0)
 
     def _to_float(self) -> None:
         """Rebuild both counters with float weights (one O(n log^2 n) pass)."""
@@ -118,4 +125,4 @@ class CensoredPairEngine:
                 new.load(t, s, c, [float(x) for x in w])
             sets.append(new)
         self._sets = tuple(sets)
-        self._acc = [float(a) for a in self._acc]
+        self._sums.to_float()
