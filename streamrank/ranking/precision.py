@@ -24,8 +24,7 @@ def _prepare(func, query_ids, y_true, y_score, k, ties, empty):
     return rank_layout(q, y, s, ties=ties, input_order=False), k
 
 
-_COMMON = """
-    Parameters
+_PARAMETERS = """    Parameters
     ----------
     query_ids : array-like of shape (n,)
         The query of each row; rows in any order, queries of any length.
@@ -46,14 +45,30 @@ _COMMON = """
     return_per_query : bool, default=False
         Return a `PerQuery` ``(mean, query_ids, values)`` instead of the mean.
 """
+_K = """    k : int or None
+        Cut-off (None: the whole query).
+"""
 
 
+def _with_parameters(*, k=True):
+    """Put the shared parameter section where a docstring says ``{parameters}`` (without
+    ``k`` for `r_precision`), so that `help` and the doctests see the whole text."""
+    text = _PARAMETERS if k else _PARAMETERS.replace(_K, "")
+
+    def wrap(func):
+        func.__doc__ = func.__doc__.replace("    {parameters}\n", text)
+        return func
+    return wrap
+
+
+@_with_parameters()
 def precision_at_k(query_ids, y_true, y_score, *, k=10, ties="average", empty="skip",
                    return_per_query=False):
     """Precision@k: relevant documents in the top ``k``, divided by ``k``, averaged over
     queries (``k`` even when the query has fewer documents, as trec_eval and ranx).
     ``k=None`` divides by the query's length.
-    """ + _COMMON + """
+
+    {parameters}
     Notes
     -----
     Runtime complexity: ``O(n log n)`` (one sort), then ``O(n)`` segment sums.
@@ -74,11 +89,13 @@ def precision_at_k(query_ids, y_true, y_score, *, k=10, ties="average", empty="s
     return finish("precision_at_k", lay, hits / denom, undefined, empty, return_per_query)
 
 
+@_with_parameters()
 def recall_at_k(query_ids, y_true, y_score, *, k=10, ties="average", empty="skip",
                 return_per_query=False):
     """Recall@k: relevant documents in the top ``k`` divided by the query's relevant
     documents ``R``, averaged over queries.
-    """ + _COMMON + """
+
+    {parameters}
     Notes
     -----
     Runtime complexity: ``O(n log n)`` (one sort), then ``O(n)`` segment sums.
@@ -96,20 +113,20 @@ def recall_at_k(query_ids, y_true, y_score, *, k=10, ties="average", empty="skip
     return finish("recall_at_k", lay, values, undefined, empty, return_per_query)
 
 
+@_with_parameters(k=False)
 def r_precision(query_ids, y_true, y_score, *, ties="average", empty="skip",
                 return_per_query=False):
     """R-precision: precision at ``R``, the query's number of relevant documents
     (equivalently recall at ``R``), averaged over queries.
-    """ + _COMMON.replace("""    k : int or None
-        Cut-off (None: the whole query).
-""", "") + """
+
+    {parameters}
     Notes
     -----
     Runtime complexity: ``O(n log n)`` (one sort), then ``O(n)`` segment sums.
 
     Examples
     --------
-    The seed 003 example: relevant {0, 1, 2}, ranking 9, 8, ..., 0: none in the top 3.
+    Relevant documents {0, 1, 2}, ranked 9, 8, ..., 0: none of them in the top 3.
 
     >>> import numpy as np
     >>> from streamrank.ranking import r_precision
