@@ -70,3 +70,21 @@ def test_monitor_refuses_a_none_key_changing_nothing(steady):
             m.observe(None, **event)
         assert (list(m.items()), dict(m.stats), len(m)) == before
     m._check()
+
+
+def test_rolling_auc_update_names_a_bad_weight_on_its_per_event_path():
+    """A weight that is an array: the per-event path of `RollingROCAUC.update` (an int
+    label, a float score) raises the same clear error as `ROCAUC.update`, changing
+    nothing."""
+    import numpy as np
+
+    from streamrank.metrics import RollingROCAUC
+
+    m = RollingROCAUC(window_size=3)
+    m.update(0, 0.2)
+    for w in (np.array([1.0, 1.0]), np.array([]), "1"):
+        with pytest.raises(TypeError, match="'w' parameter of RollingROCAUC.update"):
+            m.update(1, 0.5, w)
+        assert m.n_events == 1
+    m.update(1, 0.5)
+    assert m.get() == 1.0
