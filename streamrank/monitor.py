@@ -108,6 +108,7 @@ Examples
 
 from __future__ import annotations
 
+import copy
 import copyreg
 import json
 import math
@@ -836,11 +837,12 @@ class Monitor:
 
     def __reduce__(self):
         """Pickle through `to_bytes`; keys it cannot store (neither all ints nor all
-        strings) pickle the monitor's attributes as they are."""
+        strings) pickle a deep copy of the monitor's attributes (so that `copy.copy`
+        is independent of the original either way)."""
         try:
             return (Monitor.from_bytes, (self.to_bytes(),))
         except TypeError:   # keys to_bytes refuses (its message says: use pickle)
-            return (copyreg.__newobj__, (Monitor,), dict(self.__dict__))
+            return (copyreg.__newobj__, (Monitor,), copy.deepcopy(self.__dict__))
 
     # ------------------------------------------------------------------ checks
     def _check(self) -> None:

@@ -88,3 +88,19 @@ def test_rolling_auc_update_names_a_bad_weight_on_its_per_event_path():
         assert m.n_events == 1
     m.update(1, 0.5)
     assert m.get() == 1.0
+
+
+def test_monitor_copy_with_tuple_keys_is_independent():
+    """`copy.copy` of a monitor goes through its pickling: with keys that `to_bytes`
+    refuses too, the copy does not share the window with the original."""
+    import copy
+
+    m = Monitor(window=3, min_window=2)
+    m.observe(("a", 1), score=0.5)
+    c = copy.copy(m)
+    c.observe(("a", 1), label=1)
+    c.observe(("b", 2), score=0.2, label=0)
+    assert (len(m), m.n, m.pending) == (1, 0, 1)
+    assert (len(c), c.n, c.pending) == (2, 2, 0)
+    m._check()
+    c._check()
