@@ -108,6 +108,8 @@ Examples
 
 from __future__ import annotations
 
+import copy
+import copyreg
 import json
 import math
 import warnings
@@ -462,7 +464,7 @@ class Monitor:
         (binary labels; plus one per evicted labeled prediction) comes at the next read.
         """
         if (self._fast and weight is None and time is None and type(score) is float
-                and score - score == 0.0):
+                and score - score == 0.0 and key is not None):
             # the per-event paths of a steady count window (one C call each; anything
             # else goes on): a new prediction with a float score, a bool / float label or
             # none ...
@@ -509,6 +511,9 @@ class Monitor:
         elif period is not None:
             raise param_error("time", "Monitor.observe", "a finite number (the monitor "
                               "has a period window)", "None")
+        if key is None:
+            raise param_error("key", "Monitor.observe", "an id (a hashable value other "
+                              "than None)", "None", TypeError)
         win = self._win
         row = win.store.row_of(key)
         if row < 0 and score is None and label is None and weight is None:
@@ -831,7 +836,13 @@ class Monitor:
         return m
 
     def __reduce__(self):
-        return (Monitor.from_bytes, (self.to_bytes(),))
+        """Pickle through `to_bytes`; keys it cannot store (neither all ints nor all
+        strings) pickle a deep copy of the monitor's attributes (so that `copy.copy`
+        is independent of the original either way)."""
+        try:
+            return (Monitor.from_bytes, (self.to_bytes(),))
+        except TypeError:   # keys to_bytes refuses (its message says: use pickle)
+            return (copyreg.__newobj__, (Monitor,), copy.deepcopy(self.__dict__))
 
     # ------------------------------------------------------------------ checks
     def _check(self) -> None:

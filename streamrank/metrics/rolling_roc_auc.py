@@ -88,7 +88,7 @@ class RollingROCAUC(_BinaryAUCMetric):
         if (type(s) is float and s - s == 0.0
                 and (y_true.__class__ is bool or y_true.__class__ is int)
                 and (self.pos_val.__class__ is bool or self.pos_val.__class__ is int)
-                and (w == 1 and (w.__class__ is float or w.__class__ is int))):
+                and ((w.__class__ is float or w.__class__ is int) and w == 1)):
             full = self._win.push_keep(1.0 if y_true == self.pos_val else 0.0, s, 1.0,
                                        self.window_size)     # the common case
         else:

@@ -14,6 +14,7 @@ everything to the owner at a read (`streamrank.windows.sync`). Every per-event o
 """
 
 from libc.stdint cimport int64_t
+from libc.math cimport fabs
 from libc.stdlib cimport free
 
 import numpy as np
@@ -69,7 +70,7 @@ cdef class RowWindow:
     cdef public Py_ssize_t limit   # changes waiting before push / change return True
     # Per-label tallies of the labeled rows (with tally): up to _NT labels in C arrays,
     # the count and the weight sum (an exact int64 while every weight is integral, else
-    # a double, with Python's int/float arithmetic); more labels, or an int sum past
+    # a double with its Neumaier compensation in _tk); more labels, or an int sum past
     # int64, move them to the dict _classes of Python numbers for good. _nt: labels in
     # the arrays; -1: in the dict; -2: no tally.
     cdef int _nt
@@ -77,6 +78,8 @@ cdef class RowWindow:
     cdef int64_t _tc[_NT]
     cdef int64_t _ti[_NT]
     cdef double _tf[_NT]
+    cdef double _tk[_NT]      # the Neumaier compensation of _tf (a weight of 1e18 that
+                              # came and went next to weight 1 leaves the 1 in it)
     cdef bint _tflt[_NT]
     cdef dict _classes
 
@@ -174,7 +177,8 @@ cdef class RowWindow:
             return None
         if self._nt == -1:
             return self._classes
-        return {self._tl[j]: [self._tc[j], self._tf[j] if self._tflt[j] else self._ti[j]]
+        return {self._tl[j]: [self._tc[j], self._tf[j] + self._tk[j] if self._tflt[j]
+                              else self._ti[j]]
                 for j in range(self._nt)}
 
     @classes.setter
@@ -193,6 +197,7 @@ cdef class RowWindow:
             self._tflt[self._nt] = type(w) is not int
             self._ti[self._nt] = w if type(w) is int else 0
             self._tf[self._nt] = w if type(w) is not int else 0.0
+            self._tk[self._nt] = 0.0
             self._nt += 1
 
     cdef int _to_dict(self) except -1:
@@ -217,6 +222,7 @@ cdef class RowWindow:
                     self._tflt[j] = not integral
                     self._ti[j] = <int64_t>wd if integral else 0
                     self._tf[j] = 0.0 if integral else wd
+                    self._tk[j] = 0.0
                     self._nt = j + 1
                     return 0
                 self._to_dict()
@@ -225,16 +231,17 @@ cdef class RowWindow:
                     self._nt -= 1
                     self._tl[j], self._tc[j] = self._tl[self._nt], self._tc[self._nt]
                     self._ti[j], self._tf[j] = self._ti[self._nt], self._tf[self._nt]
+                    self._tk[j] = self._tk[self._nt]
                     self._tflt[j] = self._tflt[self._nt]
                     return 0
                 self._tc[j] += sign
                 if self._tflt[j]:
-                    self._tf[j] = self._tf[j] + wd if sign > 0 else self._tf[j] - wd
+                    self._add_float(j, wd if sign > 0 else -wd)
                     return 0
                 if not integral:            # int + float: a float from here on
                     self._tflt[j] = True
-                    self._tf[j] = <double>self._ti[j] + wd if sign > 0 \
-                        else <double>self._ti[j] - wd
+                    self._tf[j], self._tk[j] = <double>self._ti[j], 0.0
+                    self._add_float(j, wd if sign > 0 else -wd)
                     return 0
                 if -2**62 < self._ti[j] < 2**62:   # (|wd| <= 2**53: no overflow)
                     self._ti[j] += sign * <int64_t>wd
@@ -254,6 +261,16 @@ cdef class RowWindow:
             entry[0] -= 1
             entry[1] -= w
         return 0
+
+    cdef inline void _add_float(self, int j, double x) noexcept:
+        """``_tf[j] += x`` with Neumaier compensation (in ``_tk[j]``)."""
+        cdef double a = self._tf[j]
+        cdef double t = a + x
+        if fabs(a) >= fabs(x):
+            self._tk[j] += (a - t) + x
+        else:
+            self._tk[j] += (x - t) + a
+        self._tf[j] = t
 
     @property
     def full(self):
