@@ -69,3 +69,33 @@ def test_counter_insert_many_after_a_weight_lost_to_rounding():
     c = pc.counts
     assert (c.concordant, c.discordant, c.tied_score) == (0, 0, 0)
     assert c.tied_label == k * (k - 1) / 2
+
+
+@pytest.mark.parametrize("labels", ["auto", "ordinal", "continuous"])
+def test_float_remove_of_more_weight_than_held_is_refused(labels):
+    """With float counts, removing a sample at a held (label, score) with a weight larger
+    than all the weight held there is not a held sample: it raises and changes nothing
+    (it used to drive the weight held negative)."""
+    e = PairEngine(labels)
+    e.add(0, 0.0, 1.0)
+    e.add(1, 0.1, 0.5)
+    if labels == "ordinal":
+        e.add(2, 0.3, 1.0)
+    before = (e.counts, len(e), e.weight)
+    with pytest.raises(ValueError, match="'w' parameter of PairEngine.remove"):
+        e.remove(1, 0.1, 2.0)
+    assert (e.counts, len(e), e.weight) == before
+    e.remove(1, 0.1, 0.5)           # the sample held still leaves
+    assert e.weight == before[2] - 0.5
+
+
+def test_float_remove_after_rounding_at_a_score_still_works():
+    """Weights whose float sum rounds (0.1 + 0.2 + 0.7 at one score) all leave again."""
+    for labels in ("binary", "ordinal", "continuous"):
+        e = PairEngine(labels)
+        e.add(0, 0.0, 1.0)
+        for w in (0.1, 0.2, 0.7, 1e-9, 3.3):
+            e.add(1, 0.5, w)
+        for w in (0.7, 3.3, 0.1, 1e-9, 0.2):
+            e.remove(1, 0.5, w)
+        assert len(e) == 1 and e.counts.concordant == 0
