@@ -50,6 +50,7 @@ cdef int64_t _INT_TOTAL_MAX = (<int64_t>1) << 62
 cdef int64_t _EXACT = (<int64_t>1) << 53
 cdef double _MIN_W = 2.0 ** -400
 cdef double _MAX_W = 2.0 ** 400
+cdef double _HELD_SLACK = 2.0 ** -30   # a removal may exceed a score's weight by this * hist
 
 include "_sums.pxi"
 include "_btree.pxi"

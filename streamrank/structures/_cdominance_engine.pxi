@@ -58,6 +58,15 @@ cdef class _DomEngine(_DomTree):
             expected = (f"{held!r}, the weight of the last copy of {where}" if pc == 1
                         else f"at most {held!r}, the weight held at {where}")
             raise param_error("weight", func, expected, repr(iw))
+        cdef double fheld
+        if self.floats and positive:
+            # more than the weight held there (beyond the rounding of what passed)
+            fheld = f.w[j].f + f.fe[j]
+            if fw > fheld + 2.0 ** -30 * (self.sums.hist + fw):
+                if quiet:
+                    return 0
+                raise param_error("weight", func, f"at most {fheld!r}, the weight held at "
+                                  f"{where}", repr(fw))
         return 1
 
     # ------------------------------------------------------------------ whole changes

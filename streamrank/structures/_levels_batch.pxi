@@ -227,10 +227,12 @@ def _load(LevelDominanceCounter self, labels, scores, copies, weights, positive)
     else:
         p = np.asarray(positive, dtype=np.int64)
         if p.shape != c.shape or (p < 0).any() or (p > c).any() or \
-                ((p == 0) & (w > 0)).any() or ((p > 0) & (w == 0)).any():
+                (not self._floats and (((p == 0) & (w > 0)) | ((p > 0) & (w == 0))).any()):
             raise param_error("positive", func, "per point, copies of weight > 0 "
                               "(between 1 and copies where the weight is > 0, else 0)",
                               describe(positive))
+        if self._floats:    # a weight > 0 rounded to 0 there, or a residue where none is
+            w = np.where(p > 0, w, 0.0)
     self._reset()
     cdef int q
     for q, level in enumerate(levels.tolist()):

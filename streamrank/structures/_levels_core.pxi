@@ -212,6 +212,15 @@ cdef int _held(LevelDominanceCounter self, int q, double score, int64_t iw, doub
                         if pc == 1 else f"at most {held!r}, the weight held "
                         f"at {score!r}")
             raise param_error("weight", f"{self._name}.remove", expected, repr(iw))
+    cdef double fheld
+    if self._floats and positive:
+        # more than the weight held there (beyond the rounding of what passed): not held
+        fheld = x.w[k][pos].f + (t.fe[leaf].fe[k][pos] if t.fe != NULL else 0.0)
+        if fw > fheld + _HELD_SLACK * (self.sums.hist + fw):
+            if quiet:
+                return 0
+            raise param_error("weight", f"{self._name}.remove", f"at most {fheld!r}, the "
+                              f"weight held at {score!r}", repr(fw))
     return 1
 
 
