@@ -59,8 +59,6 @@ a one-class or all-tied state is therefore ``nan`` (with the warning), never a l
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
 
 from ._kernels import count_pairs

@@ -37,8 +37,8 @@ figure. It costs an extra ``O(n log n)`` count for ``step`` and ``step_additive`
 epoch keeps its order, so no sort), and the compiled merge sort of
 `streamrank._kernels.discordant_pairs` counts their strict inversions. For
 ``step_partial`` it is ``O(k log n)``: the weight held strictly between each changed
-sample's old and new score (for binary labels two `PairEngine.pairs_with_many` reads of
-the engine while it holds the unchanged samples), plus the inversions among the ``k``.
+sample's old and new score (two `PairEngine.pairs_with_many` reads of the engine while it
+holds the unchanged samples), plus the inversions among the ``k``.
 """
 
 from __future__ import annotations
@@ -49,7 +49,6 @@ from ._kernels import (
     MAX_ORDINAL_LEVELS,
     _count_levels,
     count_in_score_order,
-    count_pairs,
     dense_ranks,
     discordant_pairs,
 )
