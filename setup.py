@@ -32,9 +32,9 @@ extensions = [
               depends=["streamrank/structures/_cslots.pxd"], extra_compile_args=["-O3"]),
     Extension("streamrank.structures._cwindow", ["streamrank/structures/_cwindow.pyx"],
               depends=["streamrank/structures/_cslots.pxd"], extra_compile_args=["-O3"]),
-    Extension("streamrank._ckernels", ["streamrank/_ckernels.pyx"],
+    Extension("streamrank.batch._ckernels", ["streamrank/batch/_ckernels.pyx"],
               extra_compile_args=["-O3"]),
-    Extension("streamrank._clevels", ["streamrank/_clevels.pyx"],
+    Extension("streamrank.batch._clevels", ["streamrank/batch/_clevels.pyx"],
               extra_compile_args=["-O3"]),
 ]
 

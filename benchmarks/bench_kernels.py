@@ -18,7 +18,7 @@ medians of ``--repeats`` runs; every answer is checked against its peer:
   1e4 x 100, graded relevance 0-4, uniform scores) grouped by query against the same
   rows in shuffled order (the compiled grouping). Goal: shuffled within 1.5x of grouped.
 * ``churn``: `EpochTracker.step` on ``--n`` samples with ``track_churn`` on and off, and
-  the churn count alone (`streamrank._kernels.discordant_pairs`, with and without the
+  the churn count alone (`streamrank.batch._kernels.discordant_pairs`, with and without the
   previous order) against ``scipy.stats.kendalltau(old, new)``, which counts the same
   discordant pairs (checked: ``tau_a`` of the two score vectors).
 * ``cindex``: `streamrank.concordance_index` with 30% censoring against
@@ -43,7 +43,7 @@ from _common import (  # noqa: E402
 )
 import streamrank  # noqa: E402
 from streamrank import EpochTracker  # noqa: E402
-from streamrank._kernels import discordant_pairs  # noqa: E402
+from streamrank.batch._kernels import discordant_pairs  # noqa: E402
 from streamrank.ranking import (  # noqa: E402
     average_precision_score, err_score, mrr_score, ndcg_score, precision_at_k,
 )

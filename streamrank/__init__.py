@@ -4,22 +4,19 @@ Batch functions count every concordant, discordant and tied pair in O(n log n) w
 the incremental structures update the same counts in O(log n) per change.
 """
 
-from .auc import GroupAUCResult, group_auc_score, roc_auc_score
+from .batch import (GroupAUCResult, concordance_index, goodman_kruskal_gamma, group_auc_score,
+                    kendall_tau, pair_counts, roc_auc_score, somers_d)
 from .counter import PairCounter
-from .correlation import goodman_kruskal_gamma, kendall_tau, somers_d
 from .counts import PairCounts
 from .epochs import EpochTracker
 from .exceptions import SnapshotError, UndefinedMetricWarning
-from .pairs import pair_counts
-from .survival import concordance_index
 from .windows import SlidingPairCounter, TimeSlidingPairCounter
 
 __version__ = "0.1.0"
 
 # Modules with heavier imports (River, scipy.optimize, dask, pyarrow) load on first use:
 # ``streamrank.metrics.ROCAUC()`` works after a plain ``import streamrank``.
-_LAZY = ("compare", "dask", "drift", "events", "metrics", "monitor", "ranking", "structures",
-         "tables")
+_LAZY = ("compare", "dask", "io", "metrics", "monitor", "ranking", "structures")
 
 
 def __getattr__(name):

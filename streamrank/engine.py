@@ -61,7 +61,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._kernels import count_pairs
+from .batch._kernels import count_pairs
 from ._validation import INT_TOTAL_MAX, check_scalar, check_weight, describe, param_error
 from .counts import PairCounts
 from .structures import BinaryDominanceCounter, DominanceCounter, LevelDominanceCounter

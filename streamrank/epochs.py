@@ -35,7 +35,7 @@ consecutive epochs: the Kendall distance between the score vectors, a training-s
 figure. It costs an extra ``O(n log n)`` count for ``step`` and ``step_additive``
 (``track_churn=False`` skips it): the new scores in the previous epoch's order (a tracked
 epoch keeps its order, so no sort), and the compiled merge sort of
-`streamrank._kernels.discordant_pairs` counts their strict inversions. For
+`streamrank.batch._kernels.discordant_pairs` counts their strict inversions. For
 ``step_partial`` it is ``O(k log n)``: the weight held strictly between each changed
 sample's old and new score (two `PairEngine.pairs_with_many` reads of the engine while it
 holds the unchanged samples), plus the inversions among the ``k``.
@@ -45,7 +45,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._kernels import (
+from .batch._kernels import (
     MAX_ORDINAL_LEVELS,
     _count_levels,
     count_in_score_order,
@@ -419,7 +419,7 @@ class EpochTracker:
         engine, when built, holds exactly the current samples."""
         if self._scores is None:
             return
-        from .pairs import pair_counts
+        from .batch.pairs import pair_counts
 
         fresh = pair_counts(self._y_rank, self._scores, sample_weight=self._w)
         last = self.history[-1]

@@ -36,8 +36,8 @@ def sync(window: RowWindow, engine: PairEngine, caller: str, *,
     ``recount``) recounted from the window's labeled rows when float rounding of weight
     that came and went may be large (`PairEngine.stale`).
 
-    A few changes go as tuples (`RowWindow.take`, applied as
-    `streamrank.metrics._base.apply_changes` does: one C loop); more
+    A few changes go as tuples (`RowWindow.take`, applied by `PairEngine.apply`: one C
+    loop); more
     than `_SCALAR_FLUSH` go as numpy arrays (`RowWindow.take_arrays`,
     `PairEngine.remove_many` then `PairEngine.add_many`: no Python object per change).
     ``caller`` names the owner's method in the engine's errors. Runtime complexity:
@@ -46,7 +46,7 @@ def sync(window: RowWindow, engine: PairEngine, caller: str, *,
     if waiting:
         if waiting < _SCALAR_FLUSH:
             removes, adds, _ = window.take()
-            (_apply or _load_apply())(engine, removes, adds, caller)
+            engine.apply(removes, adds, caller)
         else:                       # numpy arrays into the engine's compiled loop
             (ry, rs, rw), (ay, as_, aw) = window.take_arrays()
             engine.remove_many(ry, rs, None if (rw == 1.0).all() else rw)
@@ -54,18 +54,6 @@ def sync(window: RowWindow, engine: PairEngine, caller: str, *,
     if recount and engine.stale:
         engine.rebuild(*window.columns())
     return engine
-
-
-_apply = None   # streamrank.metrics._base.apply_changes, imported at the first use
-
-
-def _load_apply():
-    """`streamrank.metrics._base.apply_changes` (imported late: the metrics package
-    imports this module)."""
-    global _apply
-    from .metrics._base import apply_changes
-    _apply = apply_changes
-    return _apply
 
 
 class _Window:

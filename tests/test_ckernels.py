@@ -1,11 +1,11 @@
-"""The compiled batch kernels (`streamrank._ckernels`, `streamrank._clevels`) and the
+"""The compiled batch kernels (`streamrank.batch._ckernels`, `streamrank.batch._clevels`) and the
 paths built on them.
 
 * `sort_count` (merge-sort inversion count), `sort_runs`, `tie_pairs`, `group_rows`
   against plain pair loops and numpy's stable sorts, on tie-heavy Hypothesis data
   (derandomized) long enough for every merge of the sort (insertion blocks, single and
   paired parity merges, unequal tail merges, already-ordered runs);
-* the kernels of `streamrank._kernels` and `streamrank.survival` that use them (continuous
+* the kernels of `streamrank.batch._kernels` and `streamrank.batch.survival` that use them (continuous
   labels, counts in score order, discordant pairs / churn, the censored C-index) against
   the O(n^2) oracles, with heavy ties and weights;
 * the public functions against scipy's ``kendalltau`` and lifelines'
@@ -27,14 +27,14 @@ import scipy.stats
 from hypothesis import given, settings, strategies as st
 from lifelines.utils import concordance_index as lifelines_cindex
 
-import streamrank._ckernels as ck
-import streamrank._clevels as cl
-import streamrank._kernels as kernels
+import streamrank.batch._ckernels as ck
+import streamrank.batch._clevels as cl
+import streamrank.batch._kernels as kernels
 from oracle import concordance_brute, pair_counts_brute, pair_counts_matrix
 from ranking_oracle import ndcg_list, per_query
 from strategies import samples
 from streamrank import EpochTracker, concordance_index, kendall_tau
-from streamrank._kernels import (
+from streamrank.batch._kernels import (
     _count_continuous, count_in_score_order, count_inversions, dense_ranks, discordant_pairs,
 )
 from streamrank.ranking import (
@@ -42,7 +42,7 @@ from streamrank.ranking import (
     ndcg_score, pairwise_errors, precision_at_k, r_precision, recall_at_k,
 )
 from streamrank.ranking._layout import group_by_query
-from streamrank.survival import censored_counts
+from streamrank.batch.survival import censored_counts
 
 EPS = 2.0 ** -52
 

@@ -198,7 +198,7 @@ def test_evaluate_file_query_time_pos_label_and_text_formats(client, tmp_path):
     """The evaluations `streamrank eval --dask` routes here: ranking metrics per query, the
     censored C-index with its counts, one label against the rest; TSV and JSON lines."""
     from streamrank import ranking as rk
-    from streamrank.survival import censored_counts
+    from streamrank.batch.survival import censored_counts
 
     rng = np.random.default_rng(5)
     n = 2000

@@ -19,7 +19,7 @@ from sklearn.metrics import roc_auc_score
 
 from streamrank.cli import demo as cli_demo
 from streamrank.cli import main
-from streamrank.demo import (
+from streamrank.cli.demo_run import (
     compare_metrics,
     monitor_stream,
     phishing_predictions,

@@ -1,4 +1,4 @@
-"""`streamrank.drift`: Hanley-McNeil and DeLong variances, and the one-sided AUC drop test.
+"""`streamrank.monitor.drift`: Hanley-McNeil and DeLong variances, and the one-sided AUC drop test.
 
 Oracles: DeLong's placements and variance from the O(n_pos * n_neg) pair matrix (the
 textbook formula, weights included), scikit-learn's AUC, and the empirical variance of
@@ -14,7 +14,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from sklearn.metrics import roc_auc_score
 
-from streamrank.drift import (
+from streamrank.monitor.drift import (
     AUCComparison, auc_drop_test, delong_placements, delong_test, delong_variance,
     hanley_mcneil_test, hanley_mcneil_variance, normal_cdf,
 )

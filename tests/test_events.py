@@ -1,4 +1,4 @@
-"""`streamrank.events.EventSource`: complete lines only, on every stop path; positions;
+"""`streamrank.io.events.EventSource`: complete lines only, on every stop path; positions;
 blank lines; compressed input; the fingerprint a checkpoint keeps."""
 
 import gzip
@@ -7,7 +7,7 @@ import io
 
 import pytest
 
-from streamrank.events import (HEAD_BYTES, Columns, EventError, EventParser, EventSource,
+from streamrank.io.events import (HEAD_BYTES, Columns, EventError, EventParser, EventSource,
                                InputMismatch, Position, StopGate)
 
 

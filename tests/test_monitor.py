@@ -16,7 +16,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from streamrank import pair_counts
-from streamrank.drift import delong_test, hanley_mcneil_test
+from streamrank.monitor.drift import delong_test, hanley_mcneil_test
 from streamrank.monitor import Monitor, Report, plot_history
 
 PNG = b"\x89PNG\r\n\x1a\n"

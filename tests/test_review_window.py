@@ -6,7 +6,7 @@ import pickle
 
 import pytest
 
-from streamrank.drift import hanley_mcneil_variance
+from streamrank.monitor.drift import hanley_mcneil_variance
 from streamrank.monitor import Monitor
 
 

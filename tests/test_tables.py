@@ -1,4 +1,4 @@
-"""`streamrank.tables.read_columns`: every format, only the requested columns, every bad row
+"""`streamrank.io.tables.read_columns`: every format, only the requested columns, every bad row
 located (file, row, column, value), ``on_error="skip"`` counts, batch boundaries."""
 
 import gzip
@@ -14,8 +14,8 @@ import pyarrow.parquet as pq
 import pytest
 from hypothesis import given, strategies as st
 
-import streamrank.tables as T
-from streamrank.tables import Columns, TableError, detect_format, read_columns
+import streamrank.io.tables as T
+from streamrank.io.tables import Columns, TableError, detect_format, read_columns
 
 SEED = 20240611
 
@@ -401,7 +401,7 @@ def test_reading_never_imports_pandas(tmp_path):
     import subprocess
 
     path = _csv(tmp_path, "y,s,g\n1,0.5,a\n0,x,b\n1,,c\n0,0.25,a\n")
-    code = ("import sys; from streamrank.tables import read_columns; "
+    code = ("import sys; from streamrank.io.tables import read_columns; "
             f"c = read_columns({path!r}, numeric=['y', 's'], keys=['g'], on_error='skip', "
             "key_codes=True, progress=False); assert c.skipped == 2, c; "
             "print('pandas' in sys.modules)")

@@ -1,4 +1,4 @@
-"""`streamrank.tables.read_columns` on damaged, odd and hostile files: every one is read
+"""`streamrank.io.tables.read_columns` on damaged, odd and hostile files: every one is read
 right or refused with a `TableError` naming the file, the row and its line (as an editor
 numbers lines, the header being line 1), the column and the value; ``streamrank eval`` and
 ``epochs`` exit 2 on them with that message, never a traceback.
@@ -20,9 +20,9 @@ import pytest
 from click.testing import CliRunner
 from hypothesis import given, settings, strategies as st
 
-import streamrank.tables as T
+import streamrank.io.tables as T
 from streamrank.cli import main
-from streamrank.tables import TableError, read_columns
+from streamrank.io.tables import TableError, read_columns
 
 
 def _file(tmp_path, name, data: bytes) -> str:
@@ -488,7 +488,7 @@ def test_lines_of_rows_in_random_files(tmp_path_factory, data, sep, end, chunk, 
         line += 1 + breaks
     path = tmp_path_factory.mktemp("l") / ("r.tsv" if sep == "\t" else "r.csv")
     path.write_bytes("".join(text).encode())
-    from streamrank import _csvtext
+    from streamrank.io import _csvtext
 
     old = T._CSV_BLOCK, _csvtext.RecordLines.CHUNK
     T._CSV_BLOCK, _csvtext.RecordLines.CHUNK = block, chunk

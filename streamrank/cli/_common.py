@@ -65,11 +65,11 @@ def location(file, row=None, column=None, value=None) -> str:
 def read_error(exc: Exception, file, hint: str = "") -> InputError:
     """The `InputError` (exit code 2) for a failed read of ``file``.
 
-    ``exc`` is a `streamrank.tables.TableError` (its message already names the file, the
+    ``exc`` is a `streamrank.io.tables.TableError` (its message already names the file, the
     row, its line, the column and the value) or an `OSError` (a file that cannot be
     opened); ``hint`` is appended to the message.
 
-    >>> from streamrank.tables import TableError
+    >>> from streamrank.io.tables import TableError
     >>> read_error(TableError("'x' is not a number", file="d.csv", row=2, line=3,
     ...                       column="score"), "d.csv").message
     "d.csv, row 2 (line 3), column 'score': 'x' is not a number"

@@ -1,6 +1,6 @@
 """``streamrank demo``: the showcase, on data that ships with the installed packages.
 
-Three stages, each with a short header (`streamrank.demo` has the pieces):
+Three stages, each with a short header (`streamrank.cli.demo_run` has the pieces):
 
 1. River's ``Phishing`` data set learnt online: the exact rolling AUC of the last 500
    predictions next to River's binned ``ROCAUC`` of the same window;
@@ -50,8 +50,8 @@ def demo(plot_path, no_plot, events_path, repeats, progress):
 
     No download: the data ship with River. The plot's path is printed at the end.
     """
-    from .. import demo as d
-    from ..pairs import pair_counts
+    from . import demo_run as d
+    from ..batch.pairs import pair_counts
 
     t0 = time.perf_counter()
     if not no_plot:

@@ -1,7 +1,7 @@
 """``streamrank epochs``: exact pair counts, AUC / Kendall's tau and churn, epoch by epoch.
 
 A model under training scores the same labelled items after every epoch; each epoch's scores
-are one file (CSV, TSV, Parquet or JSON lines, by extension; see `streamrank.tables`). For
+are one file (CSV, TSV, Parquet or JSON lines, by extension; see `streamrank.io.tables`). For
 every epoch the command reports, exactly (SPEC.md section 1):
 
 ===========  ==============================================================================
@@ -121,7 +121,7 @@ __all__ = ["early_stopping", "epochs", "natural_key", "plot_epochs", "summarize_
 #: ``step_partial`` while at most this share of the scores changed (module docstring).
 PARTIAL_SHARE = 0.01
 
-#: How many bad rows are quoted in the summary (as `streamrank.tables.MAX_FIRST_ERRORS`,
+#: How many bad rows are quoted in the summary (as `streamrank.io.tables.MAX_FIRST_ERRORS`,
 #: not imported here: the reader imports pyarrow, which ``--help`` should not wait for).
 _MAX_NOTES = 5
 
@@ -390,11 +390,11 @@ def plot_epochs(report: dict, path=None):
 
 # ---------------------------------------------------------------------- reading
 def _read(path, *, numeric=(), keys=(), on_error="fail"):
-    """`streamrank.tables.read_columns` with its errors as `InputError` (exit code 2).
+    """`streamrank.io.tables.read_columns` with its errors as `InputError` (exit code 2).
 
     ``finite=False``: NaN and infinite values come through, so that this module can drop
     the item they belong to from every epoch (or name it), whatever the alignment."""
-    from ..tables import TableError, read_columns
+    from ..io.tables import TableError, read_columns
 
     try:
         return read_columns(path, numeric=tuple(numeric), keys=tuple(keys),

@@ -14,7 +14,7 @@ columns                      what is reported
 ``--time [--event] --score`` the censored pair counts and C-index (lifelines' rules)
 ===========================  ============================================================
 
-Only the named columns are read (`streamrank.tables.read_columns`), batch by batch; the
+Only the named columns are read (`streamrank.io.tables.read_columns`), batch by batch; the
 metrics are the numpy functions of streamrank, so every count is an exact integer (float
 sums with ``--weight``). ``--dask`` hands the file to `streamrank.dask.evaluate_file`.
 
@@ -65,8 +65,8 @@ def _pick(d: dict, fields) -> dict:
 def _positive_mask(values, levels, pos_label: str, file, column):
     """``label == pos_label`` for a label column read as keys (text or numbers): equal as
     text, or as numbers where both are (``"1"``, ``"1.0"``, ``"true"``), as the reader
-    reads a numeric column (`streamrank.tables.parse_number`)."""
-    from ..tables import parse_number
+    reads a numeric column (`streamrank.io.tables.parse_number`)."""
+    from ..io.tables import parse_number
 
     pos_num = parse_number(pos_label)
     if levels is not None:      # text labels: codes into sorted distinct values
@@ -99,7 +99,7 @@ def _compact(y: np.ndarray) -> np.ndarray:
 
 def _binary_record(pc, y, w, max_fpr, s) -> dict:
     """Pair counts and the metrics of binary labels (AUC, Gini, ...)."""
-    from ..auc import roc_auc_score
+    from ..batch.auc import roc_auc_score
 
     # The larger of two labels is the positive class (scikit-learn's rule); with one
     # label only, the rows are positive when it is 1 (or True).
@@ -129,7 +129,7 @@ def _ordinal_record(pc, y) -> dict:
 
 
 def _survival_record(t, s, e, w) -> dict:
-    from ..survival import censored_c_index, censored_counts
+    from ..batch.survival import censored_c_index, censored_counts
 
     P, D, T = censored_counts(t, s, e, w)
     if w is None:
@@ -171,19 +171,19 @@ def evaluate(cols, *, label=None, score, weight=None, group=None, query=None, ti
              event=None, pos_label=None, max_fpr=None, weighting="impressions", k=None,
              gain="exponential", ties="average", file="<data>") -> dict:
     """The record ``streamrank eval`` prints, from columns already read (`Columns.data`
-    and `Columns.levels`, as `streamrank.tables.read_columns` returns them).
+    and `Columns.levels`, as `streamrank.io.tables.read_columns` returns them).
 
     Runtime complexity: ``O(n log n)``, the numpy functions of streamrank.
 
     >>> import numpy as np
-    >>> from streamrank.tables import Columns
+    >>> from streamrank.io.tables import Columns
     >>> cols = Columns({"y": np.array([0., 0, 1, 1]), "s": np.array([.1, .4, .35, .8])},
     ...                4, 0, [])
     >>> rec = evaluate(cols, label="y", score="s")
     >>> rec["label_kind"], rec["concordant"], rec["discordant"], rec["auc"], rec["gini"]
     ('binary', 3, 1, 0.75, 0.5)
     """
-    from ..pairs import pair_counts
+    from ..batch.pairs import pair_counts
 
     data = cols.data
     s = data[score]
@@ -210,7 +210,7 @@ def evaluate(cols, *, label=None, score, weight=None, group=None, query=None, ti
         return _ordinal_record(pc, y)
     rec = _binary_record(pc, y, w, max_fpr, s)
     if group is not None:
-        from ..auc import group_auc_score
+        from ..batch.auc import group_auc_score
 
         r = group_auc_score(y, s, data[group], weighting=weighting, sample_weight=w,
                             return_details=True)
@@ -222,7 +222,7 @@ def evaluate(cols, *, label=None, score, weight=None, group=None, query=None, ti
 # ============================================================================ dask
 def _evaluate_dask(path, scheduler, workers, input_format, o) -> dict:
     from ..dask import evaluate_file
-    from ..tables import parse_number
+    from ..io.tables import parse_number
 
     pos_label = o["pos_label"]
     if pos_label is not None:
@@ -428,7 +428,7 @@ def eval_command(file, label, score, weight, group, weighting, query, k, gain, t
 
 
 def _read(file, name, o, input_format, on_error, progress):
-    from ..tables import TableError, read_columns
+    from ..io.tables import TableError, read_columns
 
     numeric, keys, checks = [o["score"]], [], {}
     if o["time"] is not None:

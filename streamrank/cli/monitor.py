@@ -2,7 +2,7 @@
 
 Reads prediction events (CSV or TSV with a header, JSON lines, or Parquet replayed; text
 may be gzip-compressed, ``.csv.gz``) from a file, a named pipe or standard input, one row
-at a time (`streamrank.events`), feeds them to a `streamrank.monitor.Monitor`, and prints
+at a time (`streamrank.io.events`), feeds them to a `streamrank.monitor.Monitor`, and prints
 a report line every ``--every`` events. The semantics of windows, late labels,
 re-scores, the reference window and the test are the `Monitor`'s (see
 `streamrank.monitor`). Blank lines are skipped (they keep their row number).
@@ -48,7 +48,7 @@ file, row, column and value (a malformed row, a field over Python's CSV limit of
 a number too large for a float, bytes that are not UTF-8, CR-only line ends, a column
 named twice in the header, a truncated gzip stream, another compression or UTF-16 text).
 Ctrl-C or SIGTERM (or ``--max-idle`` with ``--follow``) ends the stream cleanly, between
-two rows (`streamrank.events.StopGate`: a signal never interrupts an update): the final
+two rows (`streamrank.io.events.StopGate`: a signal never interrupts an update): the final
 report, checkpoint, plot and summary are written, and the exit code is as at the end of
 the input.
 """
@@ -221,7 +221,7 @@ class _Printer:
         self.last_events = None
 
     def __call__(self, report) -> None:
-        from ..events import format_time
+        from ..io.events import format_time
 
         rec = report.as_dict()
         self.last_events = report.events
@@ -275,7 +275,7 @@ def _csv_cell(v) -> str:
 def _period(ctx, param, value):
     if value is None:
         return None
-    from ..events import parse_period
+    from ..io.events import parse_period
 
     try:
         return parse_period(value)
@@ -370,7 +370,7 @@ def monitor(ctx, source, id_col, score_col, label_col, weight_col, time_col, win
       streamrank monitor events.csv --time ts --period 1h --every 500 \\
           --checkpoint mon.ckpt --plot auc.png --fail-on-alert
     """
-    from ..events import (HEAD_BYTES, Columns, EventError, EventParser, EventSource,
+    from ..io.events import (HEAD_BYTES, Columns, EventError, EventParser, EventSource,
                           InputMismatch, Position, StopGate)
     from ..monitor import Monitor
 
@@ -734,7 +734,7 @@ def _summary(mon, skipped, plot, interrupted, iso_time) -> None:
                     else "not frozen yet")
     first = ""
     if alerts:
-        from ..events import format_time
+        from ..io.events import format_time
 
         r = alerts[0]
         when = "" if r.time is None else \

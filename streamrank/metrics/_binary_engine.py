@@ -9,7 +9,7 @@ pickled state, and `samples` reads that state back as the samples it holds, for
 here, and the stand-ins never end up in a loaded metric.
 
 ``streamrank.structures.binary`` hands pickle the two names of 0.1.0 it asks that module
-for (``BinaryTree``, ``_Node``: the stand-ins below).
+for (``BinaryTree``, ``_Node``: stand-ins of `streamrank.structures._pickled`).
 
 What 0.1.0 kept, by mode (``_mode``):
 
@@ -25,24 +25,12 @@ import math
 
 import numpy as np
 
+from ..structures._pickled import BinaryTree, _Node, _Pickled
+
 __all__ = ["BinaryPairEngine", "samples"]
 
 _SHIFT = 32                 # flat mode packed both classes' copies: c0 | c1 << 32
 _LOW = (1 << _SHIFT) - 1
-
-
-class _Pickled:
-    """A stand-in that keeps whatever state pickle gives it (a dict, or a ``(dict,
-    slots)`` pair for the ``__slots__`` classes of 0.1.0) as attributes."""
-
-    def __setstate__(self, state):
-        if isinstance(state, tuple) and len(state) == 2:
-            state, slots = state
-            state = {**(state or {}), **(slots or {})}
-        if not isinstance(state, dict):
-            raise ValueError(f"a {type(self).__name__} state that is not a dict "
-                             f"({type(state).__name__})")
-        self.__dict__.update(state)
 
 
 class BinaryPairEngine(_Pickled):
@@ -51,16 +39,6 @@ class BinaryPairEngine(_Pickled):
 
 class _Flat(_Pickled):
     """Its flat-mode arrays, as pickled."""
-
-
-class BinaryTree(_Pickled):
-    """Its B+ tree (``streamrank.structures.binary.BinaryTree`` in 0.1.0), as pickled."""
-
-
-class _Node(_Pickled):
-    """A node of that tree, as pickled."""
-
-
 
 
 def samples(engine) -> tuple[dict, dict]:

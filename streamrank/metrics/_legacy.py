@@ -38,7 +38,7 @@ from __future__ import annotations
 import inspect
 from contextlib import contextmanager
 
-from .._groups import check_group_id
+from ..batch._groups import check_group_id
 from .._validation import check_scalar, check_weight, describe
 from ..engine import PairEngine
 from ..exceptions import SnapshotError

@@ -7,7 +7,7 @@ import math
 
 from river import base
 
-from .._groups import check_group_id
+from ..batch._groups import check_group_id
 from .._validation import describe, param_error
 from ..engine import PairEngine
 from ..structures._cbinary import Sums

@@ -44,8 +44,8 @@ from typing import NamedTuple
 
 import numpy as np
 
-from .._clevels import group_rows
-from .._kernels import encode_labels, run_starts
+from ..batch._clevels import group_rows
+from ..batch._kernels import encode_labels, run_starts
 from .._validation import as_1d_numeric, check_consistent_length, describe, param_error
 from ..exceptions import UndefinedMetricWarning
 
@@ -237,7 +237,7 @@ def group_by_query(q: np.ndarray, y: np.ndarray, s: np.ndarray, *, with_perm=Fal
 
     Rows already contiguous by query (each id one run of rows) are left as they are, in
     their query order, at the cost of ``O(n)`` passes. Otherwise the rows are put in
-    ascending id order by a compiled counting sort (`streamrank._clevels.group_rows`,
+    ascending id order by a compiled counting sort (`streamrank.batch._clevels.group_rows`,
     which moves ``y`` and ``s`` in its scatter pass), ``O(n + span)``: integer ids of a
     span up to ``max(2 n, 65536)`` values are their own codes (``id - min``); other ids
     are coded by ``np.unique`` (``O(n log n)``) first. Integer relevance below 256 comes

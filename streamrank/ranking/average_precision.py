@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._kernels import exclusive_cumsum_in_groups
+from ..batch._kernels import exclusive_cumsum_in_groups
 from types import SimpleNamespace
 
 from ._layout import check_k, finish, group_by_query, rank_layout, validate

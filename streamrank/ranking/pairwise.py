@@ -6,7 +6,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from .._kernels import encode_labels, exclusive_cumsum_in_groups, int_sum
+from ..batch._kernels import encode_labels, exclusive_cumsum_in_groups, int_sum
 from ._blocks import query_blocks
 from ._layout import rank_layout, validate
 

@@ -37,14 +37,7 @@ The compiled counters' exactness rules are in their module docstring.
 from __future__ import annotations
 
 from ._cbinary import BinaryDominanceCounter, LevelDominanceCounter
+from ._pickled import BinaryTree, _Node  # noqa: F401  (names 0.1.0 pickles ask this module for)
 
 __all__ = ["BinaryDominanceCounter", "LevelDominanceCounter"]
 
-
-def __getattr__(name):
-    """``BinaryTree`` and ``_Node``: the names pickles of streamrank 0.1.0 ask this module
-    for, read by the loader of those pickles (`streamrank.metrics._binary_engine`)."""
-    if name in ("BinaryTree", "_Node"):
-        from ..metrics import _binary_engine
-        return getattr(_binary_engine, name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

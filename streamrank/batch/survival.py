@@ -6,9 +6,9 @@ import numpy as np
 
 from ._ckernels import sort_count, sort_runs
 from ._kernels import count_pairs, dense_ranks, exclusive_cumsum_in_groups, int_sum, run_starts
-from ._validation import (as_1d_numeric, check_consistent_length, check_weights, describe,
+from .._validation import (as_1d_numeric, check_consistent_length, check_weights, describe,
                           param_error, scale_weights)
-from .counts import half_ties
+from ..counts import half_ties
 
 __all__ = ["censored_c_index", "censored_counts", "concordance_index"]
 

@@ -6,9 +6,9 @@ import dataclasses
 import math
 
 from ._kernels import count_pairs
-from ._validation import (as_1d_numeric, check_consistent_length, check_weights, param_error,
+from .._validation import (as_1d_numeric, check_consistent_length, check_weights, param_error,
                           scale_weights)
-from .counts import PairCounts
+from ..counts import PairCounts
 
 __all__ = ["pair_counts", "validate_pairs_input"]
 

@@ -1,7 +1,7 @@
 # cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True
 # cython: initializedcheck=False
-"""Compiled kernels for few distinct values, behind `streamrank._kernels` and
-`streamrank.ranking` (the merge-sort inversion counts are in `streamrank._ckernels`).
+"""Compiled kernels for few distinct values, behind `streamrank.batch._kernels` and
+`streamrank.ranking` (the merge-sort inversion counts are in `streamrank.batch._ckernels`).
 
 * `tie_pairs`: the pairs inside runs of equal values of a sorted array, and the runs;
 * `level_codes`: the index of each value among few sorted levels (branch-free search);

@@ -21,7 +21,7 @@ import math
 
 import numpy as np
 
-from ._validation import describe, param_error
+from .._validation import describe, param_error
 
 __all__ = ["EXPECTED", "check_group_id", "factorize_groups"]
 

@@ -1,7 +1,7 @@
-"""The byte side of `streamrank.events`: opening an input (plain, gzip), reading complete
+"""The byte side of `streamrank.io.events`: opening an input (plain, gzip), reading complete
 lines (following a growing file), positions and the fingerprint a checkpoint keeps.
 
-`EventSource` is documented in `streamrank.events`, which re-exports everything public
+`EventSource` is documented in `streamrank.io.events`, which re-exports everything public
 here.
 """
 

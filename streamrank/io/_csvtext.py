@@ -1,4 +1,4 @@
-"""The raw text of a CSV or TSV file, for `streamrank.tables`: its header, and the line
+"""The raw text of a CSV or TSV file, for `streamrank.io.tables`: its header, and the line
 where each row starts.
 
 pyarrow parses the rows; these helpers read the bytes around it for what pyarrow does not
@@ -11,7 +11,7 @@ read-ahead).
 Lines end with LF, CRLF or CR alone, as pyarrow reads them. A *record* is what pyarrow
 counts as a row (its ``row.number``, the header being record 0): a line end outside
 double quotes ends one, and empty records are no records. A *blank* record holds nothing
-but spaces and tabs: `streamrank.tables` skips it, as it skips empty lines.
+but spaces and tabs: `streamrank.io.tables` skips it, as it skips empty lines.
 """
 
 from __future__ import annotations

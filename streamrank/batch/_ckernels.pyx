@@ -1,7 +1,7 @@
 # cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True
 # cython: initializedcheck=False
-"""Compiled merge-sort inversion counts behind `streamrank._kernels` (the few-level
-kernels and the row grouping are in `streamrank._clevels`).
+"""Compiled merge-sort inversion counts behind `streamrank.batch._kernels` (the few-level
+kernels and the row grouping are in `streamrank.batch._clevels`).
 
 * `sort_count`: a stable merge sort that counts the strict inversions
   ``sum_{i<j, keys_i > keys_j} left_i * right_j`` of its input, weighted or not;
@@ -534,7 +534,7 @@ def sort_runs(keys, starts, left=None, right=None):
     dtype `sort_count` uses, float64 or uint64, and ``keys`` a writable C-contiguous
     float64, int64 or uint64 array).
 
-    ``starts``: increasing run starts, the first 0 (as from `streamrank._kernels.run_starts`).
+    ``starts``: increasing run starts, the first 0 (as from `streamrank.batch._kernels.run_starts`).
     Runtime complexity: ``O(sum of l log l)`` over the run lengths ``l``.
 
     >>> import numpy as np

@@ -58,7 +58,7 @@ correlated receiver operating characteristic curves", IEEE Signal Processing Let
 
 Examples
 --------
->>> from streamrank.drift import hanley_mcneil_test
+>>> from streamrank.monitor.drift import hanley_mcneil_test
 >>> r = hanley_mcneil_test(0.70, 300, 700, reference_auc=0.80, reference_n_pos=300,
 ...                        reference_n_neg=700)
 >>> round(r.difference, 2), round(r.z, 2), r.p_value < 0.01
@@ -72,7 +72,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ._validation import as_1d_numeric, check_consistent_length, check_weights, param_error
+from .._validation import as_1d_numeric, check_consistent_length, check_weights, param_error
 
 __all__ = [
     "AUCComparison",

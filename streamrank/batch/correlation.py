@@ -4,7 +4,7 @@ Somers' D."""
 from __future__ import annotations
 
 from ._kernels import count_pairs
-from ._validation import describe, param_error
+from .._validation import describe, param_error
 from .pairs import validate_pairs_input
 
 __all__ = ["goodman_kruskal_gamma", "kendall_tau", "somers_d"]

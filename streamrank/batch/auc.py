@@ -10,8 +10,8 @@ import numpy as np
 
 from ._groups import factorize_groups
 from ._kernels import count_pairs, exclusive_cumsum_in_groups
-from ._validation import check_consistent_length, describe, param_error, scale_weights
-from .exceptions import UndefinedMetricWarning
+from .._validation import check_consistent_length, describe, param_error, scale_weights
+from ..exceptions import UndefinedMetricWarning
 from .pairs import validate_pairs_input
 
 __all__ = ["GroupAUCResult", "group_auc_score", "roc_auc_score"]

@@ -23,7 +23,7 @@ report is ``O(1)``. The recount that checks the monitor at every report is ``O(W
 
 Examples
 --------
->>> from streamrank.demo import monitor_stream, sine_drift_stream
+>>> from streamrank.cli.demo_run import monitor_stream, sine_drift_stream
 >>> run = monitor_stream(sine_drift_stream(drift_at=1500), n_events=3000, window=500,
 ...                      every=100, drift_at=1500)
 >>> run.first_alert_before_drift is None, 1500 < run.first_alert_after_drift < 2000
@@ -256,8 +256,8 @@ def monitor_stream(stream: Iterable, *, n_events: int, window: int = 1_000, ever
     """
     from river import drift
 
-    from .monitor import Monitor
-    from .pairs import pair_counts
+    from ..monitor import Monitor
+    from ..batch.pairs import pair_counts
 
     t0 = time.perf_counter()
     monitor = Monitor(window=window, alpha=alpha)
@@ -405,7 +405,7 @@ def plot_run(run: StreamRun, path, *, title: str | None = None):
     few-sample, 10-bin estimate falls far below and would squash the drift out of view)
     and the drift point marked. Returns the path.
     """
-    from .monitor import plot_history
+    from ..monitor import plot_history
 
     full = [c for c in run.checkpoints if c.events >= run.window]
     extra = {"River ROCAUC, same window (10 bins)": ([c.events for c in full],

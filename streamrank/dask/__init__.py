@@ -20,7 +20,7 @@ exact cross terms per pair of ranges suffice.
    overlaps the next one. Two rows with equal scores *can* sit in different buckets.
 3. **Shuffle** (one task per input partition, then one per bucket): each partition splits
    its rows by bucket (a radix sort of the bucket ids); each bucket gathers its pieces and
-   counts its own pairs with the numpy core (`streamrank._kernels.count_pairs`), exactly.
+   counts its own pairs with the numpy core (`streamrank.batch._kernels.count_pairs`), exactly.
 4. **Cross terms** (client, Python ints): a pair across buckets ``q < p`` always has
    ``s_q <= s_p``. It is tied in score exactly when a score run spans the boundary, and it
    is never discordant then (inside a run the key orders the labels ascending). So::
@@ -92,12 +92,12 @@ except ImportError as exc:  # pragma: no cover - exercised only without the extr
         "for clusters): pip install 'streamrank[dask]'"
     ) from exc
 
-from ._kernels import count_inversions, count_pairs, dense_ranks, encode_labels
-from ._validation import as_1d_numeric, describe, param_error
-from .auc import GroupAUCResult, group_auc_score as _np_group_auc_score
-from .counts import PairCounts
-from .exceptions import UndefinedMetricWarning
-from .survival import _pairs_before, censored_c_index, censored_counts
+from ..batch._kernels import count_inversions, count_pairs, dense_ranks, encode_labels
+from .._validation import as_1d_numeric, describe, param_error
+from ..batch.auc import GroupAUCResult, group_auc_score as _np_group_auc_score
+from ..counts import PairCounts
+from ..exceptions import UndefinedMetricWarning
+from ..batch.survival import _pairs_before, censored_c_index, censored_counts
 
 __all__ = [
     "MAX_HIST_LEVELS",
@@ -956,7 +956,7 @@ def concordance_index(data=None, predicted_scores=None, event_observed=None, *, 
 
 def _censored_totals(parts, spec, npartitions, rows_per_partition, scheduler):
     """``(P, D, T, n_rows)`` of the censored pairs: exact ints without weights, floats
-    with them (as `streamrank.survival.censored_counts`)."""
+    with them (as `streamrank.batch.survival.censored_counts`)."""
     tot, n_rows, _ = _run(parts, spec, npartitions, rows_per_partition, scheduler)
     if tot is None:
         return 0, 0, 0, n_rows
@@ -1109,7 +1109,7 @@ def _ranking_bucket(pieces, name: str, kwargs: dict):
     if got is None:
         return None
     y, s, q, _ = got
-    from . import ranking
+    from .. import ranking
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", UndefinedMetricWarning)
@@ -1119,8 +1119,8 @@ def _ranking_bucket(pieces, name: str, kwargs: dict):
 
 def _ranking_metric(name, data, y_true, y_score, query, label, score, return_per_query,
                     npartitions, scheduler, kwargs):
-    from .ranking import PerQuery
-    from .ranking._layout import query_mean
+    from ..ranking import PerQuery
+    from ..ranking._layout import query_mean
 
     func = name
     if _is_frame(data):

@@ -1,5 +1,5 @@
 """Vectorized O(n log n) pair-counting kernels: numpy for the sorts, compiled code
-(`streamrank._ckernels`, `streamrank._clevels`) for the inversion counts.
+(`streamrank.batch._ckernels`, `streamrank.batch._clevels`) for the inversion counts.
 
 Three exact paths, picked by the labels (`encode_labels`), give the same `PairCounts`:
 
@@ -31,7 +31,7 @@ import numpy as np
 
 from ._ckernels import sort_count, sort_runs
 from ._clevels import group_rows, level_codes, level_counts, tie_pairs
-from .counts import PairCounts
+from ..counts import PairCounts
 
 __all__ = [
     "MAX_ORDINAL_LEVELS", "count_in_score_order", "count_inversions", "count_pairs", "dense_ranks",
@@ -517,7 +517,7 @@ def count_inversions(seq: np.ndarray, left=None, right=None):
     uses ``left`` = "event observed"); both ``None`` counts pairs, exactly, as a Python int.
     Integer ``left``/``right`` (nonnegative) give exact Python ints, float ones a float64
     sum of nonnegative products (relative error below about ``2 n eps``). ``seq`` is not
-    modified. Compiled merge sort (`streamrank._ckernels.sort_count`), ``O(n log n)``.
+    modified. Compiled merge sort (`streamrank.batch._ckernels.sort_count`), ``O(n log n)``.
 
     >>> import numpy as np
     >>> count_inversions(np.array([3, 1, 2, 1]))

@@ -1318,7 +1318,7 @@ def read_columns(path, *, numeric=(), keys=(), format=None, on_error="fail", pro
     Examples
     --------
     >>> import os, tempfile
-    >>> from streamrank.tables import read_columns
+    >>> from streamrank.io.tables import read_columns
     >>> path = os.path.join(tempfile.mkdtemp(), "preds.csv")
     >>> with open(path, "w") as f:
     ...     _ = f.write("id,user,label,score\\n1,ann,0,0.1\\n2,bob,1,0.9\\n3,ann,1,abc\\n")
@@ -1331,7 +1331,7 @@ def read_columns(path, *, numeric=(), keys=(), format=None, on_error="fail", pro
     >>> read_columns(path, numeric=["scor"], progress=False)
     Traceback (most recent call last):
     ...
-    streamrank.tables.TableError: /.../preds.csv, column 'scor': no such column; the file ...
+    streamrank.io.tables.TableError: /.../preds.csv, column 'scor': no such column; the file ...
     """
     numeric, keys = list(dict.fromkeys(numeric)), list(dict.fromkeys(keys))
     for pname, cols in (("numeric", numeric), ("keys", keys)):

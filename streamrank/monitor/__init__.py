@@ -43,7 +43,7 @@ arrived late while it was filling are in); with ``reference=N``, the first ``N``
 predictions to receive a label (with their scores as of the ``N``-th label). Its counts,
 AUC and variances are kept; the reference never changes afterwards.
 
-**The test** (`streamrank.drift`): one-sided, ``H1: AUC(window) < AUC(reference)``,
+**The test** (`streamrank.monitor.drift`): one-sided, ``H1: AUC(window) < AUC(reference)``,
 ``z = (A - A_ref) / sqrt(Var(A) + Var(A_ref))``, ``p = Phi(z)``, an alert when
 ``p < alpha``. ``test="hanley-mcneil"`` (default) uses Hanley-McNeil variances: ``O(1)``
 from the exact counts and the class sizes. ``test="delong"`` uses DeLong's variance
@@ -72,7 +72,7 @@ false-alarm rates do not hold; the z-test above is the calibrated signal.
 **Ties**: a positive and a negative with the same score count one half (``T / 2``
 in ``(C + T/2) / P``, as ``sklearn.metrics.roc_auc_score``); two predictions with the same
 label are not a comparable pair (``Ty``). Both variances of the test count ties one half
-too (`streamrank.drift`).
+too (`streamrank.monitor.drift`).
 
 **Exactness**: at every report, ``Report.counts`` equals `streamrank.pair_counts` of the
 labeled predictions in the window (the tests check it after random sequences of
@@ -118,15 +118,15 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from . import _snapshot
-from ._validation import describe, param_error
-from .counts import PairCounts
+from .. import _snapshot
+from .._validation import describe, param_error
+from ..counts import PairCounts
 from .drift import _delong, auc_drop_test, delong_variance, hanley_mcneil_variance
-from .engine import LABEL_KINDS, PairEngine, check_scalar, check_weight
-from .exceptions import UndefinedMetricWarning
-from .pairs import pair_counts
-from .structures._cwindow import RowWindow
-from .windows import sync
+from ..engine import LABEL_KINDS, PairEngine, check_scalar, check_weight
+from ..exceptions import UndefinedMetricWarning
+from ..batch.pairs import pair_counts
+from ..structures._cwindow import RowWindow
+from ..windows import sync
 
 __all__ = ["Monitor", "Report", "plot_history"]
 
@@ -312,7 +312,7 @@ class Monitor:
         Freeze the reference window as the first ``reference`` labeled predictions;
         default: the first full window, just before it first slides.
     test : {"hanley-mcneil", "delong"}
-        Variance of the AUC test (`streamrank.drift`).
+        Variance of the AUC test (`streamrank.monitor.drift`).
     alpha : float
         Alert when the one-sided p-value is below ``alpha``.
     detector : {"adwin", "page-hinkley"} or River drift detector, optional
@@ -949,7 +949,7 @@ def plot_history(history, path, *, extra=None, marks=None, title=None, dates=Fal
     title : str, optional
         The figure title.
     dates : bool, default False
-        The times are POSIX seconds (as `streamrank.events.parse_time` gives for ISO 8601
+        The times are POSIX seconds (as `streamrank.io.events.parse_time` gives for ISO 8601
         timestamps): draw a calendar (UTC) axis.
 
     The x axis is the event count, or the time when every report has one (as numbers,
