@@ -19,7 +19,7 @@ streamrank's ``pair_counts``, ``roc_auc_score``, ``kendall_tau``, ``somers_d``,
 * ``scipy.stats.somersd``: quadratic in its contingency table, so timed at a small n
   (``--somersd-n``) and extrapolated as ``n^2``, never run on continuous labels;
 * ``lifelines.utils.concordance_index``: up to ``--lifelines-max`` (1e6) only;
-* seed 000's pure-Python merge-sort counter (``seed_mergesort.py``): up to
+* the prototype's pure-Python merge-sort counter (``mergesort_peer.py``): up to
   ``--mergesort-max`` (1e5), extrapolated as ``n log n`` from ``--mergesort-n`` above.
 
 Every answer is checked: each streamrank result against every peer result of the same
@@ -54,7 +54,7 @@ from _common import (  # noqa: E402
     load_average, make_rss_accounting_exact, markdown_table, measure_memory, parse_size,
     side_by_side, write_report,
 )
-from seed_mergesort import seed_counts  # noqa: E402
+from mergesort_peer import prototype_counts  # noqa: E402
 
 # Goals of issue 2 ("Benchmark"): the n they are stated at, and their thresholds.
 GOAL_N = 10**7           # G1, G2, G3, G5
@@ -190,12 +190,12 @@ PEERS = {
     "kendalltau": "scipy.stats.kendalltau",
     "somersd": "scipy.stats.somersd",
     "lifelines": "lifelines.utils.concordance_index",
-    "seed": "seed 000 pure-Python merge-sort counter",
+    "prototype": "pure-Python merge-sort prototype",
 }
 
 # Peers whose repeats stop once they add up to --slow-budget seconds; every other method,
 # streamrank's included, gets all its repeats.
-SLOW_PEERS = {"lifelines", "seed", "somersd", "sklearn/group"}
+SLOW_PEERS = {"lifelines", "prototype", "somersd", "sklearn/group"}
 
 
 def peer_applies(peer: str, case: Case) -> bool:
@@ -209,14 +209,14 @@ def peer_applies(peer: str, case: Case) -> bool:
         return case.labels in ("binary", "ordinal") and not case.weighted
     if peer == "lifelines":
         return not case.weighted
-    if peer == "seed":
+    if peer == "prototype":
         return case.labels != "survival" and not case.weighted
     raise KeyError(peer)
 
 
 def peer_calls(case: Case, d: dict, peers) -> dict:
     """Zero-argument calls of the given peers on the case's data (inputs prepared here,
-    outside the timed call: the seed gets Python lists, as it expects)."""
+    outside the timed call: the prototype gets Python lists, as it expects)."""
     import scipy.stats
     from lifelines.utils import concordance_index as ll_cindex
     from sklearn.metrics import roc_auc_score as sk_auc
@@ -237,9 +237,9 @@ def peer_calls(case: Case, d: dict, peers) -> dict:
             calls[p] = lambda: float(scipy.stats.somersd(y, s).statistic)
         elif p == "lifelines":
             calls[p] = lambda: float(ll_cindex(y, s, e))
-        elif p == "seed":
+        elif p == "prototype":
             y_list, s_list = y.tolist(), s.tolist()
-            calls[p] = lambda: seed_counts(y_list, s_list)
+            calls[p] = lambda: prototype_counts(y_list, s_list)
     return calls
 
 
@@ -264,7 +264,7 @@ def references(case: Case, d: dict, peer_results: dict) -> dict:
     """``{metric: [(source, value), ...]}`` from the peers' results of this run.
 
     Direct: sklearn -> auc, kendalltau -> tau_b, somersd -> somers_d, lifelines -> c_index,
-    seed -> counts (C, D, P), sklearn/group -> gauc. Through exact identities, with tie
+    prototype -> counts (C, D, P), sklearn/group -> gauc. Through exact identities, with tie
     counts ``N0`` (all pairs), ``Ty`` (equal labels), ``Ts`` (equal scores) computed here
     by ``np.unique``: Somers' D = ``(C - D) / (N0 - Ty)`` = ``tau_b sqrt((N0 - Ts) / (N0 - Ty))``
     = ``2 AUC - 1`` (binary); C-index (uncensored) = ``(1 + D_somers) / 2`` = AUC (binary);
@@ -279,8 +279,8 @@ def references(case: Case, d: dict, peer_results: dict) -> dict:
     r = peer_results
     if "lifelines" in r:
         add("c_index", "lifelines", r["lifelines"])
-    if "seed" in r:
-        add("counts", "seed", r["seed"])
+    if "prototype" in r:
+        add("counts", "prototype", r["prototype"])
     if "sklearn/group" in r:
         add("gauc", "sklearn/group", r["sklearn/group"])
     if case.labels == "survival":
@@ -365,9 +365,9 @@ def repeats_for(n: int, args) -> int:
 
 def extrapolate(peer: str, t0: float, n0: int, n: int) -> float:
     """Time of a slow peer at ``n`` from its time at ``n0``: ``n log n`` for the merge-sort
-    seed, ``n^2`` for scipy's somersd (its cost is quadratic in the contingency table's
+    prototype, ``n^2`` for scipy's somersd (its cost is quadratic in the contingency table's
     cells, which grow as n with continuous scores)."""
-    if peer == "seed":
+    if peer == "prototype":
         return t0 * (n * math.log(n)) / (n0 * math.log(n0))
     return t0 * (n / n0) ** 2
 
@@ -377,8 +377,8 @@ def run_small_n(case: Case, args) -> list[dict]:
     answer they give; checked exactly (seed) or to ANSWER_TOL (somersd)."""
     rows = []
     jobs = []
-    if peer_applies("seed", case):
-        jobs.append(("seed", args.mergesort_n, "pair_counts"))
+    if peer_applies("prototype", case):
+        jobs.append(("prototype", args.mergesort_n, "pair_counts"))
     if peer_applies("somersd", case):
         jobs.append(("somersd", args.somersd_n, "somers_d"))
     for peer, n0, fn in jobs:
@@ -406,7 +406,7 @@ def run_case(case: Case, n: int, args, small: dict) -> dict:
             continue
         if p == "lifelines" and n > args.lifelines_max:
             skipped[p] = f"n > {fmt_n(args.lifelines_max)}"
-        elif p == "seed" and n > args.mergesort_max:
+        elif p == "prototype" and n > args.mergesort_max:
             skipped[p] = f"n > {fmt_n(args.mergesort_max)}: extrapolated"
         elif p == "somersd" and n > args.somersd_n:
             skipped[p] = f"n > {fmt_n(args.somersd_n)}: extrapolated"
@@ -429,7 +429,7 @@ def run_case(case: Case, n: int, args, small: dict) -> dict:
         if p in peer_t:
             peer_rows[p] = {"median_s": peer_t[p].median, "reps": peer_t[p].reps,
                             "times_s": peer_t[p].times, "extrapolated": False}
-        elif p in ("seed", "somersd") and (case.key, p) in small:
+        elif p in ("prototype", "somersd") and (case.key, p) in small:
             sm = small[(case.key, p)]
             peer_rows[p] = {"median_s": extrapolate(p, sm["peer_s"], sm["n"], n), "reps": 0,
                             "extrapolated": True, "from_n": sm["n"], "note": skipped.get(p)}
@@ -514,7 +514,7 @@ def fmt_goals(goals: dict) -> str:
 
 
 # --------------------------------------------------------------------------- report
-RATIO_PEERS = ("sklearn", "kendalltau", "somersd", "lifelines", "seed")
+RATIO_PEERS = ("sklearn", "kendalltau", "somersd", "lifelines", "prototype")
 
 
 def speedup_cell(record: dict, fn: str, peer: str) -> str:
@@ -557,7 +557,7 @@ def markdown_report(result: dict) -> str:
         "`~` marks a peer time extrapolated from its small-n run (see below).",
         "- `max abs diff`: largest difference between the streamrank result and every peer "
         "result of the same run listed under `checked vs` (`(derived)`: through an exact "
-        "identity with tie counts from `np.unique`; `seed`: the exact integer counts C, D, P). "
+        "identity with tie counts from `np.unique`; `prototype`: the exact integer counts C, D, P). "
         f"Above {ANSWER_TOL:g} is flagged MISMATCH.",
         "- `B/sample`: peak extra memory of one call / n, tracemalloc / peak RSS (one call, "
         "after all timings; tracemalloc does not see numpy's sort scratch buffers, RSS does; "
@@ -628,7 +628,7 @@ def markdown_report(result: dict) -> str:
         out.append("")
         out.append("`[k B]`: peak extra bytes per sample of the peer (tracemalloc). `n/a`: the "
                    "peer does not apply (no weights in scipy kendalltau/somersd, lifelines and "
-                   "the seed; sklearn is for binary labels). `skipped`: see notes. `load`: "
+                   "the prototype; sklearn is for binary labels). `skipped`: see notes. `load`: "
                    f"the 1-minute load average when the case started ({result['machine']['cores_usable']} "
                    "cores; above that, other processes were competing for the CPU).")
         out.append("")
@@ -644,7 +644,7 @@ def markdown_report(result: dict) -> str:
                  fmt_diff(s["max_abs_diff"])] for s in result["small_n"]]
         out.append(markdown_table(headers, rows, "lllrlrrr"))
         out.append("")
-        out.append("Extrapolation: seed time × (n ln n)/(n0 ln n0); somersd time × (n/n0)², "
+        out.append("Extrapolation: prototype time × (n ln n)/(n0 ln n0); somersd time × (n/n0)², "
                    "since scipy's somersd builds the label × score contingency table (cells "
                    "grow as n with continuous scores) and sums a sub-block per cell, which is "
                    "quadratic in the cells (measured: ×10 per ×3 in n).")
@@ -680,13 +680,13 @@ def markdown_report(result: dict) -> str:
         f"- lifelines' concordance_index is run up to n = {fmt_n(args['lifelines_max'])} "
         f"only: {ll_text}; G4 is stated at 1e6. For group_auc_score the lifelines column "
         "compares with lifelines on the same (y, s) without groups (the same pair counting).",
-        f"- The seed's pure-Python merge sort is run up to n = {fmt_n(args['mergesort_max'])}; "
+        f"- The prototype's pure-Python merge sort is run up to n = {fmt_n(args['mergesort_max'])}; "
         f"above, its time is extrapolated from its run at n = {fmt_n(args['mergesort_n'])} "
         "(table above).",
         "- scipy's somersd is never run on continuous labels (its contingency table would be "
         "n × n); on binary/ordinal labels it is timed at n = "
         f"{fmt_n(args['somersd_n'])} and extrapolated.",
-        "- Weighted case: scipy kendalltau/somersd, lifelines and the seed take no weights, "
+        "- Weighted case: scipy kendalltau/somersd, lifelines and the prototype take no weights, "
         "so its answers are checked against sklearn with `sample_weight` (tau-b through the "
         "identity above).",
     ]
@@ -759,9 +759,9 @@ def parse_args(argv=None):
     p.add_argument("--lifelines-max", type=str, default="1e6",
                    help="largest n at which lifelines runs (default 1e6)")
     p.add_argument("--mergesort-max", type=str, default="1e5",
-                   help="largest n at which the seed merge sort runs (default 1e5)")
+                   help="largest n at which the prototype merge sort runs (default 1e5)")
     p.add_argument("--mergesort-n", type=str, default="1e5",
-                   help="n of the seed's measured run for extrapolation (default 1e5)")
+                   help="n of the prototype's measured run for extrapolation (default 1e5)")
     p.add_argument("--somersd-n", type=str, default="1e4",
                    help="n at which scipy somersd is timed, and the largest it runs at")
     p.add_argument("--groups", type=int, default=1000, help="GAUC groups (default 1000)")
@@ -820,11 +820,11 @@ def main(argv=None) -> int:
 
     small = {}
     small_rows = []
-    need_seed = any(n > args.mergesort_max for n in args.sizes)
+    need_prototype = any(n > args.mergesort_max for n in args.sizes)
     need_somersd = any(n > args.somersd_n for n in args.sizes)
     for case in cases:
         for row in run_small_n(case, args):
-            if (row["peer"] == "seed" and need_seed) or (row["peer"] == "somersd" and need_somersd):
+            if (row["peer"] == "prototype" and need_prototype) or (row["peer"] == "somersd" and need_somersd):
                 small[(case.key, row["peer"])] = row
                 small_rows.append(row)
 

@@ -1,8 +1,8 @@
 """Train a small linear RankNet with LambdaRank gradients, watching the pair errors.
 
-Seed 003's RankNet minimizes the number of mis-ordered document pairs per query, and
-LambdaRank weights each pair by how much swapping it changes NDCG. Seed 000 asks to look
-at the pair counts at every iteration and to use them as the stopping rule. This example
+RankNet minimizes the number of mis-ordered document pairs per query, and
+LambdaRank weights each pair by how much swapping it changes NDCG. Watching the pair
+counts at every iteration gives a stopping rule. This example
 does both, with numpy only, on generated data:
 
 * queries of 20-60 documents, 10 features, graded relevance 0-4 from a hidden linear
@@ -11,10 +11,10 @@ does both, with numpy only, on generated data:
   ``X.T @ grad`` with ``grad`` from `streamrank.ranking.lambdarank_gradients`;
 * every epoch prints, on held-out queries, the pair errors of RankNet's cost
   (`pairwise_errors`: ``D`` mis-ordered pairs, ``D + T`` counting score ties as errors),
-  the error ratio ``(D + T) / P``, seed 000's ratio ``Right / Wrong = (C + T) / (D + T)``
+  the error ratio ``(D + T) / P``, the ratio ``Right / Wrong = (C + T) / (D + T)``
   and NDCG@10;
 * training stops when the held-out error ratio has not improved for ``patience`` epochs
-  (seed 000's stopping rule), and keeps the best weights.
+  (the pair-count stopping rule), and keeps the best weights.
 
 `EpochTracker` does not apply here: it counts the pairs of one labelled set, and pairs
 across queries must not count; `pairwise_errors` counts inside each query, for all queries

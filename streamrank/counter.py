@@ -23,7 +23,7 @@ class PairCounter:
 
     Every count of `PairCounts` (and so every metric: ``counter.counts.auc``,
     ``.tau_b``, ...) equals `streamrank.pair_counts` of the items held, after any sequence
-    of operations (SPEC.md section 4): a change adds or subtracts exactly the pairs of the
+    of operations: a change adds or subtracts exactly the pairs of the
     item it touches.
 
     Runtime complexity: `insert`, `remove` and `update` ``O(log n)`` for binary labels,

@@ -1,10 +1,10 @@
 """`PairCounts`: the immutable result of every pair count, with every metric as a property.
 
-Definitions (SPEC.md section 1). Samples carry a label ``y``, a score ``s`` and a weight
+Definitions (the full list, with each metric's peer, is in ``docs/metrics.md``). Samples carry a label ``y``, a score ``s`` and a weight
 ``w > 0``; an unordered pair {i, j} has weight ``w_i * w_j``.
 
 ==============  =========================================================  ===============
-attribute       pairs counted                                              SPEC symbol
+attribute       pairs counted                                              symbol
 ==============  =========================================================  ===============
 concordant      ``y_i != y_j`` and the scores order them as the labels do  ``C``
 discordant      ``y_i != y_j`` and the scores order them the other way     ``D``
@@ -73,7 +73,7 @@ def half_ties(C, T, P, name="AUC") -> float:
 class PairCounts:
     """Concordant / discordant / tied pair counts of one set of (label, score, weight) samples.
 
-    Every metric of SPEC.md section 2 is a property computed from the counts in O(1). A
+    Every metric (``docs/metrics.md``) is a property computed from the counts in O(1). A
     metric whose denominator is 0 returns ``nan`` and warns `UndefinedMetricWarning`.
 
     Parameters
@@ -125,12 +125,12 @@ class PairCounts:
 
     @property
     def right(self):
-        """Seed 000's ``Right = C + T``: comparable pairs not ordered against the labels."""
+        """``Right = C + T``: comparable pairs not ordered against the labels."""
         return self.concordant + self.tied_score
 
     @property
     def wrong(self):
-        """Seed 000's ``Wrong = D + T``: comparable pairs not ordered with the labels."""
+        """``Wrong = D + T``: comparable pairs not ordered with the labels."""
         return self.discordant + self.tied_score
 
     @property
@@ -214,7 +214,7 @@ class PairCounts:
 
     @property
     def right_wrong_ratio(self) -> float:
-        """Seed 000's headline figure ``Right / Wrong = (C + T) / (D + T)``; ``inf`` if only
+        """The pairwise ranking ratio ``Right / Wrong = (C + T) / (D + T)``; ``inf`` if only
         ``Wrong`` is 0 and there are comparable pairs."""
         if self.wrong == 0 and self.right > 0:
             return math.inf
@@ -228,7 +228,7 @@ class PairCounts:
             return {name: getattr(self, name) for name in _REPORTED}
 
     def _check(self) -> None:
-        """Assert the identities of SPEC.md section 1 (``P = C + D + T``, ``N0 = P + Ty``,
+        """Assert the identities of the definitions (``P = C + D + T``, ``N0 = P + Ty``,
         ``Tyy <= Ty``, every count >= 0, ``N0`` from ``n`` with unit weights)."""
         for name in ("concordant", "discordant", "tied_score", "tied_label", "tied_both"):
             value = getattr(self, name)

@@ -1,4 +1,4 @@
-"""Brute-force oracles for every pair count of SPEC.md section 1 (tests only).
+"""Brute-force oracles for every pair count of `PairCounts` (tests only).
 
 Nothing here is fast and nothing here is clever: each function looks at every pair, so a
 test can trust it by reading it. Two oracles count the same thing:
@@ -13,12 +13,12 @@ test can trust it by reading it. Two oracles count the same thing:
 
 `cross_counts` counts only the pairs between one item and a collection: the exact change
 of every count when that item is inserted into (or removed from) the collection, which is
-what the incremental engine's tests need (SPEC.md section 4).
+what the incremental engine's tests need.
 
 `concordance_brute` is the pair loop of Harrell's C with right censoring under the rules of
 ``lifelines.utils.concordance_index`` (higher score = longer survival).
 
-Definitions (SPEC.md section 1): an unordered pair {i, j}, i != j, has weight w_i * w_j and
+Definitions (docs/metrics.md): an unordered pair {i, j}, i != j, has weight w_i * w_j and
 falls in exactly one of
 
     C    y_i != y_j, scores order the pair as the labels do     (concordant)
@@ -70,7 +70,7 @@ def exact_weights(sample_weight, n: int) -> Optional[list]:
 
 
 def _category(yi, si, yj, sj) -> str:
-    """The one count of SPEC.md section 1 that the pair {i, j} falls in."""
+    """The one count of `PairCounts` that the pair {i, j} falls in."""
     if yi == yj:
         return "Tyy" if si == sj else "Ty_only"
     if si == sj:
@@ -320,7 +320,7 @@ def pair_counts_matrix(y_true, y_score, sample_weight=None, block: int = 256) ->
 
 # --------------------------------------------------------------------------- AUC by ranks
 def auc_by_ranks(y_true, y_score, pos_label=None) -> Fraction:
-    """Seed 002's rank formula with average ranks for ties, exact:
+    """The Mann-Whitney rank formula with average ranks for ties, exact:
     ``(sum of positive ranks - n+(n+ + 1)/2) / (n+ n-)``.
 
     >>> auc_by_ranks([0, 0, 1, 1], [0.1, 0.4, 0.35, 0.8])

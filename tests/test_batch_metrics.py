@@ -1,6 +1,6 @@
 """The batch metric functions against their peers, the seeds' worked examples and the oracle.
 
-Peers (SPEC.md section 2), all to 1e-12 on seeded random data with and without heavy ties
+Peers (docs/metrics.md), all to 1e-12 on seeded random data with and without heavy ties
 and with and without weights:
 
 * ``sklearn.metrics.roc_auc_score`` (``sample_weight``, ``max_fpr``),
@@ -59,9 +59,9 @@ def no_undefined():
         yield
 
 
-# --------------------------------------------------------------------------- seed examples
-def test_seed_002_worked_example():
-    """Seed 002: sorted scores 0.1(neg) 0.35(pos) 0.4(neg) 0.8(pos) give positive ranks
+# --------------------------------------------------------------------------- worked examples
+def test_rank_formula_worked_example():
+    """The rank formula: sorted scores 0.1(neg) 0.35(pos) 0.4(neg) 0.8(pos) give positive ranks
     2 + 4 = 6; (6 - 2*3/2) / (2*2) = 0.75. Its second example: a perfect ranking is 1."""
     y, s = [0, 0, 1, 1], [0.1, 0.4, 0.35, 0.8]
     assert roc_auc_score(y, s) == 0.75
@@ -71,14 +71,14 @@ def test_seed_002_worked_example():
 
 
 @pytest.mark.parametrize("seed", SEEDS)
-def test_seed_002_rank_formula_with_average_ranks_on_ties(seed):
-    """AUC by average ranks (the seed's formula) == (C + T/2) / P, with many tied scores."""
+def test_rank_formula_with_average_ranks_on_ties(seed):
+    """AUC by average ranks (the Mann-Whitney formula) == (C + T/2) / P, with many tied scores."""
     y, s, _ = random_data(np.random.default_rng(seed), 60, "binary", "heavy")
     assert close(roc_auc_score(y, s), auc_by_ranks(y, s))
 
 
-def test_seed_000_hand_checked_counts():
-    """Seed 000's StrictRight (C), StrictWrong (D), Pair (P), Right, Wrong on 5 samples.
+def test_hand_checked_counts():
+    """The prototype's StrictRight (C), StrictWrong (D), Pair (P), Right, Wrong on 5 samples.
 
     idx: 0 (y=3, s=.9), 1 (1, .2), 2 (2, .5), 3 (2, .2), 4 (1, .7); the 10 pairs:
       (0,1) C  (0,2) C  (0,3) C  (0,4) C  (1,2) C
@@ -104,11 +104,11 @@ def test_seed_000_hand_checked_counts():
     assert close(kendall_tau(y, s, variant="c"), 0.36)
 
 
-def _seed_000_merge_sort_counts(trues, preds):
-    """Seed 000's InversionCounter as benchmarks/seed_mergesort.py ports it to Python 3 (the
+def _prototype_merge_sort_counts(trues, preds):
+    """The prototype's InversionCounter as benchmarks/mergesort_peer.py ports it to Python 3 (the
     benchmark's peer): returns (StrictRight, StrictWrong, Pair)."""
-    path = Path(__file__).resolve().parents[1] / "benchmarks" / "seed_mergesort.py"
-    spec = importlib.util.spec_from_file_location("seed_mergesort", path)
+    path = Path(__file__).resolve().parents[1] / "benchmarks" / "mergesort_peer.py"
+    spec = importlib.util.spec_from_file_location("mergesort_peer", path)
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     counter = module.InversionCounter
@@ -121,7 +121,7 @@ def _seed_000_merge_sort_counts(trues, preds):
 @pytest.mark.parametrize("ties", TIES)
 def test_seed_000_merge_sort_counter_agrees(label_kind, ties):
     y, s, _ = random_data(np.random.default_rng(5), 300, label_kind, ties)
-    strict_right, strict_wrong, pair = _seed_000_merge_sort_counts(y.tolist(), s.tolist())
+    strict_right, strict_wrong, pair = _prototype_merge_sort_counts(y.tolist(), s.tolist())
     pc = pair_counts(y, s)
     assert (pc.concordant, pc.discordant, pc.comparable) == (strict_right, strict_wrong, pair)
     assert (pc.right, pc.wrong) == (pair - strict_wrong, pair - strict_right)
@@ -322,7 +322,7 @@ def test_concordance_index_without_event_observed_matches_lifelines(time_ties):
     assert close(concordance_index(t, s), expected)
     assert close(concordance_index(t, s, None), expected)
     assert close(concordance_index(t, s, np.ones(len(t), dtype=int)), expected)
-    assert close(concordance_index(t, s), pair_counts(t, s).c_index)  # no censoring: SPEC
+    assert close(concordance_index(t, s), pair_counts(t, s).c_index)  # no censoring: the C-index is C + T/2 over P
 
 
 def test_concordance_index_direction_higher_score_means_longer_survival():

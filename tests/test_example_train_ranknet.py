@@ -1,4 +1,4 @@
-"""examples/train_ranknet.py runs, learns, and stops by seed 000's rule (small sizes)."""
+"""examples/train_ranknet.py runs, learns, and stops by the pair-count rule (small sizes)."""
 
 import importlib.util
 from pathlib import Path

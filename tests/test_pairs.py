@@ -1,6 +1,6 @@
 """`pair_counts` against the O(n^2) oracle, its identities and its metamorphic relations.
 
-Every count of SPEC.md section 1 is checked on small tie-heavy Hypothesis inputs of every
+Every count of `PairCounts` is checked on small tie-heavy Hypothesis inputs of every
 label kind (bool, binary, ordinal, many levels, continuous, negative values), with unit, integer and
 float weights; exact Python ints are checked on large inputs whose counts have a closed
 form; the float error of weighted counts is bounded against an exact oracle.

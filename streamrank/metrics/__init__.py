@@ -16,7 +16,7 @@ metric                   value                                           River b
 `SomersD`                ``(C - D) / P``                                 RegressionMetric
 `ConcordanceIndex`       Harrell's C, optionally censored                RegressionMetric
 `PairwiseAccuracy`       ``C / P``                                       RegressionMetric
-`RightWrongRatio`        seed 000's ``(C + T) / (D + T)``                RegressionMetric
+`RightWrongRatio`        ``(C + T) / (D + T)``                           RegressionMetric
 =======================  ==============================================  ================
 
 `WithGroup` wraps a classifier so that its predictions (`GroupedProba`) carry the group

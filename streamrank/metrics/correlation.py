@@ -39,7 +39,7 @@ class _PairCountMetric(PairEngineMetric, metrics.base.RegressionMetric):
 class KendallTau(_PairCountMetric):
     """Kendall's rank correlation between ``y_true`` and ``y_pred``, exact, with ties.
 
-    With the pair counts of SPEC.md (``C`` concordant, ``D`` discordant, ``N0`` all pairs,
+    With the pair counts of `PairCounts` (``C`` concordant, ``D`` discordant, ``N0`` all pairs,
     ``Ty`` / ``Ts`` pairs tied in ``y_true`` / in ``y_pred``, a pair weighing ``w_i w_j``):
 
     * ``"a"``: ``(C - D) / N0``;

@@ -1,4 +1,4 @@
-"""Pairwise ranking accuracy as River metrics: ``C / P`` and seed 000's Right / Wrong."""
+"""Pairwise ranking accuracy as River metrics: ``C / P`` and Right / Wrong ``(C + T) / (D + T)``."""
 
 from __future__ import annotations
 
@@ -34,7 +34,7 @@ class PairwiseAccuracy(_PairCountMetric):
 
 
 class RightWrongRatio(_PairCountMetric):
-    """Seed 000's headline figure: ``Right / Wrong = (C + T) / (D + T)``.
+    """The pairwise ranking ratio ``Right / Wrong = (C + T) / (D + T)``.
 
     ``Right`` counts the comparable pairs that ``y_pred`` does not order against
     ``y_true`` (concordant or tied), ``Wrong`` those it does not order with it

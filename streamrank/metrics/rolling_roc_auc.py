@@ -24,7 +24,7 @@ class RollingROCAUC(_BinaryAUCMetric):
       instead of ``0.5``;
     * events carry a weight ``w`` (River's has none);
     * `get` costs O(1): the counts are kept up to date as events enter and leave the
-      window (SPEC.md section 4), where River sweeps the whole window on every read.
+      window, where River sweeps the whole window on every read.
 
     The window is the package's window mechanism (`streamrank.windows`: a compiled
     `RowWindow`, one C call per event); its events enter a `PairEngine`

@@ -1,7 +1,8 @@
-"""Seed 000's pure-Python merge-sort pair counter, ported to Python 3 as a benchmark peer.
+"""A pure-Python merge-sort pair counter (the project's first prototype), ported to Python 3
+as a benchmark peer.
 
 The "pure-Python merge-sort counter" that ``benchmarks/bench_batch.py`` measures streamrank
-against. It is the ``InversionCounter`` of ``shared/seeds/000_*`` (written for Python 2)
+against. It is the prototype's ``InversionCounter`` (written for Python 2)
 with only the changes Python 3 requires:
 
 * ``n/2`` -> ``n // 2`` (true division would make a float slice index);
@@ -10,11 +11,11 @@ with only the changes Python 3 requires:
 * ``class InversionCounter(object)`` -> ``class InversionCounter``.
 
 Everything else -- the recursion on list slices, the tuple comparisons, the ``groupby``
-pass, the method names -- is the seed's, so its timings are the seed's cost. The seed's
+pass, the method names -- is the prototype's, so its timings are the prototype's cost. The prototype's
 names, for a pair of samples with ``true_i < true_j`` (the pairs it builds: labels differ):
 
 ==============================  ===============================  ==========================
-seed method                     pairs counted                    `PairCounts` attribute
+method                          pairs counted                    `PairCounts` attribute
 ==============================  ===============================  ==========================
 ``merge_sort_count_strict_right``  ``pred_i < pred_j``           ``concordant`` (C)
 ``merge_sort_count_strict_wrong``  ``pred_i > pred_j``           ``discordant`` (D)
@@ -26,19 +27,19 @@ seed method                     pairs counted                    `PairCounts` at
 StrictWrong sorts by ``(true, pred)`` and counts the strict inversions of ``pred``: within
 equal labels the preds are already ascending, so pairs of equal labels never invert, and
 ties in pred (``<=`` in the merge) are not inversions. StrictRight is the same on
-``-pred``. Runtime complexity: ``O(n log n)`` Python-level steps per count (the seed's
+``-pred``. Runtime complexity: ``O(n log n)`` Python-level steps per count (the prototype's
 claim), against ``O(n^2)`` for the pair loop.
 
-Caveats kept from the seed: NaN makes the merge loop spin forever (neither ``<=`` nor ``>``
+Caveats kept from the prototype: NaN makes the merge loop spin forever (neither ``<=`` nor ``>``
 holds), and there are no weights. Inputs should be Python lists of numbers (``.tolist()``
 of a numpy array); numpy scalars work but are slower.
 
-Run ``python benchmarks/seed_mergesort.py`` for a self-check against an O(n^2) pair loop.
+Run ``python benchmarks/mergesort_peer.py`` for a self-check against an O(n^2) pair loop.
 """
 
 from itertools import groupby
 
-__all__ = ["InversionCounter", "seed_counts"]
+__all__ = ["InversionCounter", "prototype_counts"]
 
 
 class InversionCounter:
@@ -111,10 +112,10 @@ class InversionCounter:
         return pair
 
 
-def seed_counts(trues, preds):
-    """``(C, D, P)`` the way a seed user gets them: StrictRight, StrictWrong and Pair, one
-    seed call each (three sorts and two merge-sort passes). This is what the benchmark
-    times as the seed's equivalent of ``streamrank.pair_counts``; every other seed count
+def prototype_counts(trues, preds):
+    """``(C, D, P)`` the way a user of the prototype gets them: StrictRight, StrictWrong and Pair, one
+    prototype call each (three sorts and two merge-sort passes). This is what the benchmark
+    times as the prototype's equivalent of ``streamrank.pair_counts``; every other prototype count
     follows from these three (``Right = P - D``, ``Wrong = P - C``).
     """
     c = InversionCounter.merge_sort_count_strict_right(trues, preds)
@@ -143,8 +144,8 @@ if __name__ == "__main__":
         n = rng.randint(0, 40)
         trues = [rng.randint(0, 3) for _ in range(n)]
         preds = [rng.choice([0.1, 0.2, 0.3, rng.random()]) for _ in range(n)]
-        assert seed_counts(trues, preds) == _brute_force(trues, preds), (trues, preds)
-        c, d, p = seed_counts(trues, preds)
+        assert prototype_counts(trues, preds) == _brute_force(trues, preds), (trues, preds)
+        c, d, p = prototype_counts(trues, preds)
         assert InversionCounter.merge_sort_count_right(trues, preds) == p - d
         assert InversionCounter.merge_sort_count_wrong(trues, preds) == p - c
-    print("seed_mergesort: 200 random inputs agree with the O(n^2) pair loop")
+    print("mergesort_peer: 200 random inputs agree with the O(n^2) pair loop")
