@@ -54,6 +54,7 @@ cdef double _HELD_SLACK = 2.0 ** -30   # a removal may exceed a score's weight b
 
 include "_sums.pxi"
 include "_btree.pxi"
+include "_btree_check.pxi"
 include "_levels.pxi"
 include "_levels_core.pxi"
 include "_levels_batch.pxi"

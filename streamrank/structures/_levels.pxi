@@ -17,14 +17,6 @@
 # across trees (the engine's score levels; one tree counts them itself).
 
 
-cdef int _grow_array(void** p, size_t size) except -1:
-    cdef void* q = realloc(p[0], size)
-    if q == NULL:
-        raise MemoryError()
-    p[0] = q
-    return 0
-
-
 cdef class LevelDominanceCounter:
     """Dominance weights for points whose labels take few distinct values (compiled).
 
@@ -138,35 +130,8 @@ cdef class LevelDominanceCounter:
         self._ntrees = 0
         self._nheld = 0
         self._npscores = 0
-        self._add_tree()
+        _add_tree(self)
         self._t = <_BTree>self._trees[0]
-        return 0
-
-    cdef int _add_tree(self) except -1:
-        cdef int n = self._ntrees + 1
-        cdef double* lab = <double*>realloc(self._label, 2 * n * sizeof(double))
-        if lab == NULL:
-            raise MemoryError()
-        self._label = lab
-        cdef char* has = <char*>realloc(self._has, 2 * n * sizeof(char))
-        if has == NULL:
-            raise MemoryError()
-        self._has = has
-        _grow_array(<void**>&self._wbase, n * sizeof(BNode*))
-        _grow_array(<void**>&self._wfe, n * sizeof(BComp*))
-        _grow_array(<void**>&self._wpc, n * sizeof(BPos*))
-        _grow_array(<void**>&self._wnode, n * sizeof(int32_t))
-        _grow_array(<void**>&self._ib, 2 * n * sizeof(int64_t))
-        _grow_array(<void**>&self._ie, 2 * n * sizeof(int64_t))
-        _grow_array(<void**>&self._fb, 2 * n * sizeof(double))
-        _grow_array(<void**>&self._fe, 2 * n * sizeof(double))
-        cdef _BTree t = _BTree()
-        t.set_floats(self._floats)
-        self._trees.append(t)
-        self._has[2 * n - 2] = self._has[2 * n - 1] = 0
-        self._ntrees = n
-        if n == 2:      # the score levels now span trees: counted here from now on
-            self._npscores = self._t.pos_scores
         return 0
 
     @classmethod
@@ -296,7 +261,7 @@ cdef class LevelDominanceCounter:
             if not self._has[q]:
                 break
         else:
-            self._add_tree()
+            _add_tree(self)
             q = 2 * self._ntrees - 2
         self._has[q] = 1
         self._label[q] = label
@@ -310,57 +275,13 @@ cdef class LevelDominanceCounter:
         return not (self.engine_max_levels and self._nheld >= self.engine_max_levels)
 
     # ------------------------------------------------------------------ terms
-    cdef void _iterms(self, int q, double label, double s, int64_t* out) noexcept:
-        """The `pairs_with` terms of ``(label, s)`` in slot ``q`` (-1: not held; int)."""
-        cdef int64_t b[2]
-        cdef int64_t e[2]
-        cdef int64_t above
-        cdef int o, k
-        if self._ntrees == 1 and q >= 0:      # the two-level tree: one walk
-            k = q
-            o = 1 - k
-            self._t.ibelow(s, b, e)
-            above = self._t.itot[o] - b[o] - e[o]
-            if self._has[o] and self._label[o] > label:
-                out[0], out[1] = above, b[o]
-            else:
-                out[0], out[1] = b[o], above
-            out[2] = e[o]
-            out[3] = self._t.itot[k]
-            out[4] = e[k]
-            return
-        _iterms_trees(self, q, label, s, out)
-
-    cdef void _fterms(self, int q, double label, double s, double* out) noexcept:
-        """The `pairs_with` terms of ``(label, s)`` in slot ``q`` (-1: not held; float)."""
-        cdef double b[2]
-        cdef double e[2]
-        cdef double above
-        cdef int o, k
-        if self._ntrees == 1 and q >= 0:
-            k = q
-            o = 1 - k
-            self._t.fbelow(s, b, e)
-            above = self._t.ftot(o) - b[o] - e[o]
-            if above < 0:
-                above = 0.0
-            if self._has[o] and self._label[o] > label:
-                out[0], out[1] = above, b[o]
-            else:
-                out[0], out[1] = b[o], above
-            out[2] = e[o]
-            out[3] = self._t.ftot(k)
-            out[4] = e[k]
-            return
-        _fterms_trees(self, q, label, s, out)
-
     cdef tuple _terms_tuple(self, int q, double label, double s):
         cdef int64_t it[5]
         cdef double ft[5]
         if self._floats:
-            self._fterms(q, label, s, ft)
+            _fterms(self, q, label, s, ft)
             return ft[0], ft[1], ft[2], ft[3], ft[4]
-        self._iterms(q, label, s, it)
+        _iterms(self, q, label, s, it)
         return it[0], it[1], it[2], it[3], it[4]
 
     # ------------------------------------------------------------------ changes
@@ -485,18 +406,7 @@ cdef class LevelDominanceCounter:
         Returns ``(removed, added)``: how many items of each were done before one needed
         the engine's checked path (all of them, usually); nothing of that item or the
         ones after it was applied. O(k L log n)."""
-        cdef Py_ssize_t r = 0, a = 0
-        for y, s, w in removes:
-            if not self.engine_remove(y, s, w):
-                return r, a
-            r += 1
-        for item, copies in adds.items():
-            y, s, w = item
-            for _ in range(copies):
-                if not self.engine_add(y, s, w):
-                    return r, a
-                a += 1
-        return r, a
+        return _engine_apply(self, removes, adds)
 
     def engine_auc(self):
         """``(C + T / 2) / P`` from `sums`, as `PairCounts.auc` computes it (bit for

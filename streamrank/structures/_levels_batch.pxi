@@ -237,7 +237,7 @@ def _load(LevelDominanceCounter self, labels, scores, copies, weights, positive)
     cdef int q
     for q, level in enumerate(levels.tolist()):
         if q >= 2 * self._ntrees:
-            self._add_tree()
+            _add_tree(self)
         self._has[q] = 1
         self._label[q] = level
         self._nheld += 1
@@ -336,7 +336,7 @@ def _set_raws(LevelDominanceCounter self, raws):
         built.append(t)
     self._reset()
     for _ in range(len(built) - 1):
-        self._add_tree()
+        _add_tree(self)
     self._trees = built
     self._t = <_BTree>built[0]
     cdef int q

@@ -1,7 +1,7 @@
 # The compiled single changes of `LevelDominanceCounter` (`_levels.pxi`; included in
 # `_cbinary.pyx` after it): the walks over several trees (all at once, one level of each
 # per round, each next node prefetched so that the cache misses of the trees overlap) and
-# the terms from them; whether a copy is held; the engine's whole changes.
+# the terms from them; whether a copy is held; the engine's whole changes; opening a tree.
 
 
 cdef extern from *:
@@ -110,9 +110,109 @@ cdef void _walk_trees(LevelDominanceCounter self, double s) noexcept:
                 _prefetch_comp(&self._wfe[t][i])
 
 
+cdef int _grow_array(void** p, size_t size) except -1:
+    cdef void* q = realloc(p[0], size)
+    if q == NULL:
+        raise MemoryError()
+    p[0] = q
+    return 0
+
+
+cdef int _add_tree(LevelDominanceCounter self) except -1:
+    """Open one more tree (two more level slots) in ``self``, growing its per-tree arrays."""
+    cdef int n = self._ntrees + 1
+    cdef double* lab = <double*>realloc(self._label, 2 * n * sizeof(double))
+    if lab == NULL:
+        raise MemoryError()
+    self._label = lab
+    cdef char* has = <char*>realloc(self._has, 2 * n * sizeof(char))
+    if has == NULL:
+        raise MemoryError()
+    self._has = has
+    _grow_array(<void**>&self._wbase, n * sizeof(BNode*))
+    _grow_array(<void**>&self._wfe, n * sizeof(BComp*))
+    _grow_array(<void**>&self._wpc, n * sizeof(BPos*))
+    _grow_array(<void**>&self._wnode, n * sizeof(int32_t))
+    _grow_array(<void**>&self._ib, 2 * n * sizeof(int64_t))
+    _grow_array(<void**>&self._ie, 2 * n * sizeof(int64_t))
+    _grow_array(<void**>&self._fb, 2 * n * sizeof(double))
+    _grow_array(<void**>&self._fe, 2 * n * sizeof(double))
+    cdef _BTree t = _BTree()
+    t.set_floats(self._floats)
+    self._trees.append(t)
+    self._has[2 * n - 2] = self._has[2 * n - 1] = 0
+    self._ntrees = n
+    if n == 2:      # the score levels now span trees: counted here from now on
+        self._npscores = self._t.pos_scores
+    return 0
+
+
+cdef tuple _engine_apply(LevelDominanceCounter self, removes, adds):
+    """`LevelDominanceCounter.engine_apply`: the changes in one C loop."""
+    cdef Py_ssize_t r = 0, a = 0
+    for y, s, w in removes:
+        if not self.engine_remove(y, s, w):
+            return r, a
+        r += 1
+    for item, copies in adds.items():
+        y, s, w = item
+        for _ in range(copies):
+            if not self.engine_add(y, s, w):
+                return r, a
+            a += 1
+    return r, a
+
+
+cdef inline void _iterms(LevelDominanceCounter self, int q, double label, double s,
+                         int64_t* out) noexcept:
+    """The `pairs_with` terms of ``(label, s)`` in slot ``q`` (-1: not held; int)."""
+    cdef int64_t b[2]
+    cdef int64_t e[2]
+    cdef int64_t above
+    cdef int o, k
+    if self._ntrees == 1 and q >= 0:      # the two-level tree: one walk
+        k = q
+        o = 1 - k
+        self._t.ibelow(s, b, e)
+        above = self._t.itot[o] - b[o] - e[o]
+        if self._has[o] and self._label[o] > label:
+            out[0], out[1] = above, b[o]
+        else:
+            out[0], out[1] = b[o], above
+        out[2] = e[o]
+        out[3] = self._t.itot[k]
+        out[4] = e[k]
+        return
+    _iterms_trees(self, q, label, s, out)
+
+cdef inline void _fterms(LevelDominanceCounter self, int q, double label, double s,
+                         double* out) noexcept:
+    """The `pairs_with` terms of ``(label, s)`` in slot ``q`` (-1: not held; float)."""
+    cdef double b[2]
+    cdef double e[2]
+    cdef double above
+    cdef int o, k
+    if self._ntrees == 1 and q >= 0:
+        k = q
+        o = 1 - k
+        self._t.fbelow(s, b, e)
+        above = self._t.ftot(o) - b[o] - e[o]
+        if above < 0:
+            above = 0.0
+        if self._has[o] and self._label[o] > label:
+            out[0], out[1] = above, b[o]
+        else:
+            out[0], out[1] = b[o], above
+        out[2] = e[o]
+        out[3] = self._t.ftot(k)
+        out[4] = e[k]
+        return
+    _fterms_trees(self, q, label, s, out)
+
+
 cdef void _iterms_trees(LevelDominanceCounter self, int q, double label, double s,
                         int64_t* out) noexcept:
-    """`LevelDominanceCounter._iterms` over several trees: one `_walk_trees`, then each
+    """`_iterms` over several trees: one `_walk_trees`, then each
     held level by its label against ``label``."""
     cdef int64_t above
     cdef int k, j, r
@@ -144,7 +244,7 @@ cdef void _iterms_trees(LevelDominanceCounter self, int q, double label, double 
 
 cdef void _fterms_trees(LevelDominanceCounter self, int q, double label, double s,
                         double* out) noexcept:
-    """`LevelDominanceCounter._fterms` over several trees (float mode)."""
+    """`_fterms` over several trees (float mode)."""
     cdef double above
     cdef int k, j, r
     cdef _BTree t
@@ -255,11 +355,11 @@ cdef int _eadd(LevelDominanceCounter self, double yy, double ss, int64_t iw,
             return 0
         q = self._new_level(yy, "")
     if self._floats:
-        self._fterms(q, yy, ss, ft)
+        _fterms(self, q, yy, ss, ft)
         self._put(q, ss, 0, fw)
         self.sums.add_f(ft, fw, fw)
     else:
-        self._iterms(q, yy, ss, it)
+        _iterms(self, q, yy, ss, it)
         self._put(q, ss, iw, 0.0)
         self.sums.add_i(it, iw, iw)
     return 1
@@ -279,10 +379,10 @@ cdef int _eremove(LevelDominanceCounter self, double yy, double ss, int64_t iw,
         return 0
     self._drop(q, ss, iw, fw, positive)
     if self._floats:
-        self._fterms(q, yy, ss, ft)
+        _fterms(self, q, yy, ss, ft)
         self.sums.add_f(ft, -fw, -fw)
     else:
-        self._iterms(q, yy, ss, it)
+        _iterms(self, q, yy, ss, it)
         self.sums.add_i(it, -iw, -iw)
     self._dropped(positive)
     if not self._nheld:
