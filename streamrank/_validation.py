@@ -209,6 +209,39 @@ def scale_weights(w):
     return (w if e == 0 else np.ldexp(w, -e)), e
 
 
+def check_int(value, name: str, func: str, *, minimum: int = 1, allow_none: bool = False):
+    """An integer parameter (``int`` or numpy integer, not bool) ``>= minimum``, as a Python
+    ``int`` (or None when ``allow_none``); errors name ``name``, what was expected and got.
+
+    >>> check_int(np.int64(3), "window", "f")
+    3
+    >>> check_int(0, "window", "f")
+    Traceback (most recent call last):
+    ...
+    ValueError: The 'window' parameter of f must be a positive int. Got 0 instead.
+    """
+    if value is None and allow_none:
+        return None
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)) \
+            or value < minimum:
+        what = "a positive int" if minimum == 1 else f"an int >= {minimum}"
+        raise param_error(name, func, what + (" or None" if allow_none else ""),
+                          describe(value))
+    return int(value)
+
+
+def check_period(value, name: str, func: str) -> float:
+    """A positive finite duration in seconds (int or float, not bool) as a Python float.
+
+    >>> check_period(3600, "period", "f")
+    3600.0
+    """
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, float, np.number)) \
+            or not (math.isfinite(value) and value > 0):
+        raise param_error(name, func, "a positive finite number", describe(value))
+    return float(value)
+
+
 def check_scalar(value, name, func, *, kind="finite number") -> float:
     """A finite real (bool, int or float) as a Python float; errors name ``name``.
 

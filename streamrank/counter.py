@@ -6,9 +6,10 @@ from __future__ import annotations
 import numpy as np
 
 from . import _snapshot
-from ._validation import as_1d_numeric, check_consistent_length, check_weights, param_error
+from ._validation import (as_1d_numeric, check_consistent_length, check_scalar, check_weight,
+                          check_weights, param_error)
 from .counts import PairCounts
-from .engine import PairEngine, check_scalar, check_weight
+from .engine import PairEngine
 from .structures._cslots import SlotStore
 
 __all__ = ["PairCounter"]

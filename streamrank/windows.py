@@ -17,9 +17,9 @@ from __future__ import annotations
 
 import math
 
-from ._validation import describe, param_error
+from ._validation import check_int, check_period, check_scalar, check_weight, param_error
 from .counts import PairCounts
-from .engine import PairEngine, check_scalar, check_weight
+from .engine import PairEngine
 from .structures._cwindow import RowWindow
 
 __all__ = ["SlidingPairCounter", "TimeSlidingPairCounter"]
@@ -135,9 +135,7 @@ class SlidingPairCounter(_Window):
     """
 
     def __init__(self, window_size: int, *, labels="auto"):
-        if isinstance(window_size, bool) or not isinstance(window_size, int) or window_size < 1:
-            raise param_error("window_size", "SlidingPairCounter", "a positive int",
-                              describe(window_size))
+        window_size = check_int(window_size, "window_size", "SlidingPairCounter")
         super().__init__(labels)
         self.window_size = window_size
 
@@ -182,12 +180,9 @@ class TimeSlidingPairCounter(_Window):
     """
 
     def __init__(self, period: float, *, labels="auto"):
-        if isinstance(period, bool) or not isinstance(period, (int, float)) \
-                or not (period > 0 and math.isfinite(period)):
-            raise param_error("period", "TimeSlidingPairCounter", "a positive finite number",
-                              describe(period))
+        period = check_period(period, "period", "TimeSlidingPairCounter")
         super().__init__(labels)
-        self.period = float(period)
+        self.period = period
 
     _caller = "TimeSlidingPairCounter.push"
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from .._validation import describe, param_error
+from .._validation import check_int
 from ..engine import PairEngine
 from ..structures._cwindow import RowWindow
 from ..windows import sync
@@ -72,10 +72,7 @@ class RollingROCAUC(_BinaryAUCMetric):
     """
 
     def __init__(self, window_size=1000, pos_val=True):
-        if isinstance(window_size, bool) or not isinstance(window_size, int) or window_size < 1:
-            raise param_error("window_size", "RollingROCAUC", "a positive int",
-                              describe(window_size))
-        self.window_size = window_size
+        self.window_size = check_int(window_size, "window_size", "RollingROCAUC")
         self.pos_val = pos_val
         self._engine = PairEngine("binary")
         # the window, oldest first, and its changes the engine has not received yet
