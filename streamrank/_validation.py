@@ -49,6 +49,7 @@ __all__ = [
     "check_consistent_length",
     "check_dtype",
     "check_load_args",
+    "check_option",
     "check_point",
     "check_points",
     "check_scalar",
@@ -228,6 +229,21 @@ def check_binary_levels(values, name: str, func: str, *, more: bool = False) -> 
     if more or vals.size > 2:
         raise param_error(name, func, "binary (two distinct values)",
                           f"more than two distinct values: {describe(vals[:5].tolist())}")
+
+
+def check_option(value, name: str, func: str, choices: tuple):
+    """``value`` if it is one of ``choices``; `ValueError` naming ``name`` otherwise.
+
+    >>> check_option("b", "variant", "f", ("a", "b"))
+    'b'
+    >>> check_option("d", "variant", "f", ("a", "b"))
+    Traceback (most recent call last):
+    ...
+    ValueError: The 'variant' parameter of f must be one of ('a', 'b'). Got 'd' instead.
+    """
+    if value not in choices:
+        raise param_error(name, func, f"one of {choices}", describe(value))
+    return value
 
 
 def scale_weights(w):

@@ -11,9 +11,9 @@ from dataclasses import replace
 import dask
 import numpy as np
 
-from .._validation import check_binary_levels, describe, param_error
+from .._validation import check_binary_levels, check_option, describe, param_error
 from ..batch._kernels import encode_labels
-from ..batch.auc import GroupAUCResult, group_auc_score as _np_group_auc_score
+from ..batch.auc import _WEIGHTINGS, GroupAUCResult, group_auc_score as _np_group_auc_score
 from ..exceptions import UndefinedMetricWarning
 from ._partition import _check_npartitions, _n_buckets
 from ._spec import _compute_kwargs, _extract, _is_frame, _parts, _require_columns, _Spec
@@ -110,9 +110,7 @@ def group_auc_score(data=None, y_score=None, groups=None, *, label=None, score=N
     0.4
     """
     func = "group_auc_score"
-    if weighting not in ("impressions", "pairs", "uniform"):
-        raise param_error("weighting", func, "one of ('impressions', 'pairs', 'uniform')",
-                          describe(weighting))
+    check_option(weighting, "weighting", func, _WEIGHTINGS)
     npartitions = _check_npartitions(npartitions, func)
     if _is_frame(data):
         _require_columns(func, label=label, score=score, group=group)

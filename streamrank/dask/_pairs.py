@@ -3,7 +3,8 @@ assembled from the range-partitioned count of `streamrank.dask._count`."""
 
 from __future__ import annotations
 
-from .._validation import describe, param_error
+from .._validation import check_option
+from ..batch.correlation import _VARIANTS
 from ..counts import PairCounts
 from ._count import _run
 from ._partition import ROWS_PER_PARTITION
@@ -118,9 +119,6 @@ def roc_auc_score(data=None, y_score=None, *, label=None, score=None, weight=Non
     return _pair_counts(spec, parts, npartitions, rows_per_partition, scheduler).auc
 
 
-_VARIANTS = ("a", "b", "c")
-
-
 def kendall_tau(data=None, y_score=None, *, variant="b", label=None, score=None, weight=None,
                 sample_weight=None, npartitions=None, rows_per_partition=ROWS_PER_PARTITION,
                 scheduler=None) -> float:
@@ -138,8 +136,7 @@ def kendall_tau(data=None, y_score=None, *, variant="b", label=None, score=None,
     ...             da.from_array([1, 3, 2, 4], chunks=2), scheduler="sync")
     0.666666...
     """
-    if variant not in _VARIANTS:
-        raise param_error("variant", "kendall_tau", f"one of {_VARIANTS}", describe(variant))
+    check_option(variant, "variant", "kendall_tau", _VARIANTS)
     spec, parts = _pairs_spec("kendall_tau", data, data, y_score, label, score, weight,
                               sample_weight)
     pc = _pair_counts(spec, parts, npartitions, rows_per_partition, scheduler)
