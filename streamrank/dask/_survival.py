@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from ..batch.survival import censored_c_index
 from ._count import _run
-from ._partition import ROWS_PER_PARTITION
 from .._validation import describe, param_error
+from ._partition import ROWS_PER_PARTITION
 from ._spec import _is_frame, _parts, _require_columns, _Spec
 
 
@@ -38,23 +38,31 @@ def concordance_index(data=None, predicted_scores=None, event_observed=None, *, 
     ...                   da.from_array([1, 0, 1, 1], chunks=2), scheduler="sync")
     1.0
     """
+    spec, parts = _censored_spec(data, predicted_scores, event_observed, time, score, event,
+                                 weight, sample_weight)
+    P, D, T, _ = _censored_totals(parts, spec, npartitions, rows_per_partition, scheduler)
+    return censored_c_index(P, D, T)[1]
+
+
+def _censored_spec(data, predicted_scores, event_observed, time, score, event, weight,
+                   sample_weight):
+    """``(spec, parts)`` of a censored input: a frame with the columns ``time``, ``score``,
+    ``event``, ``weight``, or the arrays ``data`` (event times), ``predicted_scores``,
+    ``event_observed``, ``sample_weight``."""
     func = "concordance_index"
     if _is_frame(data):
         _require_columns(func, time=time, score=score)
         spec = _Spec(func, "censored", {"t": time, "s": score, "e": event, "w": weight}, True)
-        parts = _parts(data, {}, spec)
-    else:
-        if data is None or predicted_scores is None:
-            raise param_error("event_times", func, "a dask DataFrame (with time=, score=) or "
-                              "dask arrays", describe(data), TypeError)
-        spec = _Spec(func, "censored", {
-            "t": "event_times", "s": "predicted_scores",
-            "e": None if event_observed is None else "event_observed",
-            "w": None if sample_weight is None else "sample_weight"}, False)
-        parts = _parts(None, {"t": data, "s": predicted_scores, "e": event_observed,
-                              "w": sample_weight}, spec)
-    P, D, T, _ = _censored_totals(parts, spec, npartitions, rows_per_partition, scheduler)
-    return censored_c_index(P, D, T)[1]
+        return spec, _parts(data, {}, spec)
+    if data is None or predicted_scores is None:
+        raise param_error("event_times", func, "a dask DataFrame (with time=, score=) or "
+                          "dask arrays", describe(data), TypeError)
+    spec = _Spec(func, "censored", {
+        "t": "event_times", "s": "predicted_scores",
+        "e": None if event_observed is None else "event_observed",
+        "w": None if sample_weight is None else "sample_weight"}, False)
+    return spec, _parts(None, {"t": data, "s": predicted_scores, "e": event_observed,
+                               "w": sample_weight}, spec)
 
 
 def _censored_totals(parts, spec, npartitions, rows_per_partition, scheduler):
@@ -72,14 +80,11 @@ def _censored_totals(parts, spec, npartitions, rows_per_partition, scheduler):
     return P, D, T, n_rows
 
 
-
 def _censored_file_counts(ddf, time, score, event, weight, npartitions, rows_per_partition,
                           scheduler) -> dict:
     """``P, D, T`` and the C-index of the censored pairs of a frame (as `concordance_index`,
     which returns only the index)."""
-    spec = _Spec("concordance_index", "censored",
-                 {"t": time, "s": score, "e": event, "w": weight}, True)
-    parts = _parts(ddf, {}, spec)
+    spec, parts = _censored_spec(ddf, None, None, time, score, event, weight, None)
     P, D, T, n_rows = _censored_totals(parts, spec, npartitions, rows_per_partition,
                                        scheduler)
     C, c_index = censored_c_index(P, D, T)
