@@ -44,9 +44,12 @@ __all__ = [
     "MAX_WEIGHT",
     "MIN_WEIGHT",
     "as_1d_numeric",
+    "as_events",
+    "check_binary_levels",
     "check_consistent_length",
     "check_dtype",
     "check_load_args",
+    "check_option",
     "check_point",
     "check_points",
     "check_scalar",
@@ -193,6 +196,54 @@ def check_weights(sample_weight, n: int, func: str, name: str = "sample_weight",
         if out.any():
             raise param_error(name, func, _DOMAIN, _first_bad(out, w))
     return w
+
+
+def as_events(x, name: str, func: str, *, allow_empty: bool = False) -> np.ndarray:
+    """``x`` as a boolean array of event indicators: booleans, or numbers 0 (censored) and
+    1 (observed). `ValueError` naming ``name`` for any other value. Runtime: ``O(n)``.
+
+    >>> as_events([1, 0, 1], "event_observed", "f").tolist()
+    [True, False, True]
+    """
+    e = as_1d_numeric(x, name, func, allow_empty=allow_empty)
+    if e.dtype == bool:
+        return e
+    if not ((e == 0) | (e == 1)).all():
+        raise param_error(name, func, "0/1 or booleans",
+                          f"values such as {describe(np.unique(e)[:5].tolist())}")
+    return e == 1
+
+
+def check_binary_levels(values, name: str, func: str, *, more: bool = False) -> None:
+    """`ValueError` unless the distinct label values ``values`` are at most two. ``more``
+    says that the labels hold further values beyond ``values`` (which then list some of
+    them, for the message). Runtime: ``O(L log L)`` for ``L`` values.
+
+    >>> check_binary_levels([0, 1], "y_true", "f")
+    >>> check_binary_levels([0, 1, 2], "y_true", "f")
+    Traceback (most recent call last):
+    ...
+    ValueError: The 'y_true' parameter of f must be binary (two distinct values). Got more than two distinct values: [0, 1, 2] instead.
+    """
+    vals = np.unique(np.asarray(values))
+    if more or vals.size > 2:
+        raise param_error(name, func, "binary (two distinct values)",
+                          f"more than two distinct values: {describe(vals[:5].tolist())}")
+
+
+def check_option(value, name: str, func: str, choices: tuple):
+    """``value`` if it is one of ``choices``; `ValueError` naming ``name`` otherwise.
+
+    >>> check_option("b", "variant", "f", ("a", "b"))
+    'b'
+    >>> check_option("d", "variant", "f", ("a", "b"))
+    Traceback (most recent call last):
+    ...
+    ValueError: The 'variant' parameter of f must be one of ('a', 'b'). Got 'd' instead.
+    """
+    if value not in choices:
+        raise param_error(name, func, f"one of {choices}", describe(value))
+    return value
 
 
 def scale_weights(w):

@@ -19,6 +19,12 @@ pd = pytest.importorskip("pandas")
 
 import streamrank as sr  # noqa: E402
 from streamrank import dask as sd  # noqa: E402
+from streamrank.dask._count import (_combine, _cross_between_ranges, _Ends,  # noqa: E402
+                                    _Plan, _XSummary, _ZSummary)
+from streamrank.dask._pairs import _assemble_pairs  # noqa: E402
+from streamrank.dask._partition import _quantile_bounds  # noqa: E402
+from streamrank.dask._rows import _to_rows  # noqa: E402
+from streamrank.dask._spec import _Spec  # noqa: E402
 from streamrank.exceptions import UndefinedMetricWarning  # noqa: E402
 
 FIELDS = ("concordant", "discordant", "tied_score", "tied_label", "tied_both", "n",
@@ -95,8 +101,8 @@ def test_one_score_over_many_ranges(client):
                              npartitions=12)
         _assert_same(got, ref, False)
     # The boundaries really cut through the heavy score.
-    rows, _ = sd._to_rows({"y": y, "s": s, "w": None}, sd._Spec("t", "pairs", {}, False), 0)
-    bounds = sd._quantile_bounds(rows.xcols + [rows.z, rows.rid.materialize()], np.ones(n), 12)
+    rows, _ = _to_rows({"y": y, "s": s, "w": None}, _Spec("t", "pairs", {}, False), 0)
+    bounds = _quantile_bounds(rows.xcols + [rows.z, rows.rid.materialize()], np.ones(n), 12)
     assert (bounds[0] == 0.5).sum() >= 8
 
 
@@ -175,6 +181,57 @@ def test_ranking_metrics(client):
         np.testing.assert_allclose(got.values, ref.values, rtol=1e-12)
         arrays = [da.from_array(x, chunks=1000) for x in (q, y, s)]
         assert getattr(sd, name)(*arrays, **kw) == pytest.approx(ref.mean, rel=1e-12)
+
+
+@pytest.mark.parametrize("default", ["exponential", "linear"])
+def test_ndcg_default_gain_follows_ranking(monkeypatch, default):
+    """With default arguments the dask NDCG is the ranking NDCG, whatever gain the ranking
+    function defaults to: the dask function does not hold a default of its own."""
+    import inspect
+
+    from streamrank import ranking
+
+    assert inspect.signature(sd.ndcg_score).parameters["gain"].default is None
+    assert inspect.signature(sd.evaluate_file).parameters["gain"].default is None
+    monkeypatch.setitem(ranking.ndcg_score.__kwdefaults__, "gain", default)
+    rng = np.random.default_rng(12)
+    n = 600
+    q, y, s = rng.integers(0, 30, n), rng.integers(0, 4, n), rng.integers(0, 8, n) / 8
+    ref = ranking.ndcg_score(q, y, s, return_per_query=True)
+    assert ref.mean == ranking.ndcg_score(q, y, s, gain=default)
+    assert ref.mean != pytest.approx(ranking.ndcg_score(
+        q, y, s, gain={"exponential": "linear", "linear": "exponential"}[default]))
+    got = sd.ndcg_score(*[da.from_array(x, chunks=200) for x in (q, y, s)],
+                        return_per_query=True, npartitions=3, scheduler="sync")
+    assert got.mean == pytest.approx(ref.mean, rel=1e-12)
+    np.testing.assert_allclose(got.values, ref.values, rtol=1e-12)
+
+
+def test_shared_checks(client):
+    """Weights, events and the binary labels go through `streamrank._validation`: the
+    messages of the numpy functions, naming the input partition."""
+    y = da.from_array(np.array([0, 1, 0, 1]), chunks=2)
+    s = da.from_array(np.array([0.1, 0.2, 0.3, 0.4]), chunks=2)
+    w = np.array([1.0, 1.0, -2.0, 1.0])
+    with pytest.raises(ValueError) as ref:  # the numpy message on the second partition
+        sr.pair_counts([0, 1], [0.3, 0.4], sample_weight=w[2:])
+    assert "The 'sample_weight' parameter of pair_counts must be non-negative" in str(ref.value)
+    with pytest.raises(ValueError) as got:
+        sd.pair_counts(y, s, sample_weight=da.from_array(w, chunks=2))
+    assert str(got.value) == f"{ref.value} (input partition 1)"
+    e = da.from_array(np.array([1, 0, 2, 1]), chunks=2)
+    with pytest.raises(ValueError, match=r"The 'event_observed' parameter of "
+                                         r"concordance_index must be 0/1 or booleans"):
+        sd.concordance_index(s, s, e)
+    three = da.from_array(np.array([0, 1, 2, 1]), chunks=2)
+    g = da.from_array(np.array([1, 1, 2, 2]), chunks=2)
+    for fn, args in ((sd.roc_auc_score, (three, s)), (sd.group_auc_score, (three, s, g))):
+        with pytest.raises(ValueError, match=r"The 'y_true' parameter of \w+ must be binary "
+                                             r"\(two distinct values\). Got more than two "
+                                             r"distinct values: \[0, 1, 2\] instead."):
+            fn(*args)
+    with pytest.raises(ValueError, match="The 'npartitions' parameter of group_auc_score"):
+        sd.group_auc_score(y, s, g, npartitions=0)
 
 
 def test_evaluate_file_parquet_and_csv(client, tmp_path):
@@ -267,18 +324,18 @@ def test_errors(client):
 # ------------------------------------------------------------------ beyond 2**63 pairs
 def _bucket(counts, n_x, hist, x_ends, xz_ends):
     total = sum(hist)
-    return sd._XSummary(counts, n_x, total, total, x_ends, xz_ends, hist, hist)
+    return _XSummary(counts, n_x, total, total, x_ends, xz_ends, hist, hist)
 
 
 def _ends(first, first_w, last, last_w):
-    return sd._Ends(first, first_w, first_w, last, last_w, last_w)
+    return _Ends(first, first_w, first_w, last, last_w, last_w)
 
 
 def test_combiner_exact_past_int64():
     """Synthetic range summaries of 2**40 rows each: totals near 2**83 stay exact."""
     N = 2**40
     pairs = N * (N - 1) // 2
-    spec = sd._Spec("pair_counts", "pairs", {"y": "y", "s": "s", "w": None}, False)
+    spec = _Spec("pair_counts", "pairs", {"y": "y", "s": "s", "w": None}, False)
 
     # Range 0: N negatives at score 1; range 1: N positives at score 1, then N negatives and
     # N positives at score 2 (range 2: all at score 2, positives). The score-1 run crosses
@@ -291,10 +348,10 @@ def test_combiner_exact_past_int64():
                  _ends((1.0,), N, (2.0,), 2 * N), _ends((1.0, 1), N, (2.0, 1), N))
     b2 = _bucket((0, 0, 0, pairs, pairs), 1, [0, N], _ends((2.0,), N, (2.0,), N),
                  _ends((2.0, 1), N, (2.0, 1), N))
-    plan = sd._Plan(spec, [], 3, levels=np.array([0, 1]), exact=True)
-    tot = sd._combine([b0, b1, None, b2], None, plan)  # an empty range in between
+    plan = _Plan(spec, [], 3, levels=np.array([0, 1]), exact=True)
+    tot = _combine([b0, b1, None, b2], None, plan)  # an empty range in between
     assert tot["total_x"] > 2**63
-    pc = sd._assemble_pairs(tot, 5 * N, exact=True)
+    pc = _assemble_pairs(tot, 5 * N, exact=True)
     pc._check()  # N0 == n (n - 1) / 2 with n = 5 N, exactly
     # Brute force by blocks: neg@1 (N), pos@1 (N), neg@2 (N), pos@2 (2N).
     blocks = [(1, 0, N), (1, 1, N), (2, 0, N), (2, 1, 2 * N)]
@@ -323,10 +380,10 @@ def test_combiner_exact_past_int64():
 def test_cross_terms_exact_past_int64():
     """The continuous-label combiner with 2**40-sized histograms: Python ints throughout."""
     N = 2**40
-    z0 = sd._ZSummary(0, 0, 1, [N, N, 0], [N, N, 0], _ends((0.0,), 2 * N, (0.0,), 2 * N),
+    z0 = _ZSummary(0, 0, 1, [N, N, 0], [N, N, 0], _ends((0.0,), 2 * N, (0.0,), 2 * N),
                       _ends((0.0, 0), N, (0.0, 1), N))
-    z1 = sd._ZSummary(0, 0, 1, [N, 0, N], [N, 0, N], _ends((1.0,), 2 * N, (1.0,), 2 * N),
+    z1 = _ZSummary(0, 0, 1, [N, 0, N], [N, 0, N], _ends((1.0,), 2 * N, (1.0,), 2 * N),
                       _ends((1.0, 0), N, (1.0, 2), N))
     # Pairs b_i < b_j with z_i > z_j across the ranges: (z=1, b=0) x (z=0, b=1) = N^2.
-    assert sd._cross_between_ranges([z0, None, z1], 3, True) == N * N
-    assert isinstance(sd._cross_between_ranges([z0, z1], 3, True), int)
+    assert _cross_between_ranges([z0, None, z1], 3, True) == N * N
+    assert isinstance(_cross_between_ranges([z0, z1], 3, True), int)

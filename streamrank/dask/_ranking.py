@@ -1,0 +1,98 @@
+"""Per-query ranking metrics on a Dask collection (`ndcg_score`, `average_precision_score`):
+`streamrank.ranking` per query after the group shuffle of `streamrank.dask._groups`."""
+
+from __future__ import annotations
+
+import warnings
+
+from .._validation import describe, param_error
+from ..exceptions import UndefinedMetricWarning
+from ._groups import _by_group, _concat_group_pieces, _group_shuffle
+from ._partition import _check_npartitions, _n_buckets
+from ._spec import _compute_kwargs, _is_frame, _parts, _require_columns, _Spec
+
+
+def _ranking_bucket(pieces, name: str, kwargs: dict):
+    """``(query ids, values)`` of `streamrank.ranking`'s ``name`` on one bucket's queries."""
+    got = _concat_group_pieces(pieces)
+    if got is None:
+        return None
+    y, s, q, _ = got
+    from .. import ranking
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UndefinedMetricWarning)
+        r = getattr(ranking, name)(q, y, s, return_per_query=True, **kwargs)
+    return r.query_ids, r.values
+
+
+def _ranking_metric(name, data, y_true, y_score, query, label, score, return_per_query,
+                    npartitions, scheduler, kwargs):
+    """The ranking metric ``name`` per query after the group shuffle, averaged over the
+    queries in query order (`PerQuery` with ``return_per_query``)."""
+    from ..ranking import PerQuery
+    from ..ranking._layout import query_mean
+
+    func = name
+    npartitions = _check_npartitions(npartitions, func)
+    if _is_frame(data):
+        _require_columns(func, query=query, label=label, score=score)
+        spec_g = _Spec(func, "pairs", {"y": label, "s": score, "g": query}, True)
+        parts = _parts(data, {}, spec_g)
+    else:
+        if data is None or y_true is None or y_score is None:
+            raise param_error("query_ids", func, "dask arrays query_ids, y_true and y_score",
+                              describe(data), TypeError)
+        spec_g = _Spec(func, "pairs", {"y": "y_true", "s": "y_score", "g": "query_ids"}, False)
+        parts = _parts(None, {"y": y_true, "s": y_score, "g": data}, spec_g)
+    nb = _n_buckets(npartitions, len(parts), scheduler)
+    res = _group_shuffle(parts, spec_g, nb, _ranking_bucket, (name, kwargs),
+                         _compute_kwargs(scheduler))
+    ids, values = _by_group(res, (0, 1))
+    mean = query_mean(values, func)
+    return PerQuery(mean, ids, values) if return_per_query else mean
+
+
+def ndcg_score(data=None, y_true=None, y_score=None, *, query=None, label=None, score=None,
+               k=None, gain=None, ties="average", empty="skip",
+               return_per_query=False, npartitions=None, scheduler=None):
+    """NDCG@k averaged over queries: `streamrank.ranking.ndcg_score` per query after a
+    shuffle by a hash of the query id (every query lands whole in one bucket; the mean is
+    taken on the client over the per-query values in query order, as numpy does).
+
+    Inputs: a DataFrame with the columns ``query``, ``label``, ``score``, or dask arrays
+    ``data`` (query ids), ``y_true``, ``y_score``. ``gain`` (``"exponential"``, ``2**rel -
+    1``, or ``"linear"``, ``rel``) defaults to None: the default of
+    `streamrank.ranking.ndcg_score`, whatever it is, so that both functions give the same
+    value with default arguments. Other parameters as the numpy function.
+
+    Runtime complexity: ``O(n log n)`` on the workers; one float per query on the client.
+
+    Examples
+    --------
+    >>> import dask.array as da
+    >>> from streamrank.dask import ndcg_score
+    >>> round(ndcg_score(da.from_array([1, 1, 2, 2], chunks=2),
+    ...                  da.from_array([0, 0, 1, 0], chunks=2),
+    ...                  da.from_array([0.2, 0.1, 0.3, 0.3], chunks=2), scheduler="sync"), 4)
+    0.8155
+    """
+    kwargs = dict(k=k, ties=ties, empty=empty)
+    if gain is not None:  # else the ranking function's own default
+        kwargs["gain"] = gain
+    return _ranking_metric("ndcg_score", data, y_true, y_score, query, label, score,
+                           return_per_query, npartitions, scheduler, kwargs)
+
+
+def average_precision_score(data=None, y_true=None, y_score=None, *, query=None, label=None,
+                            score=None, k=None, ties="average", empty="skip",
+                            return_per_query=False, npartitions=None, scheduler=None):
+    """Mean average precision (MAP@k): `streamrank.ranking.average_precision_score` per
+    query after a shuffle by a hash of the query id; inputs as `ndcg_score`.
+
+    Runtime complexity: ``O(n log n)`` on the workers; one float per query on the client.
+    """
+    return _ranking_metric("average_precision_score", data, y_true, y_score, query, label,
+                           score, return_per_query, npartitions, scheduler,
+                           dict(k=k, ties=ties, empty=empty))
+
