@@ -25,7 +25,7 @@ from click.testing import CliRunner
 from oracle import pair_counts_brute
 from streamrank import EpochTracker, pair_counts
 from streamrank.cli import main
-from streamrank.cli.epochs import early_stopping, natural_key, summarize_epochs
+from streamrank.epochs import early_stopping, natural_key, summarize_epochs
 
 FIELDS = ("concordant", "discordant", "tied_score")
 
@@ -539,9 +539,9 @@ def test_skip_with_labels_in_the_first_epoch_file(tmp_path, monkeypatch):
     assert doc["rows_skipped"] == {str(files[0]): 2} and doc["dropped_items"] == 0
     expected = _expected_after_dropping({"y": y, "w": None, "scores": scores}, {4, 9})
     _check_report(doc, expected, "c_index")
-    from streamrank.cli import epochs as epochs_module
+    from streamrank.cli import _epoch_files
 
-    monkeypatch.setattr(epochs_module, "_CACHE_BYTES", 0)
+    monkeypatch.setattr(_epoch_files, "_CACHE_BYTES", 0)
     assert _json(args) == doc
 
 
