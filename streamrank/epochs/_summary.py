@@ -40,7 +40,8 @@ def natural_key(name) -> tuple:
     Returns
     -------
     tuple
-        Text and integer parts in turn (any two keys compare), then ``str(name)`` itself.
+        ``(parts, str(name))``: ``parts`` holds the text and integer runs in turn (any two
+        keys compare).
 
     Notes
     -----
@@ -59,12 +60,15 @@ def natural_key(name) -> tuple:
     ['run/ep-99.parquet', 'run/ep-0100.parquet']
     >>> sorted(["e9", "E9", "e09"], key=natural_key)      # equal parts: the text decides
     ['E9', 'e09', 'e9']
+    >>> sorted(["ep2", "ep"], key=natural_key)
+    ['ep', 'ep2']
     """
     text = str(name)
     # re.split with a capture group alternates text, digits, text, ...: position by
-    # position both keys hold the same type, so any two keys compare.
+    # position both part tuples hold the same type, so any two compare (a shorter one that
+    # is a prefix first); the text comes after the whole tuple, never against a part.
     parts = re.split(r"(\d+)", text)
-    return tuple(int(p) if i % 2 else p.casefold() for i, p in enumerate(parts)) + (text,)
+    return tuple(int(p) if i % 2 else p.casefold() for i, p in enumerate(parts)), text
 
 
 def _check_patience(patience, func: str) -> int:
