@@ -23,9 +23,8 @@ import pytest
 from click.testing import CliRunner
 
 from oracle import pair_counts_brute
-from streamrank import EpochTracker, pair_counts
+from streamrank import pair_counts
 from streamrank.cli import main
-from streamrank.cli.epochs import early_stopping, natural_key, summarize_epochs
 
 FIELDS = ("concordant", "discordant", "tied_score")
 
@@ -283,39 +282,6 @@ def test_best_epoch_and_early_stopping_hint(tmp_path):
     assert "best epoch: 5" in text and "stops after epoch 4, keeps epoch 2" in text
 
 
-def test_early_stopping_and_natural_key_helpers():
-    assert early_stopping([float("nan"), 0.5, 0.5], 2) == (None, 2)
-    assert early_stopping([0.5, float("nan"), 0.5], 2) == (3, 1)
-    assert early_stopping([float("nan")] * 3, 5) == (None, None)
-    with pytest.raises(ValueError, match="'patience' parameter"):
-        early_stopping([0.5], 0)
-    names = ["b/e10.csv", "a/e2.csv", "b/e9.csv", "b/E9.csv"]
-    assert sorted(names, key=natural_key) == ["a/e2.csv", "b/E9.csv", "b/e9.csv",
-                                              "b/e10.csv"]
-
-
-def test_incremental_step_is_used_for_a_small_change(monkeypatch):
-    calls = []
-    original = EpochTracker.step_partial
-
-    def spy(self, indices, new_scores):
-        calls.append(len(indices))
-        return original(self, indices, new_scores)
-
-    monkeypatch.setattr(EpochTracker, "step_partial", spy)
-    rng = np.random.default_rng(9)
-    y = rng.integers(0, 3, 400)
-    s0 = rng.random(400).round(2)
-    s1 = s0.copy()
-    s1[[3, 17]] = [0.5, 0.01]            # 2 of 400 changed: incremental
-    s2 = rng.random(400).round(2)        # everything changed: a fresh count
-    report = summarize_epochs(y, [s0, s1, s1, s2])
-    assert calls == [2, 0]
-    for record, s in zip(report["epochs"], [s0, s1, s1, s2]):
-        assert record["concordant"] == pair_counts(y, s).concordant
-    assert report["epochs"][2]["churn"] == 0 and report["epochs"][2]["changed"] == 0
-
-
 # --------------------------------------------------------------------------- plot
 def test_plot_is_a_png_of_sensible_size(tmp_path):
     run = _make_run(tmp_path, kind="ordinal", epochs=4)
@@ -539,9 +505,9 @@ def test_skip_with_labels_in_the_first_epoch_file(tmp_path, monkeypatch):
     assert doc["rows_skipped"] == {str(files[0]): 2} and doc["dropped_items"] == 0
     expected = _expected_after_dropping({"y": y, "w": None, "scores": scores}, {4, 9})
     _check_report(doc, expected, "c_index")
-    from streamrank.cli import epochs as epochs_module
+    from streamrank.cli import _epoch_files
 
-    monkeypatch.setattr(epochs_module, "_CACHE_BYTES", 0)
+    monkeypatch.setattr(_epoch_files, "_CACHE_BYTES", 0)
     assert _json(args) == doc
 
 

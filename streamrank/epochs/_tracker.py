@@ -45,16 +45,16 @@ from __future__ import annotations
 
 import numpy as np
 
-from .batch._kernels import (
+from ..batch._kernels import (
     MAX_ORDINAL_LEVELS,
     _count_levels,
     count_in_score_order,
     dense_ranks,
     discordant_pairs,
 )
-from ._validation import as_1d_numeric, check_weights, describe, param_error
-from .counts import PairCounts
-from .engine import PairEngine
+from .._validation import as_1d_numeric, check_weights, describe, param_error
+from ..counts import PairCounts
+from ..engine import PairEngine
 
 __all__ = ["EpochTracker"]
 
@@ -419,7 +419,7 @@ class EpochTracker:
         engine, when built, holds exactly the current samples."""
         if self._scores is None:
             return
-        from .batch.pairs import pair_counts
+        from ..batch.pairs import pair_counts
 
         fresh = pair_counts(self._y_rank, self._scores, sample_weight=self._w)
         last = self.history[-1]
@@ -435,14 +435,11 @@ class EpochTracker:
 
 class _DroppedRuns:
     """What a pickled tracker of an earlier release holds as ``_runs`` (per-level sorted
-    runs of its scores) loads as: read and dropped, since the engine recounts them."""
+    runs of its scores) loads as: read and dropped, since the engine recounts them.
+
+    Those pickles name it ``streamrank.epochs._Runs``; the package's module ``__getattr__``
+    hands this class out under that name."""
 
     def __setstate__(self, state) -> None:
         pass
 
-
-def __getattr__(name):
-    """``_Runs``: the name earlier trackers' pickles ask this module for (`_DroppedRuns`)."""
-    if name == "_Runs":
-        return _DroppedRuns
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
