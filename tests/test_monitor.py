@@ -17,7 +17,8 @@ from hypothesis import strategies as st
 
 from streamrank import pair_counts
 from streamrank.monitor.drift import delong_test, hanley_mcneil_test
-from streamrank.monitor import Monitor, Report, plot_history
+from streamrank.monitor import Monitor, Report
+from streamrank.plot import plot_history
 
 PNG = b"\x89PNG\r\n\x1a\n"
 

@@ -572,7 +572,7 @@ def monitor(ctx, source, id_col, score_col, label_col, weight_col, time_col, win
     if mon.stats["events"] and printer.last_events != mon.stats["events"]:
         printer(report())
     if plot is not None:
-        from ..monitor import plot_history
+        from ..plot import plot_history
 
         try:
             plot_history(mon.history, plot, title=f"streamrank monitor: {name}",
