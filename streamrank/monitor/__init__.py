@@ -114,6 +114,7 @@ Examples
 """
 
 from ._monitor import TESTS, Monitor
+from ._reference import _Reference  # noqa: F401 (pickles of the one-module layout name it)
 from ._report import Report
 from .detectors import DETECTORS
 
