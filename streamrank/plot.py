@@ -1,16 +1,278 @@
-"""Every figure streamrank draws, as PNG files; matplotlib is imported inside each function
-(only when a figure is drawn), and figures render through Agg, without ``pyplot``.
+"""Every figure streamrank draws: one function per figure, each writing a PNG.
+
+* `plot_history`: a `streamrank.monitor.Monitor`'s history (``streamrank monitor --plot``);
+* `plot_run`: the drifting stream of ``streamrank demo``, with River's binned ``ROCAUC``;
+* `plot_comparison`: the GSD dominance graph and permutation tests of
+  `streamrank.compare` (``streamrank compare --plot``);
+* `plot_epochs`: a `streamrank.epochs.summarize_epochs` report (``streamrank epochs --plot``).
+
+matplotlib is imported inside each function, so importing this module (or the command
+line) does not import it. Figures are built on ``matplotlib.figure.Figure`` directly and
+rendered by the Agg canvas: no ``pyplot``, no display, no change to matplotlib's global
+backend, so they work headless, in threads and inside other applications.
 """
 
 from __future__ import annotations
 
 import math
+from typing import TYPE_CHECKING
 
 import numpy as np
 
-__all__ = ["plot_epochs"]
+from ._validation import describe, param_error
+
+if TYPE_CHECKING:   # annotations only; plot_comparison imports them when it runs
+    from matplotlib.figure import Figure
+
+    from .compare import GSDFront, GSDTestResult
+
+__all__ = ["plot_comparison", "plot_epochs", "plot_history", "plot_run"]
 
 
+# ============================================================ streamrank monitor: a history
+def plot_history(history, path, *, extra=None, marks=None, title=None, dates=False,
+                 dpi=100):
+    """Draw a monitor's history to a PNG: the metric against events (or time), the
+    reference and its band, the alerts and drifts marked.
+
+    Parameters
+    ----------
+    history : sequence of Report
+        ``Monitor.history``.
+    path : str or path-like
+        The PNG to write.
+    extra : dict, optional
+        ``{"name": (x, y)}``: more series on the same axes (e.g. River's approximate
+        ``ROCAUC`` at the same events).
+    marks : dict, optional
+        ``{"name": x}``: labelled vertical lines (e.g. a known drift point).
+    title : str, optional
+        The figure title.
+    dates : bool, default False
+        The times are POSIX seconds (as `streamrank.io.events.parse_time` gives for ISO 8601
+        timestamps): draw a calendar (UTC) axis.
+
+    The x axis is the event count, or the time when every report has one (as numbers,
+    or dates with ``dates=True``; ``extra`` and ``marks`` positions are then POSIX
+    seconds too). The reference band is ``reference AUC +/- 1.96
+    SE``. Alerts (``p < alpha``) are red triangles on the curve; detector drifts are
+    orange dotted vertical lines. A lower panel shows the labeled and pending
+    predictions in the window.
+
+    Returns the path. Uses matplotlib's Agg canvas (no display, no global pyplot state).
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> from streamrank.monitor import Monitor
+    >>> m = Monitor(window=4, min_window=2)
+    >>> for i, (s, y) in enumerate([(0.9, 1), (0.2, 0), (0.8, 1), (0.3, 0), (0.1, 1)]):
+    ...     m.observe(i, score=s, label=y)
+    ...     _ = m.report()
+    >>> path = os.path.join(tempfile.mkdtemp(), "monitor.png")
+    >>> plot_history(m.history, path) == path
+    True
+    >>> with open(path, "rb") as f:      # a PNG signature
+    ...     f.read(4)[1:]
+    b'PNG'
+    """
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+
+    history = list(history)
+    use_time = bool(history) and all(r.time is not None for r in history)
+    x = np.array([r.time if use_time else r.events for r in history], dtype=float)
+    as_x = _to_dates if use_time and dates else (lambda v: np.asarray(v, dtype=float))
+    x = as_x(x)
+    auc = np.array([r.auc for r in history], dtype=float)
+    metric = history[-1].metric if history else "auc"
+    ylabel = "ROC AUC" if metric == "auc" else "concordance (C-index)"
+    fig = Figure(figsize=(10, 6), dpi=dpi)
+    FigureCanvasAgg(fig)
+    ax, ax2 = fig.subplots(2, 1, sharex=True, gridspec_kw={"height_ratios": [3, 1]})
+    ax.plot(x, auc, color="tab:blue", lw=1.6, label=f"exact {ylabel} (window)")
+    ref = np.array([r.reference_auc for r in history], dtype=float)
+    if np.isfinite(ref).any():
+        ref_auc = ref[np.isfinite(ref)][-1]
+        ref_se = next((r.reference_se for r in reversed(history)
+                       if r.reference_se == r.reference_se), math.nan)
+        ax.axhline(ref_auc, color="tab:green", lw=1.2, ls="--",
+                   label=f"reference {ref_auc:.4f}")
+        if ref_se == ref_se:
+            ax.axhspan(ref_auc - 1.96 * ref_se, ref_auc + 1.96 * ref_se, color="tab:green",
+                       alpha=0.15, label="reference \u00b1 1.96 SE")
+    extra_colors = ("tab:purple", "tab:brown", "tab:pink", "tab:olive", "tab:cyan")
+    for k, (name, (ex, ey)) in enumerate((extra or {}).items()):
+        ax.plot(as_x(ex), np.asarray(ey, dtype=float), lw=1.2,
+                color=extra_colors[k % len(extra_colors)], label=name)
+    al = [i for i, r in enumerate(history) if r.alert]
+    if al:
+        ax.plot(x[al], auc[al], "v", color="tab:red", ms=6, ls="none",
+                label=f"alert (p < alpha): {len(al)}")
+    dr = [i for i, r in enumerate(history) if r.drift]
+    for j, i in enumerate(dr):
+        ax.axvline(x[i], color="tab:orange", ls=":", lw=1.2,
+                   label="detector drift" if j == 0 else None)
+    for k, (name, pos) in enumerate((marks or {}).items()):
+        ax.axvline(as_x([pos])[0], color=f"C{(k + 5) % 10}", ls="-.", lw=1.4, label=name)
+    ax.set_ylabel(ylabel)
+    ax.grid(True, alpha=0.3)
+    ax.legend(loc="lower left", fontsize=8, framealpha=0.9)
+    ax.set_title(title or f"streamrank monitor: exact rolling {ylabel}")
+    ax2.plot(x, [r.n for r in history], color="tab:blue", lw=1.2, label="labeled")
+    ax2.plot(x, [r.pending for r in history], color="tab:gray", lw=1.2, label="pending")
+    ax2.set_ylabel("in window")
+    ax2.set_xlabel(("time (UTC)" if dates else "time") if use_time else "events")
+    if use_time and dates:
+        fig.autofmt_xdate()
+    ax2.grid(True, alpha=0.3)
+    ax2.legend(loc="upper left", fontsize=8)
+    fig.tight_layout()
+    fig.savefig(path, format="png")
+    return path
+
+
+def _to_dates(seconds):
+    """POSIX seconds as numpy UTC datetimes, which matplotlib draws on a calendar axis."""
+    ms = np.round(np.asarray(seconds, dtype=float) * 1000).astype(np.int64)
+    return ms.astype("datetime64[ms]")
+
+
+# ============================================================ streamrank demo: a stream run
+def plot_run(run, path, *, title: str | None = None):
+    """Draw the exact rolling AUC, River's ``ROCAUC`` and the alerts to a PNG at ``path``.
+
+    `plot_history` of the run's reports, with River's binned ``ROCAUC``
+    of the same window as an extra series (from the first full window on: before it River's
+    few-sample, 10-bin estimate falls far below and would squash the drift out of view)
+    and the drift point marked. Returns the path.
+    """
+    full = [c for c in run.checkpoints if c.events >= run.window]
+    extra = {"River ROCAUC, same window (10 bins)": ([c.events for c in full],
+                                                     [c.river_auc for c in full])}
+    marks = {f"drift point ({run.drift_at:,})": run.drift_at} \
+        if run.drift_at is not None else None
+    return plot_history(run.reports, path, extra=extra, marks=marks, title=title)
+
+
+# ============================================================ streamrank compare: GSD
+def _layers(front: GSDFront) -> list[list[int]]:
+    """Models by dominance depth: the GSD front, then the front of the rest, and so on.
+
+    The empirical relation need not be transitive; a strict cycle left without an
+    undominated model goes, whole, into the last layer.
+    """
+    left = list(range(len(front.models)))
+    layers = []
+    while left:
+        top = [j for j in left if not any(front.strict[i, j] for i in left)]
+        if not top:
+            layers.append(left)
+            break
+        layers.append(top)
+        left = [j for j in left if j not in top]
+    return layers
+
+
+def _draw_graph(ax, front: GSDFront) -> None:
+    layers = _layers(front)
+    pos = {}
+    for depth, layer in enumerate(layers):
+        for t, j in enumerate(layer):
+            pos[j] = ((t + 1) / (len(layer) + 1), 1.0 - (depth + 0.5) / len(layers))
+    for i, j in zip(*np.nonzero(front.strict)):
+        ax.annotate("", xy=pos[j], xytext=pos[i],
+                    arrowprops={"arrowstyle": "-|>", "color": "0.35", "lw": 1.2,
+                                "shrinkA": 14, "shrinkB": 14})
+    in_front = set(front.front)
+    in_pareto = set(front.pareto_front)
+    for j, (x, y) in pos.items():
+        name = front.models[j]
+        face = "#fdd49e" if name in in_front else "#f0f0f0"
+        edge = "#d7301f" if name in in_pareto else "0.5"
+        ax.text(x, y, str(name), ha="center", va="center", fontsize=9,
+                fontweight="bold" if name in in_front else "normal",
+                bbox={"boxstyle": "round,pad=0.4", "facecolor": face, "edgecolor": edge,
+                      "linewidth": 1.5})
+    ax.set_xlim(0, 1)
+    ax.set_ylim(0, 1)
+    ax.set_axis_off()
+    ax.set_title(f"GSD dominance graph (epsilon={front.epsilon:g})\n"
+                 "arrow: strict dominance; filled: GSD front; red border: Pareto front",
+                 fontsize=9)
+
+
+def _draw_null(ax, test: GSDTestResult, k: int) -> None:
+    pt = test.tests[k]
+    dist = pt.null_distribution
+    bins = min(40, max(10, len(np.unique(np.round(dist, 12)))))
+    ax.hist(dist, bins=bins, color="#9ecae1", edgecolor="white")
+    ax.axvline(pt.statistic, color="#d7301f", lw=2, label=f"observed {pt.statistic:.3f}")
+    crit = float(np.quantile(dist, test.level))
+    ax.axvline(crit, color="0.2", ls="--", lw=1, label=f"{test.level:.3g}-quantile")
+    ax.set_title(f"{test.model} vs {pt.competitor}: p = {pt.p_value:.3f}"
+                 + (" (rejected)" if pt.rejected else ""), fontsize=9)
+    ax.tick_params(labelsize=8)
+    ax.legend(fontsize=7, loc="upper left")
+
+
+def plot_comparison(front: GSDFront | None = None, test: GSDTestResult | None = None,
+                    path=None) -> Figure:
+    """Dominance graph of ``front`` and permutation distributions of ``test``.
+
+    Parameters
+    ----------
+    front : GSDFront, optional
+        Drawn as a layered graph: GSD front on top, arrows for strict dominances.
+    test : GSDTestResult, optional
+        One histogram per competitor: the re-split statistics, the observed statistic
+        (red) and the critical value at the test's level (dashed).
+    path : str or path-like, optional
+        Where to save the figure (the format follows the extension, e.g. ``.png``).
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+
+    Examples
+    --------
+    >>> from streamrank.compare import cardinal, performance_table, gsd_front
+    >>> from streamrank.plot import plot_comparison
+    >>> t = performance_table({"model": list("aabb"), "dataset": [1, 2] * 2,
+    ...                        "acc": [.9, .8, .7, .6]}, metrics=[cardinal("acc")])
+    >>> fig = plot_comparison(gsd_front(t))
+    >>> len(fig.axes)
+    1
+    """
+    from matplotlib.figure import Figure
+
+    from .compare import GSDFront, GSDTestResult
+
+    if front is None and test is None:
+        raise param_error("front", "plot_comparison", "a GSDFront when test is None", "None")
+    if front is not None and not isinstance(front, GSDFront):
+        raise param_error("front", "plot_comparison", "a GSDFront from gsd_front or None",
+                          describe(front), TypeError)
+    if test is not None and not isinstance(test, GSDTestResult):
+        raise param_error("test", "plot_comparison", "a GSDTestResult from gsd_test or None",
+                          describe(test), TypeError)
+    n_hist = len(test.tests) if test is not None else 0
+    cols = min(3, n_hist) if n_hist else 0
+    rows = math.ceil(n_hist / cols) if n_hist else 1
+    width = (5.0 if front is not None else 0.0) + 3.6 * cols
+    fig = Figure(figsize=(width, max(4.0, 2.8 * rows)), layout="constrained")
+    grid = fig.add_gridspec(rows, (2 if front is not None else 0) + cols)
+    if front is not None:
+        _draw_graph(fig.add_subplot(grid[:, :2]), front)
+    offset = 2 if front is not None else 0
+    for k in range(n_hist):
+        _draw_null(fig.add_subplot(grid[k // cols, offset + k % cols]), test, k)
+    if path is not None:
+        fig.savefig(path, dpi=110)
+    return fig
+
+
+# ============================================================ streamrank epochs
 def plot_epochs(report: dict, path=None):
     """Draw a `streamrank.epochs.summarize_epochs` report: metric, right/wrong ratio, churn.
 

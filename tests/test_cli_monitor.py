@@ -25,7 +25,7 @@ from click.testing import CliRunner
 
 from streamrank import pair_counts
 from streamrank.cli import main
-from streamrank.cli.monitor import read_checkpoint, write_checkpoint
+from streamrank.monitor.checkpoint import read_checkpoint, write_checkpoint
 from streamrank.monitor import Monitor
 
 PNG = b"\x89PNG\r\n\x1a\n"

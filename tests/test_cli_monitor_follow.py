@@ -14,7 +14,7 @@ import pytest
 from test_cli_monitor import (_wait_for_checkpoint, cli, csv_text, last_json, make_events,
                               run, spawn)
 
-from streamrank.cli.monitor import read_checkpoint
+from streamrank.monitor.checkpoint import read_checkpoint
 
 EVERY = 100
 

@@ -13,9 +13,9 @@ import numpy as np
 import pytest
 from test_cli_monitor import csv_text, last_json, make_events, run, write_jsonl
 
-from streamrank.cli import monitor as monitor_cli
-from streamrank.cli.monitor import read_checkpoint, write_checkpoint
 from streamrank.monitor import Monitor
+from streamrank.monitor.checkpoint import (VERSION, CheckpointError, check_meta, load_checkpoint,
+                                          read_checkpoint, write_checkpoint)
 
 JSON = ["--format", "json"]
 
@@ -329,6 +329,41 @@ def test_empty_corrupt_or_foreign_checkpoints(tmp_path, data, message):
     assert "Aborted" not in res.output
 
 
+def test_checkpoint_errors_of_the_library(tmp_path):
+    """`streamrank.monitor.checkpoint` raises `CheckpointError` (a `ValueError`) naming
+    the file, for what the command reports with exit 2."""
+    ckpt = tmp_path / "c.ckpt"
+    ckpt.write_bytes(b"")
+    with pytest.raises(CheckpointError, match=r"c\.ckpt: not a streamrank monitor "
+                                              r"checkpoint \(an empty file\)"):
+        read_checkpoint(ckpt)
+    with pytest.raises(CheckpointError, match="cannot read the checkpoint"):
+        read_checkpoint(tmp_path / "missing.ckpt")
+    write_checkpoint(ckpt, b"not a monitor", {"rows": 1, "offset": None})
+    assert read_checkpoint(ckpt) == ({"rows": 1, "offset": None, "version": VERSION,
+                                      "format": "streamrank.monitor.checkpoint"},
+                                     b"not a monitor")
+    with pytest.raises(CheckpointError, match="c.ckpt: a damaged checkpoint "
+                                              r"\(SnapshotError: Monitor.from_bytes: "):
+        load_checkpoint(ckpt)
+    with pytest.raises(CheckpointError, match=r"a damaged checkpoint \('rows' is -1, "
+                                              r"not a count\)"):
+        check_meta({"rows": -1, "offset": None}, ckpt)
+    with open(ckpt, "wb") as f:
+        np.savez(f, meta=np.array(json.dumps({"format": "streamrank.monitor.checkpoint",
+                                              "version": 3})),
+                 monitor=np.zeros(0, np.uint8))
+    with pytest.raises(CheckpointError, match=r"checkpoint version 3 is newer than this "
+                                              r"streamrank \(reads up to 2\)"):
+        read_checkpoint(ckpt)
+    mon = Monitor(window=3)
+    mon.observe("a", score=0.5, label=1)
+    write_checkpoint(ckpt, mon.to_bytes(), {"rows": 1, "offset": None})
+    meta, back = load_checkpoint(ckpt)
+    check_meta(meta, ckpt)
+    assert back.to_bytes() == mon.to_bytes() and issubclass(CheckpointError, ValueError)
+
+
 def test_a_checkpoint_with_a_truncated_or_foreign_archive(tmp_path):
     path = tmp_path / "a.csv"
     path.write_text("id,score,label\na,0.5,1\n")
@@ -400,4 +435,4 @@ def test_help_documents_force_resume():
 
     res = CliRunner().invoke(main, ["monitor", "--help"])
     assert "--force-resume" in res.stdout and "--resume" in res.stdout
-    assert monitor_cli._CKPT_VERSION == 2
+    assert VERSION == 2

@@ -9,7 +9,7 @@ from click.testing import CliRunner
 
 from streamrank.compare import cardinal, gsd_front, gsd_test, ordinal, performance_table
 from streamrank.compare.cli import compare, parse_metric
-from streamrank.compare.plot import plot_comparison
+from streamrank.plot import plot_comparison
 
 ROOT = Path(__file__).resolve().parent.parent
 PMLB = ROOT / "tests" / "data" / "gsd" / "pmlb_gsd_input.csv"

@@ -17,7 +17,8 @@ from hypothesis import strategies as st
 
 from streamrank import pair_counts
 from streamrank.monitor.drift import delong_test, hanley_mcneil_test
-from streamrank.monitor import Monitor, Report, plot_history
+from streamrank.monitor import Monitor, Report
+from streamrank.plot import plot_history
 
 PNG = b"\x89PNG\r\n\x1a\n"
 
@@ -462,6 +463,26 @@ def test_to_bytes_needs_int_or_str_keys():
         m.to_bytes()
     with pytest.raises(ValueError, match="not a streamrank snapshot"):
         Monitor.from_bytes(pickle.dumps(0)[:0] or b"PK\x05\x06" + bytes(18))
+
+
+def test_pickles_of_mixed_keys_name_the_one_module_layout_too():
+    """A monitor whose keys `to_bytes` refuses pickles its attributes; pickles written when
+    the monitor was one module name ``streamrank.monitor.Monitor``, ``.Report`` and
+    ``._Reference``, and still load."""
+    m = Monitor(window=3, min_window=2)
+    for key, s, y in [(1, 0.9, 1), ("b", 0.2, 0), (3, 0.8, 1), ("d", 0.3, 0)]:
+        m.observe(key, score=s, label=y)
+        m.report()
+    assert m.reference_frozen
+    data = pickle.dumps(m, protocol=2)      # GLOBAL opcodes: "c<module>\n<name>\n"
+    for module in (b"_monitor", b"_report", b"_reference"):
+        assert b"cstreamrank.monitor." + module + b"\n" in data
+        data = data.replace(b"cstreamrank.monitor." + module + b"\n", b"cstreamrank.monitor\n")
+    old = pickle.loads(data)
+    old._check()
+    assert repr((list(old.items()), old.history, old.reference_counts, old.stats)) == \
+        repr((list(m.items()), m.history, m.reference_counts, m.stats))   # repr: nan == nan
+    assert old.report().counts == m.report().counts
 
 
 def test_reference_n_keeps_evicted_predictions_when_their_id_comes_back():

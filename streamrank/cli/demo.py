@@ -10,8 +10,9 @@ Three stages, each with a short header (`streamrank.cli.demo_run` has the pieces
 3. exactness: the monitor's counts against a recount at every report, River's largest
    binning error, and every batch metric next to scikit-learn, SciPy and lifelines.
 
-Then a PNG of the drifting stream's AUC with the alerts (``--plot``). About 4 s on a
-2-core machine, a third of it importing River (which imports scikit-learn).
+Then a PNG of the drifting stream's AUC with the alerts (``--plot``,
+`streamrank.plot.plot_run`). About 4 s on a 2-core machine, a third of it importing River
+(which imports scikit-learn).
 """
 
 from __future__ import annotations
@@ -114,9 +115,11 @@ def demo(plot_path, no_plot, events_path, repeats, progress):
                                                         repeats=repeats))))
 
     if not no_plot:
+        from ..plot import plot_run
+
         title = f"streamrank demo: Sine stream, SINE1 -> SINE2 at event {DRIFT_AT:,}"
         try:
-            d.plot_run(sine, plot_path, title=title)
+            plot_run(sine, plot_path, title=title)
         except OSError as exc:
             raise InputError(f"cannot write the plot to {plot_path}: {exc}") from exc
         click.echo(f"\nplot: {os.path.abspath(plot_path)}")

@@ -56,16 +56,15 @@ __all__ = [
     "online_model",
     "phishing_predictions",
     "phishing_stream",
-    "plot_run",
     "progressive_predictions",
     "sine_drift_stream",
     "write_events",
 ]
 
-#: Seeds of the two `Sine` generators and of `ConceptDriftStream`'s mixing. The demo's
-#: claim "an alert after the drift and none before it" was checked for these seeds
+#: Random states of the two `Sine` generators and of `ConceptDriftStream`'s mixing. The
+#: demo's claim "an alert after the drift and none before it" was checked for these
 #: (tests/test_demo.py runs it).
-SINE_SEEDS = (7, 8, 9)
+SINE_RANDOM_STATES = (7, 8, 9)
 
 
 # --- data and model ----------------------------------------------------------------------
@@ -90,7 +89,7 @@ def phishing_stream():
 
 
 def sine_drift_stream(drift_at: int = 5_000, *, before: int = 0, after: int = 2,
-                      seeds: tuple[int, int, int] = SINE_SEEDS):
+                      random_states: tuple[int, int, int] = SINE_RANDOM_STATES):
     """River's ``Sine`` stream whose concept switches at event ``drift_at`` (1-based).
 
     A `river.datasets.synth.ConceptDriftStream` of ``Sine(before)`` followed by
@@ -112,9 +111,9 @@ def sine_drift_stream(drift_at: int = 5_000, *, before: int = 0, after: int = 2,
     # River evaluates exp(4 (drift_at - t) / width) at t = 1, which overflows past ~709.
     width = max(50, math.ceil(4 * drift_at / 700))
     return synth.ConceptDriftStream(
-        stream=synth.Sine(classification_function=before, seed=seeds[0]),
-        drift_stream=synth.Sine(classification_function=after, seed=seeds[1]),
-        position=drift_at, width=width, seed=seeds[2])
+        stream=synth.Sine(classification_function=before, seed=random_states[0]),
+        drift_stream=synth.Sine(classification_function=after, seed=random_states[1]),
+        position=drift_at, width=width, seed=random_states[2])
 
 
 def progressive_predictions(stream: Iterable, model=None, *, n_events: int | None = None,
@@ -395,24 +394,6 @@ def format_checkpoints(run: StreamRun, every: int) -> str:
             line += "  <- first alert"
         lines.append(line)
     return "\n".join(lines)
-
-
-def plot_run(run: StreamRun, path, *, title: str | None = None):
-    """Draw the exact rolling AUC, River's ``ROCAUC`` and the alerts to a PNG at ``path``.
-
-    `streamrank.monitor.plot_history` of the run's reports, with River's binned ``ROCAUC``
-    of the same window as an extra series (from the first full window on: before it River's
-    few-sample, 10-bin estimate falls far below and would squash the drift out of view)
-    and the drift point marked. Returns the path.
-    """
-    from ..monitor import plot_history
-
-    full = [c for c in run.checkpoints if c.events >= run.window]
-    extra = {"River ROCAUC, same window (10 bins)": ([c.events for c in full],
-                                                     [c.river_auc for c in full])}
-    marks = {f"drift point ({run.drift_at:,})": run.drift_at} \
-        if run.drift_at is not None else None
-    return plot_history(run.reports, path, extra=extra, marks=marks, title=title)
 
 
 # --- streamrank against its peers --------------------------------------------------------

@@ -15,11 +15,9 @@ without a newline is a row.
 
 Checkpoints: ``--checkpoint PATH`` writes, every ``--checkpoint-every`` rows and at the
 end, the monitor's whole state and the input position (rows consumed and, for plain
-files, the byte offset just past them) in one file, atomically (a temporary file
-``.NAME.PID.XXXX.tmp`` in the same directory, flushed and fsynced, then ``os.replace``;
-the directory is fsynced too; the temporary files of writers that were killed are
-removed at the next write). A crash leaves either the previous checkpoint or the new
-one, never half of one; the rows read after the last checkpoint are read again on
+files, the byte offset just past them) in one file, atomically
+(`streamrank.monitor.checkpoint`): a crash leaves either the previous checkpoint or the
+new one, never half of one; the rows read after the last checkpoint are read again on
 ``--resume``, which restores the state as of that checkpoint: nothing lost, nothing
 counted twice. The last checkpoint is written before the final (off-schedule) report, so
 a resumed run's reports, statistics and detector equal those of one uninterrupted run.
@@ -56,222 +54,41 @@ the input.
 from __future__ import annotations
 
 import gzip
-import json
-import math
 import os
 import re
 import sys
-import tempfile
 import zlib
+from functools import wraps
 
 import click
-import numpy as np
 from click.core import ParameterSource
 
+from ..monitor.checkpoint import (CheckpointError, check_meta, load_checkpoint,
+                                  read_checkpoint, write_checkpoint)
 from ._common import (EXIT_ALERT, InputError, check_distinct_columns, check_output_folder,
                       format_option, on_error_option, progress_option)
+from ._monitor_output import _Printer, _summary
 
+# read_checkpoint and write_checkpoint: streamrank.monitor.checkpoint's, named here too
 __all__ = ["monitor", "read_checkpoint", "write_checkpoint"]
 
-_CKPT_FORMAT = "streamrank.monitor.checkpoint"
-#: 2: the input's identity (path, fingerprint of its first bytes), the columns and
-#: ``--every`` are stored and checked on ``--resume``; 1 had only the position.
-_CKPT_VERSION = 2
-
-#: Report columns, in output order (``Report.as_dict`` keys).
-COLUMNS = ("events", "time", "n", "pending", "metric", "auc", "reference_auc", "se", "z",
-           "p_value", "alert", "drift", "concordant", "discordant", "tied_score",
-           "comparable", "tied_label", "tied_both")
-_TABLE = (("events", 10), ("time", 20), ("n", 8), ("pending", 8), ("auc", 9),
-          ("reference_auc", 13), ("z", 8), ("p_value", 10), ("alert", 5), ("drift", 5))
 _MONITOR_OPTIONS = ("window", "period", "reference", "test", "alpha", "detector",
                     "min_window", "labels", "max_history")
 
 
-# --------------------------------------------------------------------------- checkpoints
-def write_checkpoint(path, monitor_bytes: bytes, meta: dict) -> None:
-    """Write a checkpoint atomically: temp file in the same directory, fsync, replace.
-
-    The file is an ``np.savez`` archive (no pickle): ``meta`` (JSON: format, version,
-    input position and identity, options) and ``monitor`` (`Monitor.to_bytes`). The
-    temporary file is ``.NAME.PID.XXXX.tmp`` beside ``NAME``; those that a killed
-    writer left behind (their process is gone) are removed first.
-    """
-    path = os.path.abspath(os.fspath(path))
-    directory, base = os.path.split(path)
-    meta = dict(meta, format=_CKPT_FORMAT, version=_CKPT_VERSION)
-    _remove_stale_temps(directory, base)
-    fd, tmp = tempfile.mkstemp(prefix=f".{base}.{os.getpid()}.", suffix=".tmp",
-                               dir=directory)
-    try:
-        umask = os.umask(0)
-        os.umask(umask)
-        os.chmod(tmp, 0o666 & ~umask)  # mkstemp's 0600 -> what open() would have made
-        with os.fdopen(fd, "wb") as f:
-            np.savez(f, meta=np.array(json.dumps(meta)),
-                     monitor=np.frombuffer(monitor_bytes, dtype=np.uint8))
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
-    try:  # make the rename itself durable
-        dfd = os.open(directory, os.O_RDONLY)
-        try:
-            os.fsync(dfd)
-        finally:
-            os.close(dfd)
-    except OSError:
-        pass
-
-
-def _remove_stale_temps(directory, base) -> None:
-    """Remove ``.BASE.PID.*.tmp`` files whose writing process no longer runs."""
-    prefix = f".{base}."
-    try:
-        names = [n for n in os.listdir(directory)
-                 if n.startswith(prefix) and n.endswith(".tmp")]
-    except OSError:
-        return
-    for name in names:
-        pid = name[len(prefix):].split(".", 1)[0]
-        if not pid.isdigit() or (int(pid) != os.getpid() and _running(int(pid))):
-            continue
-        try:
-            os.unlink(os.path.join(directory, name))
-        except OSError:
-            pass
-
-
-def _running(pid) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except OSError:
-        return True   # another user's process
-    return True
-
-
-def read_checkpoint(path) -> tuple[dict, bytes]:
-    """``(meta, monitor_bytes)`` of a checkpoint written by `write_checkpoint`.
-
-    Anything else (an empty, truncated or foreign file) is an `InputError` (exit 2)
-    saying so."""
-    try:
-        with np.load(os.fspath(path), allow_pickle=False) as z:
-            meta = json.loads(str(z["meta"]))
-            data = z["monitor"].tobytes()
-        if not isinstance(meta, dict):
-            raise ValueError("its metadata is not a JSON object")
-    except OSError as exc:
-        raise InputError(f"{path}: cannot read the checkpoint "
-                         f"({exc.strerror or exc})") from None
-    except Exception as exc:  # noqa: BLE001 (EOFError, BadZipFile, ValueError, KeyError)
-        what = "an empty file" if os.path.getsize(path) == 0 else f"{_reason(exc)}"
-        raise InputError(f"{path}: not a streamrank monitor checkpoint ({what})") from None
-    if meta.get("format") != _CKPT_FORMAT:
-        raise InputError(f"{path}: not a streamrank monitor checkpoint (another archive)")
-    version = meta.get("version", 0)
-    if not isinstance(version, int) or isinstance(version, bool):
-        raise InputError(f"{path}: not a streamrank monitor checkpoint (its version is "
-                         f"{version!r})")
-    if version > _CKPT_VERSION:
-        raise InputError(f"{path}: checkpoint version {version} is newer than this "
-                         f"streamrank (reads up to {_CKPT_VERSION})")
-    return meta, data
-
-
-def _check_meta(meta, path) -> None:
-    """The position and counts a resumed run uses are what `write_checkpoint` wrote."""
-    def count(key, none_ok=False, min_value=0):
-        v = meta.get(key)
-        ok = (v is None and none_ok) or (isinstance(v, int) and not isinstance(v, bool)
-                                         and v >= min_value)
-        if not ok:
-            raise InputError(f"{path}: a damaged checkpoint ({key!r} is {v!r}, not a "
-                             f"count)")
-
-    count("rows")
-    count("offset", none_ok=True)
-    if "skipped" in meta:
-        count("skipped")
-    if "every" in meta:
-        count("every", min_value=1)
-
-
-def _reason(exc) -> str:
-    text = str(exc.args[0] if isinstance(exc, KeyError) and exc.args else exc).strip()
-    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
-
-
-# --------------------------------------------------------------------------- output
-class _Printer:
-    """Report lines on stdout: a table (header once), JSON lines, or CSV (header once)."""
-
-    def __init__(self, fmt, iso_time, show_time=True):
-        self.fmt = fmt
-        self.iso_time = iso_time
-        self.table = [(c, w) for c, w in _TABLE if show_time or c != "time"]
-        self.started = False
-        self.last_events = None
-
-    def __call__(self, report) -> None:
-        from ..io.events import format_time
-
-        rec = report.as_dict()
-        self.last_events = report.events
-        if self.fmt == "json":
-            click.echo(json.dumps({k: _plain(rec[k]) for k in COLUMNS}))
-            return
-        if self.fmt == "csv":
-            if not self.started:
-                click.echo(",".join(COLUMNS))
-            click.echo(",".join(_csv_cell(rec[k]) for k in COLUMNS))
-            self.started = True
-            return
-        if not self.started:
-            click.echo("  ".join(name.rjust(w) if name != "time" else name.ljust(w)
-                                 for name, w in self.table).rstrip())
-            self.started = True
-        cells = []
-        for name, w in self.table:
-            v = rec[name]
-            if name == "time":
-                text = "" if v is None else (format_time(v) if self.iso_time() else f"{v:g}")
-                cells.append(text.ljust(w))
-                continue
-            if isinstance(v, bool):
-                text = "ALERT" if (v and name == "alert") else ("DRIFT" if v else "")
-            elif isinstance(v, float):
-                text = "nan" if v != v else (f"{v:.3g}" if name == "p_value" else
-                                             f"{v:.4f}" if name != "z" else f"{v:.2f}")
-            else:
-                text = str(v)
-            cells.append(text.rjust(w))
-        click.echo("  ".join(cells).rstrip())
-
-
-def _plain(v):
-    if isinstance(v, float) and not math.isfinite(v):
-        return None
-    return v
-
-
-def _csv_cell(v) -> str:
-    v = _plain(v)
-    if v is None:
-        return ""
-    if isinstance(v, bool):
-        return "true" if v else "false"
-    return repr(v) if isinstance(v, float) else str(v)
-
-
 # --------------------------------------------------------------------------- command
+def _checkpoint_errors(command):
+    """A `CheckpointError` (a checkpoint file that cannot be used) exits 2 like any input
+    error, its message naming the file."""
+    @wraps(command)
+    def run(*args, **kwargs):
+        try:
+            return command(*args, **kwargs)
+        except CheckpointError as exc:
+            raise InputError(str(exc)) from None
+    return run
+
+
 def _period(ctx, param, value):
     if value is None:
         return None
@@ -350,6 +167,7 @@ def _period(ctx, param, value):
 @on_error_option
 @progress_option
 @click.pass_context
+@_checkpoint_errors
 def monitor(ctx, source, id_col, score_col, label_col, weight_col, time_col, window, period,
             reference, every, test, alpha, detector, min_window, labels, max_history,
             fail_on_alert, checkpoint, checkpoint_every, resume, force_resume, plot, follow,
@@ -406,12 +224,7 @@ def monitor(ctx, source, id_col, score_col, label_col, weight_col, time_col, win
     differences: list = []      # how this run differs from the checkpoint's
     if resume:
         if os.path.exists(checkpoint):
-            meta, data = read_checkpoint(checkpoint)
-            try:
-                mon = Monitor.from_bytes(data)
-            except Exception as exc:  # noqa: BLE001 (whatever a damaged snapshot raises)
-                raise InputError(f"{checkpoint}: a damaged checkpoint ({_reason(exc)})") \
-                    from None
+            meta, mon = load_checkpoint(checkpoint)
             version = meta.get("version", 1)
             if version < 2:
                 if not force_resume:
@@ -423,7 +236,7 @@ def monitor(ctx, source, id_col, score_col, label_col, weight_col, time_col, win
                         "as it is).")
                 _note(f"--force-resume: checkpoint version {version} resumed without "
                       "checking its input, columns and options.")
-            _check_meta(meta, checkpoint)
+            check_meta(meta, checkpoint)
             differences += _option_differences(ctx, given, mon, period, meta, every)
             if "every" in meta and "every" not in given:
                 every = meta["every"]
@@ -572,7 +385,7 @@ def monitor(ctx, source, id_col, score_col, label_col, weight_col, time_col, win
     if mon.stats["events"] and printer.last_events != mon.stats["events"]:
         printer(report())
     if plot is not None:
-        from ..monitor import plot_history
+        from ..plot import plot_history
 
         try:
             plot_history(mon.history, plot, title=f"streamrank monitor: {name}",
@@ -717,39 +530,3 @@ def _progress_bar(progress, src, follow):
                leave=False)
     bar.update(src.position.offset or 0)
     return bar
-
-
-def _summary(mon, skipped, plot, interrupted, iso_time) -> None:
-    import warnings
-
-    from ..exceptions import UndefinedMetricWarning
-
-    st = mon.stats
-    alerts = mon.alerts
-    ref = mon.reference_counts
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", UndefinedMetricWarning)
-        ref_text = (f"{'AUC' if len(mon._ref.labels) <= 2 else 'concordance'} "
-                    f"{ref.auc:.4f} (n={ref.n})" if ref is not None and ref.n
-                    else "not frozen yet")
-    first = ""
-    if alerts:
-        from ..io.events import format_time
-
-        r = alerts[0]
-        when = "" if r.time is None else \
-            f" ({format_time(r.time) if iso_time else f'time {r.time:g}'})"
-        first = f", first at event {r.events}{when}"
-    lines = [
-        ("streamrank monitor: stopped by a signal (Ctrl-C); " if interrupted else
-         "streamrank monitor: ")
-        + f"{st['events']} events, {st['predictions']} predictions, {st['labeled']} "
-        f"labeled ({st['late']} late), {st['rescored']} re-scored, {st['dropped']} late "
-        f"dropped, {skipped} rows skipped",
-        f"  window: {mon.n} labeled + {mon.pending} pending; {st['evicted']} evicted "
-        f"({st['evicted_pending']} never labeled); reference {ref_text}",
-        f"  {st['reports']} reports, {st['alerts']} alerts{first}",
-    ]
-    if plot is not None:
-        lines.append(f"  plot: {plot}")
-    click.echo("\n".join(lines), err=True)

@@ -13,7 +13,7 @@ set and 30-300 times fewer rows (docs/compare.md lists every deliberate differen
 Inputs are declared with `performance_table` and the metric declarations `cardinal` and
 `ordinal`; results are small frozen dataclasses. The command line is
 ``streamrank.compare.cli.compare`` (``streamrank compare FILE ...``) and the figures are
-``streamrank.compare.plot.plot_comparison``; neither is imported here, so importing this
+`streamrank.plot.plot_comparison`; neither is imported here, so importing this
 package does not import click or matplotlib. ``examples/gsd_drift.py`` applies the test to
 the drift of a live model (last week against the previous week, days as data sets).
 

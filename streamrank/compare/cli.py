@@ -185,7 +185,7 @@ def compare(file, model_col, dataset_col, cardinals, ordinals, model, competitor
             echo(f"  with up to {k} contaminated data sets: "
                  + ("in front" if test.robust_in_front(k) else "not shown"))
     if plot_path is not None:
-        from .plot import plot_comparison
+        from ..plot import plot_comparison
 
         plot_comparison(front, test, path=plot_path)
         echo(f"\nPlot written to {plot_path}")

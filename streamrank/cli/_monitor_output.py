@@ -1,0 +1,116 @@
+"""What ``streamrank monitor`` prints: the report lines on stdout (``--format table``, a
+header once; ``json``, one JSON object a line; ``csv``, a header once) and the summary on
+stderr at the end."""
+
+from __future__ import annotations
+
+import json
+import math
+
+import click
+
+__all__ = ["COLUMNS"]
+
+#: Report columns, in output order (``Report.as_dict`` keys).
+COLUMNS = ("events", "time", "n", "pending", "metric", "auc", "reference_auc", "se", "z",
+           "p_value", "alert", "drift", "concordant", "discordant", "tied_score",
+           "comparable", "tied_label", "tied_both")
+_TABLE = (("events", 10), ("time", 20), ("n", 8), ("pending", 8), ("auc", 9),
+          ("reference_auc", 13), ("z", 8), ("p_value", 10), ("alert", 5), ("drift", 5))
+
+
+class _Printer:
+    """Report lines on stdout: a table (header once), JSON lines, or CSV (header once)."""
+
+    def __init__(self, fmt, iso_time, show_time=True):
+        self.fmt = fmt
+        self.iso_time = iso_time
+        self.table = [(c, w) for c, w in _TABLE if show_time or c != "time"]
+        self.started = False
+        self.last_events = None
+
+    def __call__(self, report) -> None:
+        from ..io.events import format_time
+
+        rec = report.as_dict()
+        self.last_events = report.events
+        if self.fmt == "json":
+            click.echo(json.dumps({k: _plain(rec[k]) for k in COLUMNS}))
+            return
+        if self.fmt == "csv":
+            if not self.started:
+                click.echo(",".join(COLUMNS))
+            click.echo(",".join(_csv_cell(rec[k]) for k in COLUMNS))
+            self.started = True
+            return
+        if not self.started:
+            click.echo("  ".join(name.rjust(w) if name != "time" else name.ljust(w)
+                                 for name, w in self.table).rstrip())
+            self.started = True
+        cells = []
+        for name, w in self.table:
+            v = rec[name]
+            if name == "time":
+                text = "" if v is None else (format_time(v) if self.iso_time() else f"{v:g}")
+                cells.append(text.ljust(w))
+                continue
+            if isinstance(v, bool):
+                text = "ALERT" if (v and name == "alert") else ("DRIFT" if v else "")
+            elif isinstance(v, float):
+                text = "nan" if v != v else (f"{v:.3g}" if name == "p_value" else
+                                             f"{v:.4f}" if name != "z" else f"{v:.2f}")
+            else:
+                text = str(v)
+            cells.append(text.rjust(w))
+        click.echo("  ".join(cells).rstrip())
+
+
+def _plain(v):
+    if isinstance(v, float) and not math.isfinite(v):
+        return None
+    return v
+
+
+def _csv_cell(v) -> str:
+    v = _plain(v)
+    if v is None:
+        return ""
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    return repr(v) if isinstance(v, float) else str(v)
+
+
+def _summary(mon, skipped, plot, interrupted, iso_time) -> None:
+    import warnings
+
+    from ..exceptions import UndefinedMetricWarning
+
+    st = mon.stats
+    alerts = mon.alerts
+    ref = mon.reference_counts
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UndefinedMetricWarning)
+        ref_text = (f"{'AUC' if len(mon._ref.labels) <= 2 else 'concordance'} "
+                    f"{ref.auc:.4f} (n={ref.n})" if ref is not None and ref.n
+                    else "not frozen yet")
+    first = ""
+    if alerts:
+        from ..io.events import format_time
+
+        r = alerts[0]
+        when = "" if r.time is None else \
+            f" ({format_time(r.time) if iso_time else f'time {r.time:g}'})"
+        first = f", first at event {r.events}{when}"
+    lines = [
+        ("streamrank monitor: stopped by a signal (Ctrl-C); " if interrupted else
+         "streamrank monitor: ")
+        + f"{st['events']} events, {st['predictions']} predictions, {st['labeled']} "
+        f"labeled ({st['late']} late), {st['rescored']} re-scored, {st['dropped']} late "
+        f"dropped, {skipped} rows skipped",
+        f"  window: {mon.n} labeled + {mon.pending} pending; {st['evicted']} evicted "
+        f"({st['evicted_pending']} never labeled); reference {ref_text}",
+        f"  {st['reports']} reports, {st['alerts']} alerts{first}",
+    ]
+    if plot is not None:
+        lines.append(f"  plot: {plot}")
+    click.echo("\n".join(lines), err=True)

@@ -1,0 +1,538 @@
+"""`Monitor`: the window, the late labels and re-scores, the reference and the reports.
+
+The rules are in the `streamrank.monitor` docstring; the snapshot is in ``_state``, the
+reference window in ``_reference``, the detectors in `streamrank.monitor.detectors`.
+"""
+
+from __future__ import annotations
+
+import copy
+import copyreg
+import math
+from collections import deque
+
+import numpy as np
+
+from .._validation import describe, param_error
+from ..counts import PairCounts
+from ..engine import LABEL_KINDS, PairEngine, check_scalar, check_weight
+from ..structures._cwindow import RowWindow
+from ..windows import sync
+from . import _state
+from ._reference import _Reference
+from ._report import Report
+from ._state import _STATS
+from .detectors import _make_detector
+from .drift import _delong, auc_drop_test, hanley_mcneil_variance
+
+__all__ = ["TESTS", "Monitor"]
+
+TESTS = ("hanley-mcneil", "delong")
+
+_NAN = math.nan
+
+
+def _plain_label(label):
+    """A bool or finite float label as a float, for the per-event paths; None for
+    anything else (the checked path validates it)."""
+    if label.__class__ is bool:
+        return 1.0 if label else 0.0
+    if type(label) is float and label - label == 0.0:
+        return label
+    return None
+
+
+class Monitor:
+    """Exact rolling AUC (or concordance) of a prediction stream, tested against a frozen
+    reference window; see the module docstring for every rule.
+
+    Not thread-safe: feed a monitor from one thread, or guard every call (`observe`,
+    `report`, `to_bytes`, reads) with one `threading.Lock`.
+
+    Parameters
+    ----------
+    window : int, optional
+        Number of most recent predictions held (default 1000 when ``period`` is None).
+    period : float, optional
+        Hold the predictions of the last ``period`` time units instead (then every event
+        needs a ``time``). Exactly one of ``window`` and ``period``.
+    reference : int, optional
+        Freeze the reference window as the first ``reference`` labeled predictions;
+        default: the first full window, just before it first slides.
+    test : {"hanley-mcneil", "delong"}
+        Variance of the AUC test (`streamrank.monitor.drift`).
+    alpha : float
+        Alert when the one-sided p-value is below ``alpha``.
+    detector : {"adwin", "page-hinkley"} or River drift detector, optional
+        Fed the metric at each report.
+    labels : {"auto", "binary", "ordinal", "continuous"}
+        How labels are held (see `streamrank.engine.PairEngine`); ``"binary"`` rejects a third
+        label value.
+    min_window : int
+        Labeled predictions the window needs before a test runs or the detector is fed.
+    max_history : int, optional
+        Keep only the last ``max_history`` reports in `history` (default: all).
+
+    Attributes
+    ----------
+    history : collections.deque of Report
+        Every report so far (or the last ``max_history``: a ``deque(maxlen=max_history)``,
+        so trimming costs ``O(1)`` per report). Index, iterate or ``list()`` it.
+    alerts : collections.deque of Report
+        The reports at which ``alert`` or ``drift`` was true (the last ``max_history``).
+    stats : dict
+        ``events``, ``predictions``, ``labeled`` (labels counted), ``late`` (labels
+        after their prediction), ``rescored``, ``relabeled``, ``dropped`` (events for
+        ids outside the window), ``evicted`` (predictions that left the window),
+        ``evicted_pending`` (of which never labeled), ``reports``, ``alerts`` (reports
+        with ``alert`` or ``drift``; kept even when `history` is trimmed).
+    """
+
+    def __init__(self, window=None, period=None, reference=None, test="hanley-mcneil",
+                 alpha=0.01, detector=None, labels="auto", min_window=30, max_history=None):
+        func = "Monitor"
+        if window is not None and period is not None:
+            raise param_error("window", func, "None when 'period' is given (a window of "
+                              "events or of time, not both)", describe(window))
+        if period is None:
+            window = 1000 if window is None else window
+            if isinstance(window, bool) or not isinstance(window, (int, np.integer)) \
+                    or window < 1:
+                raise param_error("window", func, "a positive int", describe(window))
+            window = int(window)
+        else:
+            if isinstance(period, bool) or not isinstance(period, (int, float, np.number)) \
+                    or not (math.isfinite(period) and period > 0):
+                raise param_error("period", func, "a positive finite number",
+                                  describe(period))
+            period = float(period)
+        if reference is not None and (isinstance(reference, bool) or not isinstance(
+                reference, (int, np.integer)) or reference < 2):
+            raise param_error("reference", func, "an int >= 2 or None", describe(reference))
+        if test not in TESTS:
+            raise param_error("test", func, f"one of {TESTS}", describe(test))
+        if isinstance(alpha, bool) or not isinstance(alpha, (int, float)) \
+                or not 0 < alpha < 1:
+            raise param_error("alpha", func, "a number in (0, 1)", describe(alpha))
+        if labels not in LABEL_KINDS:
+            raise param_error("labels", func, f"one of {LABEL_KINDS}", describe(labels))
+        if isinstance(min_window, bool) or not isinstance(min_window, (int, np.integer)) \
+                or min_window < 2:
+            raise param_error("min_window", func, "an int >= 2", describe(min_window))
+        if max_history is not None and (isinstance(max_history, bool) or not isinstance(
+                max_history, (int, np.integer)) or max_history < 1):
+            raise param_error("max_history", func, "a positive int or None",
+                              describe(max_history))
+        self.window = window
+        self.period = period
+        self.reference = None if reference is None else int(reference)
+        self.test = test
+        self.alpha = float(alpha)
+        self.labels = labels
+        self.min_window = int(min_window)
+        self.max_history = None if max_history is None else int(max_history)
+        self._detector_spec = detector
+        self._detector = _make_detector(detector)
+        self._series: list[float] = []          # what the detector was fed, in order
+        self._engine = PairEngine(labels)       # the labeled predictions' counts
+        # The window (`streamrank.windows`): keyed rows (time, label, score, weight) of
+        # its SlotStore in arrival order, a NaN label while pending, a NaN time when none
+        # was given; keys leave only by eviction. The engine receives its changes at a
+        # read (`_fresh_counts`).
+        self._win = RowWindow(tally=True)   # .classes: label -> [count, weight sum]
+        self._clock = None
+        self._ref: _Reference | None = None
+        self._fast = False                      # see _set_reference
+        # reference=N: key -> [y, s, w] of the labeled predictions in the window, and
+        # those of the ones already evicted (their id may come back as a new prediction)
+        self._ref_store: dict = {}
+        self._ref_left: list = []
+        self.stats = dict.fromkeys(_STATS, 0)
+        self.history: deque[Report] = deque(maxlen=self.max_history)
+        self.alerts: deque[Report] = deque(maxlen=self.max_history)
+
+    # ------------------------------------------------------------------ reads
+    def __len__(self) -> int:
+        """Predictions in the window (labeled and pending)."""
+        return len(self._win)
+
+    def __contains__(self, key) -> bool:
+        return key in self._win.store
+
+    def __repr__(self):
+        size = f"window={self.window}" if self.period is None else f"period={self.period}"
+        return (f"Monitor({size}, test={self.test!r}, alpha={self.alpha}) holding "
+                f"{self.n} labeled + {self.pending} pending predictions")
+
+    @property
+    def counts(self) -> PairCounts:
+        """Exact counts of the labeled predictions in the window. Runtime: O(1)."""
+        return self._fresh_counts()
+
+    @property
+    def n(self) -> int:
+        """Labeled predictions in the window."""
+        return self._win.n_labeled
+
+    @property
+    def pending(self) -> int:
+        """Predictions in the window without a label yet."""
+        return len(self._win) - self._win.n_labeled
+
+    @property
+    def clock(self):
+        """The latest time seen (None if no event had a time)."""
+        return self._clock
+
+    @property
+    def reference_frozen(self) -> bool:
+        return self._ref is not None
+
+    @property
+    def reference_counts(self) -> PairCounts | None:
+        """Counts of the frozen reference window (None until frozen)."""
+        return None if self._ref is None else self._ref.counts
+
+    def items(self):
+        """``(key, label or None, score, weight, time)`` of each prediction in the window,
+        oldest first."""
+        for key, t, y, s, w in self._win.items():
+            yield key, None if y != y else y, s, w, None if t != t else t
+
+    # ------------------------------------------------------------------ events
+    def observe(self, key, *, score=None, label=None, weight=None, time=None) -> None:
+        """Observe one event: a new prediction, a late label, a re-score, or a reweight.
+
+        See the module docstring for the rules. Validated before anything changes: a
+        non-finite score/label/time, a negative weight, an event with nothing in it, a
+        new prediction older than the clock (``period`` windows), a third label with
+        ``labels="binary"`` raise `ValueError` / `TypeError`.
+
+        Runtime complexity: ``O(1)`` amortized here; the engine's ``O(log W)`` per change
+        (binary labels; plus one per evicted labeled prediction) comes at the next read.
+        """
+        if (self._fast and weight is None and time is None and type(score) is float
+                and score - score == 0.0 and key is not None):
+            # the per-event paths of a steady count window (one C call each; anything
+            # else goes on): a new prediction with a float score, a bool / float label or
+            # none ...
+            y = _NAN if label is None else _plain_label(label)
+            if y is not None:
+                win = self._win
+                evicted = win.push_new(key, y, score, self.window)
+                if evicted >= 0:
+                    st = self.stats
+                    st["events"] += 1
+                    st["predictions"] += 1
+                    if label is not None:
+                        st["labeled"] += 1
+                    if evicted:
+                        st["evicted"] += 1
+                        if evicted == 2:
+                            st["evicted_pending"] += 1
+                    if win.full:
+                        self._fresh_counts()
+                    return
+        elif (self._fast and score is None and weight is None and time is None
+              and label is not None):
+            # ... and a late label (bool or float) for a pending prediction
+            y = _plain_label(label)
+            if y is not None and self._win.label_pending(key, y):
+                st = self.stats
+                st["events"] += 1
+                st["labeled"] += 1
+                st["late"] += 1
+                if self._win.full:
+                    self._fresh_counts()
+                return
+        # -- validate (the finite-float checks inline: this is the per-event hot path)
+        if score is not None and not (type(score) is float and score - score == 0.0):
+            score = check_scalar(score, "score", "Monitor.observe")
+        if label is not None and not (type(label) is float and label - label == 0.0):
+            label = check_scalar(label, "label", "Monitor.observe")
+        if weight is not None:
+            weight = check_weight(weight, "Monitor.observe", "weight")
+        period = self.period
+        if time is not None:
+            if not (type(time) is float and time - time == 0.0):
+                time = check_scalar(time, "time", "Monitor.observe")
+        elif period is not None:
+            raise param_error("time", "Monitor.observe", "a finite number (the monitor "
+                              "has a period window)", "None")
+        if key is None:
+            raise param_error("key", "Monitor.observe", "an id (a hashable value other "
+                              "than None)", "None", TypeError)
+        win = self._win
+        row = win.store.row_of(key)
+        if row < 0 and score is None and label is None and weight is None:
+            raise ValueError("Monitor.observe: an event needs a score, a label or a "
+                             f"weight; got none for key {key!r}.")
+        # -- the evictions this event causes (counted first, applied after the checks)
+        evict = 0
+        if period is None:
+            if row < 0 and score is not None and len(win) >= self.window:
+                evict = len(win) - self.window + 1
+        else:
+            clock = self._clock
+            if row < 0 and score is not None and clock is not None and time < clock:
+                raise param_error("time", "Monitor.observe", f"at least the clock "
+                                  f"{clock!r} for a new prediction (predictions arrive in "
+                                  "time order)", repr(time))
+            if clock is None or time > clock:
+                horizon = time - period
+                evict = win.count_through(horizon)  # O(1 + evicted): oldest first
+                if row >= 0 and win.store.value(row)[0] <= horizon:
+                    row = -1    # the event's own prediction leaves before it applies
+        if label is not None and self.labels == "binary":
+            self._check_binary(label, row, evict)
+        # -- apply
+        if evict:
+            self._evict(evict)
+        if time is not None and (self._clock is None or time > self._clock):
+            self._clock = time
+        st = self.stats
+        st["events"] += 1
+        if row < 0:
+            if score is None:   # a label or weight for a prediction outside the window
+                st["dropped"] += 1
+                return
+            w = 1 if weight is None else weight     # a new prediction
+            if win.push(_NAN if time is None else time, _NAN if label is None else label,
+                        score, w, key):
+                self._fresh_counts()
+            st["predictions"] += 1
+            if label is not None:
+                st["labeled"] += 1
+                if self._ref is None and self.reference is not None:
+                    self._ref_note(key, label, score, w)
+            return
+        _, y, s, w = win.store.value(row)
+        if y != y:                                  # pending
+            if score is not None and score != s:
+                s = score
+                st["rescored"] += 1
+            if weight is not None:
+                w = weight
+            if label is not None:
+                st["labeled"] += 1
+                st["late"] += 1
+            if win.change(row, _NAN if label is None else label, s, w):
+                self._fresh_counts()
+            if label is not None and self._ref is None and self.reference is not None:
+                self._ref_note(key, label, s, w)
+            return
+        new_y = y if label is None else label       # labeled: re-score / relabel / weight
+        new_s = s if score is None else score
+        new_w = w if weight is None else weight
+        if new_y == y and new_s == s and new_w == w:
+            return
+        if new_y != y:
+            st["relabeled"] += 1
+        if new_s != s:
+            st["rescored"] += 1
+        if win.change(row, new_y, new_s, new_w):
+            self._fresh_counts()
+        if self._ref is None and key in self._ref_store:
+            self._ref_store[key] = [new_y, new_s, new_w]
+
+    def _check_binary(self, label, row, evict) -> None:
+        """Raise if ``label`` would be a third label value after this event's evictions
+        (``row``: the event's prediction, -1 for none)."""
+        after = {y: c[0] for y, c in self._win.classes.items()}
+        for y in self._win.oldest_labels(evict):   # O(evict)
+            if y == y:
+                after[y] -= 1
+        if row >= 0:
+            y = self._win.store.value(row)[1]
+            if y == y:
+                after[y] -= 1
+        held = {y for y, c in after.items() if c > 0}
+        if len(held | {label}) > 2:
+            raise param_error("label", "Monitor.observe", "one of at most two labels in all "
+                              "(labels='binary')", f"{label!r} with {sorted(held)} held")
+
+    def _ref_note(self, key, y, s, w) -> None:
+        """A prediction got its label: count it towards ``reference=N``."""
+        if self._ref is None and self.reference is not None:
+            store = self._ref_store
+            store[key] = [y, s, w]
+            if len(store) + len(self._ref_left) >= self.reference:
+                ys, ss, ws = zip(*self._ref_left, *store.values())
+                self._set_reference(_Reference(ys, ss, ws))
+                self._ref_store, self._ref_left = {}, []
+
+    def _evict(self, k) -> None:
+        """Drop the ``k`` oldest predictions (freezing the default reference first)."""
+        if not k:
+            return
+        if self._ref is None and self.reference is None:
+            self._freeze_window()
+        st, store = self.stats, self._ref_store
+        for key, y, s, w in self._win.evict(k, True):   # the engine follows at a read
+            if store and key in store:      # keep it for reference=N, free its id
+                self._ref_left.append(store.pop(key))
+            if y != y:
+                st["evicted_pending"] += 1
+        st["evicted"] += k
+
+    def _freeze_window(self) -> None:
+        y, s, w = self._window_arrays()
+        self._set_reference(_Reference(y, s, w))
+
+    def _set_reference(self, ref) -> None:
+        """Freeze the reference window; from then on a count window takes new predictions
+        through `RowWindow.push_new` (no reference to note, nothing to freeze)."""
+        self._ref = ref
+        self._fast = self.period is None and self.labels != "binary"
+
+    # ------------------------------------------------------------------ reports
+    def report(self) -> Report:
+        """Read the window: exact counts, metric, the test against the reference, the
+        detector. Appends to `history` (and to `alerts` when something fired).
+
+        Runtime complexity: O(1) with ``test="hanley-mcneil"``; ``O(W log W)`` with
+        ``"delong"`` (the window's placements, vectorized).
+        """
+        counts = self._fresh_counts()
+        n = self._win.n_labeled
+        # nan without the warning while undefined (no pair of different labels)
+        auc = counts.auc if n and counts.comparable != 0 else _NAN
+        classes = self._win.classes
+        binary = len(classes) <= 2
+        ref = self._ref
+        ref_auc = ref_se = z = p = se = _NAN
+        alert = drift = False
+        if ref is not None:
+            ref_auc = ref.auc
+            if len(ref.labels) == 2:
+                var = ref.hm_var if self.test == "hanley-mcneil" else ref.delong_var
+                ref_se = math.sqrt(var) if var == var else _NAN
+        if (ref is not None and len(classes) == 2 and len(ref.labels) == 2
+                and set(classes) <= set(ref.labels) and n >= self.min_window):
+            lo, hi = sorted(classes)
+            if self.test == "hanley-mcneil":
+                var = hanley_mcneil_variance(auc, classes[hi][1], classes[lo][1])
+                ref_var = ref.hm_var
+            else:
+                y, s, w = self._window_arrays()
+                keep = w > 0                    # zero weight == absent (frequency weights)
+                y, s, w = y[keep], s[keep], w[keep]
+                pos = y == hi                   # the values are finite already
+                unit = bool((w == 1).all())
+                if pos.any() and not pos.all():
+                    _, var = _delong(s[pos], None if unit else w[pos], s[~pos],
+                                     None if unit else w[~pos])
+                else:                           # a class of zero weight only
+                    var = _NAN
+                ref_var = ref.delong_var
+            comp = auc_drop_test(auc, var, ref_auc, ref_var)
+            z, p, se = comp.z, comp.p_value, comp.se
+            alert = bool(p < self.alpha)
+        det = self._detector
+        if det is not None and auc == auc and n >= self.min_window:
+            det.update(auc)
+            self._series.append(auc)
+            drift = bool(det.drift_detected)
+        r = Report(self.stats["events"], self._clock, n, len(self._win) - n, counts, auc,
+                   ref_auc, z, p, alert, drift, se, ref_se,
+                   "auc" if binary else "concordance")
+        self.history.append(r)              # a bounded deque: O(1), the oldest drops
+        self.stats["reports"] += 1
+        if alert or drift:
+            self.stats["alerts"] += 1
+            self.alerts.append(r)
+        return r
+
+    # ------------------------------------------------------------------ persistence
+    def to_bytes(self) -> bytes:
+        """The full state as bytes (``np.savez``, no pickled objects): settings, every
+        prediction in the window in order (key, time, label or NaN when pending, score,
+        weight), the reference window, the ``reference=N`` store, the statistics, the
+        history and the metric series the detector was fed.
+
+        Each prediction is stored once: `from_bytes` rebuilds the exact counts from the
+        labeled ones (one vectorized ``add_many``, ``O(W log W)``) and the detector by
+        replaying its series (deterministic). Keys must be all ints or all strings
+        (`TypeError` otherwise) and come back equal and of the same type (any int, any
+        string, NUL characters included).
+
+        Runtime complexity: ``O(W + H + F)`` for ``H`` reports in the history and ``F``
+        values fed to the detector so far (all of them, whatever ``max_history``: a
+        River detector has no pickle-free state, so `from_bytes` replays them; 8 bytes
+        per report).
+        """
+        return _state.dump(self)
+
+    @classmethod
+    def from_bytes(cls, data: bytes) -> "Monitor":
+        """Restore a monitor written by `to_bytes` (any snapshot version up to the
+        current one), in ``O(W log W + H + F)``.
+
+        Raises `streamrank.exceptions.SnapshotError` (a `ValueError`) for anything it
+        cannot load: bytes that are not a snapshot, another structure's snapshot, a
+        truncated or damaged one (including settings or a window that break the
+        monitor's rules), an unsupported version (see `SnapshotError`).
+        """
+        return _state.load(cls, data)
+
+    def __reduce__(self):
+        """Pickle through `to_bytes`; keys it cannot store (neither all ints nor all
+        strings) pickle a deep copy of the monitor's attributes (so that `copy.copy`
+        is independent of the original either way)."""
+        try:
+            return (Monitor.from_bytes, (self.to_bytes(),))
+        except TypeError:   # keys to_bytes refuses (its message says: use pickle)
+            return (copyreg.__newobj__, (Monitor,), copy.deepcopy(self.__dict__))
+
+    # ------------------------------------------------------------------ checks
+    def _check(self) -> None:
+        """Invariants: the engine counts equal a batch recount of the labeled items; the
+        order, the items, the engine keys and the class tallies agree."""
+        self._fresh_counts()  # a read recounts a stale engine, as a user's would
+        win = self._win
+        win._check()
+        items = win.items()
+        keys = [e[0] for e in items]
+        assert len(keys) == len(set(keys)) == len(win.store) and None not in keys
+        if self.period is None:
+            assert len(win) <= self.window
+        else:
+            ts = [e[1] for e in items]
+            assert ts == sorted(ts)
+            if ts:
+                assert ts[0] > self._clock - self.period, (ts[0], self._clock)
+        assert self._ref is None or not (self._ref_store or self._ref_left)
+        assert set(self._ref_store) <= set(keys)
+        labeled = [(y, w) for _, _, y, _, w in items if y == y]
+        assert len(labeled) == len(self._engine) == win.n_labeled
+        tally: dict = {}
+        for y, w in labeled:
+            c = tally.setdefault(y, [0, 0])
+            c[0] += 1
+            c[1] += w
+        classes = win.classes
+        assert {y: c[0] for y, c in tally.items()} == {y: c[0] for y, c in classes.items()}
+        total = sum(c[1] for c in tally.values())
+        for y, c in tally.items():
+            assert math.isclose(c[1], classes[y][1], rel_tol=1e-9, abs_tol=1e-9 * total)
+        self._engine._check(*self._window_arrays())
+
+    def _fresh_counts(self) -> PairCounts:
+        """The engine's counts, after handing it the window's waiting changes
+        (`streamrank.windows.sync`, ``O(k log W)`` for ``k`` of them); first, if float
+        rounding from weight that came and went made them stale, a recount of the window
+        (``O(W log W)``, see `PairEngine.stale`), with the per-class sums."""
+        engine = sync(self._win, self._engine, "Monitor.observe", recount=False)
+        if engine.stale:
+            y, s, w = self._window_arrays()
+            engine.rebuild(y, s, w)
+            labels, code, copies = np.unique(y, return_inverse=True, return_counts=True)
+            sums = np.bincount(code, weights=w, minlength=labels.size)
+            self._win.classes = {yv: [int(c), float(ws)]
+                           for yv, c, ws in zip(labels.tolist(), copies.tolist(), sums.tolist())}
+        return engine.counts
+
+    def _window_arrays(self):
+        """``(y, s, w)`` float arrays of the labeled predictions in the window, oldest
+        first: ``O(W)``, in C and numpy."""
+        return self._win.columns()

@@ -1,0 +1,100 @@
+"""`Report`: one reading of a `streamrank.monitor.Monitor` (its counts, metric and test)."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from .._validation import describe
+from ..counts import PairCounts
+
+__all__ = ["Report"]
+
+_NAN = math.nan
+
+
+@dataclass(frozen=True)
+class Report:
+    """One reading of a `Monitor`: the window's exact counts, metric, and the test.
+
+    Attributes
+    ----------
+    events : int
+        Events observed so far.
+    time : float or None
+        The monitor's clock (latest time seen), None if no event had a time.
+    n : int
+        Labeled predictions in the window (the ones counted).
+    pending : int
+        Predictions in the window still waiting for their label.
+    counts : PairCounts
+        Exact pair counts of the ``n`` labeled predictions.
+    auc : float
+        ``(C + T/2) / P`` of the window: the ROC AUC for binary labels, Harrell's
+        concordance otherwise (see `metric`); nan when undefined.
+    reference_auc : float
+        The same metric on the frozen reference window (nan until frozen).
+    z, p_value : float
+        The one-sided test of a drop (nan when no test ran).
+    alert : bool
+        ``p_value < alpha``.
+    drift : bool
+        The drift detector fired at this report.
+    se : float
+        Standard error of ``auc - reference_auc`` (nan when no test ran).
+    reference_se : float
+        Standard error of the reference AUC (nan until frozen or non-binary).
+    metric : str
+        ``"auc"`` (binary labels) or ``"concordance"``.
+    """
+
+    events: int
+    time: float | None
+    n: int
+    pending: int
+    counts: PairCounts
+    auc: float
+    reference_auc: float
+    z: float
+    p_value: float
+    alert: bool
+    drift: bool
+    se: float = _NAN
+    reference_se: float = _NAN
+    metric: str = "auc"
+
+    def as_dict(self) -> dict:
+        """A flat ``dict`` (the counts as ``concordant``, ``discordant``, ``tied_score``,
+        ``comparable``, ``tied_label``, ``tied_both``): for tables, JSON and CSV."""
+        c = self.counts
+        return {
+            "events": self.events, "time": self.time, "n": self.n, "pending": self.pending,
+            "metric": self.metric, "auc": self.auc, "reference_auc": self.reference_auc,
+            "se": self.se, "z": self.z, "p_value": self.p_value, "alert": self.alert,
+            "drift": self.drift, "concordant": c.concordant, "discordant": c.discordant,
+            "tied_score": c.tied_score, "comparable": c.comparable,
+            "tied_label": c.tied_label, "tied_both": c.tied_both,
+        }
+
+    def _to_row(self) -> list:
+        """The fields as a flat JSON-able list, the counts spliced in after ``pending``
+        (a list rather than a dict: a long history's snapshot stays small)."""
+        c = self.counts
+        return [self.events, self.time, self.n, self.pending, c.concordant, c.discordant,
+                c.tied_score, c.tied_label, c.tied_both, c.n, c.weight_sum,
+                c.n_label_levels, c.n_score_levels, self.auc, self.reference_auc, self.z,
+                self.p_value, self.alert, self.drift, self.se, self.reference_se,
+                self.metric]
+
+    @classmethod
+    def _from_row(cls, row) -> "Report":
+        """The inverse of `_to_row`; `ValueError` for a row it cannot have written."""
+        ints, reals = (0, 2, 3, 9, 11, 12), (4, 5, 6, 7, 8, 10, 13, 14, 15, 16, 19, 20)
+        if not (type(row) is list and len(row) == 22 and row[21] in ("auc", "concordance")
+                and all(type(row[i]) is int and row[i] >= 0 for i in ints)
+                and all(type(row[i]) in (int, float) for i in reals)
+                and (row[1] is None or type(row[1]) in (int, float))
+                and type(row[17]) is bool and type(row[18]) is bool):
+            raise ValueError(f"a report {describe(row)} that to_bytes does not write")
+        (events, time, n, pending, *counts), rest = row[:13], row[13:]
+        return cls(events, time, n, pending, PairCounts(*counts), *rest)

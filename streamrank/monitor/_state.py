@@ -1,0 +1,153 @@
+"""The snapshot of a `streamrank.monitor.Monitor`: `Monitor.to_bytes` and `Monitor.from_bytes`.
+
+One ``np.savez`` archive (`streamrank._snapshot`: no pickled objects), format
+``"streamrank.Monitor"``: the settings and the state (clock, statistics, history) as JSON,
+the window's predictions as columns (keys stored exactly), the frozen reference window or
+the ``reference=N`` store, and the metric series the detector was fed (replayed on load).
+Version 2 stores keys exactly; version 1 is still read.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+
+import numpy as np
+
+from .. import _snapshot
+from .._validation import describe
+from ._reference import _Reference
+from ._report import Report
+from .detectors import _dump_detector, _load_detector
+
+_FORMAT = "streamrank.Monitor"
+_VERSION = 2    # 2: keys stored exactly (see _snapshot); 1 is still read
+_NAN = math.nan
+_CONFIG = {"window", "period", "reference", "test", "alpha", "detector", "labels",
+           "min_window", "max_history"}
+#: The keys of `Monitor.stats`, in order.
+_STATS = ("events", "predictions", "labeled", "late", "rescored", "relabeled", "dropped",
+          "evicted", "evicted_pending", "reports", "alerts")
+
+
+def dump(m) -> bytes:
+    """`Monitor.to_bytes` of the monitor ``m`` (its docstring says what is stored), in
+    ``O(W + H + F)``."""
+    func = "Monitor.to_bytes"
+    keys, times, ys, ss, ws = [], [], [], [], []
+    for key, y, s, w, t in m.items():
+        keys.append(key)
+        times.append(_NAN if t is None else t)
+        ys.append(_NAN if y is None else y)
+        ss.append(s)
+        ws.append(w)
+    ref = m._ref
+    if ref is None and (m._ref_store or m._ref_left):
+        # the evicted entries first (no key), then the ones in the window
+        rkeys = list(m._ref_store)
+        ry, rs, rw = (list(col) for col in zip(*m._ref_left,
+                                                 *m._ref_store.values()))
+    else:
+        rkeys, ry, rs, rw = [], [], [], []
+    det = _dump_detector(m._detector_spec)
+    config = {"window": m.window, "period": m.period, "reference": m.reference,
+              "test": m.test, "alpha": m.alpha, "detector": det,
+              "labels": m.labels, "min_window": m.min_window,
+              "max_history": m.max_history}
+    state = {"clock": m._clock, "stats": m.stats,
+             "history": [r._to_row() for r in m.history],
+             "alerts": [r._to_row() for r in m.alerts]}
+    f64 = np.float64
+    return _snapshot.dump(
+        _FORMAT, _VERSION, config=np.array(json.dumps(config)),
+        state=np.array(json.dumps(state)), **_snapshot.key_arrays(keys, "keys", func),
+        times=np.array(times, dtype=f64), y=np.array(ys, dtype=f64),
+        s=np.array(ss, dtype=f64), w=np.array(ws, dtype=f64),
+        ref_frozen=np.array(ref is not None),
+        ref_y=ref.y if ref is not None else np.empty(0),
+        ref_s=ref.s if ref is not None else np.empty(0),
+        ref_w=ref.w if ref is not None else np.empty(0),
+        **_snapshot.key_arrays(rkeys, "store_keys", func),
+        store_y=np.array(ry, dtype=f64), store_s=np.array(rs, dtype=f64),
+        store_w=np.array(rw, dtype=f64), series=np.array(m._series, dtype=f64))
+
+
+
+def load(cls, data: bytes):
+    """`Monitor.from_bytes`: a ``cls`` (`Monitor`) restored from ``data``, or a
+    `streamrank.exceptions.SnapshotError`; ``O(W log W + H + F)``."""
+    snap = _snapshot.load(data, _FORMAT, _VERSION, "Monitor.from_bytes")
+    config, state = snap.json("config"), snap.json("state")
+    keys = snap.keys("keys")
+    n = len(keys)
+    times = snap.floats("times", n, finite=False)
+    ys = snap.floats("y", n, finite=False)
+    ss, ws = snap.floats("s", n), snap.floats("w", n, nonnegative=True)
+    frozen = snap.flag("ref_frozen")
+    ref_y = snap.floats("ref_y")
+    ref_s, ref_w = snap.floats("ref_s", ref_y.size), snap.floats("ref_w", ref_y.size)
+    store_keys = snap.keys("store_keys")
+    store_y = snap.floats("store_y")
+    store_s = snap.floats("store_s", store_y.size)
+    store_w = snap.floats("store_w", store_y.size, nonnegative=True)
+    series = snap.floats("series")
+    snap.finish()
+    if not (type(config) is dict and set(config) == _CONFIG and type(state) is dict
+            and set(state) == {"clock", "stats", "history", "alerts"}):
+        raise snap.corrupt("the settings or the state are not those to_bytes writes")
+    clock, stats = state["clock"], state["stats"]
+    if not (clock is None or type(clock) in (int, float) and math.isfinite(clock)) \
+            or type(stats) is not dict or not set(stats) <= set(_STATS) \
+            or not all(type(v) is int and v >= 0 for v in stats.values()):
+        raise snap.corrupt(f"bad clock {describe(clock)} or statistics")
+    if np.isinf(times).any() or np.isinf(ys).any():
+        raise snap.corrupt("a time or a label is infinite")
+    if len(set(keys)) != n or len(set(store_keys)) != len(store_keys) \
+            or not set(store_keys) <= set(keys) or len(store_keys) > store_y.size:
+        raise snap.corrupt("a key is stored twice, or the reference store does not "
+                           "match the window")
+    if ref_y.size and not frozen or store_y.size and (frozen or config["reference"]
+                                                      is None):
+        raise snap.corrupt("a reference store without reference=N, or next to a "
+                           "frozen reference")
+    with snap.rebuild():
+        m = cls(detector=_load_detector(config["detector"], snap), **{
+            k: v for k, v in config.items() if k != "detector"})
+        period = m.period
+        if period is None and n > m.window or period is not None and n and not (
+                clock is not None and not np.isnan(times).any()
+                and (np.diff(times) >= 0).all() and times[0] > clock - period):
+            raise snap.corrupt("the window holds predictions it would have evicted")
+        m._clock = clock
+        m.stats = {k: stats.get(k, 0) for k in _STATS}
+        win = m._win
+        for key, t, y, s, w in zip(keys, times.tolist(), ys.tolist(), ss.tolist(),
+                                   ws.tolist()):
+            win.push(t, y, s, w, key)
+        lab = ~np.isnan(ys)
+        if lab.any():
+            wl = ws[lab]
+            m._engine.add_many(ys[lab], ss[lab], None if np.all(wl == 1) else wl,
+                               "Monitor.from_bytes")
+        win.mark_synced()               # the engine holds the labeled rows
+        if frozen:
+            m._set_reference(_Reference(ref_y, ref_s, ref_w))
+        store = [[y, s, _num(w)] for y, s, w in zip(store_y.tolist(), store_s.tolist(),
+                                                   store_w.tolist())]
+        left = len(store) - len(store_keys)     # the evicted entries come first
+        m._ref_left = store[:left]
+        m._ref_store = dict(zip(store_keys, store[left:]))
+        if not (type(state["history"]) is list and type(state["alerts"]) is list):
+            raise snap.corrupt("the history is not a list of reports")
+        m.history.extend(Report._from_row(r) for r in state["history"])
+        m.alerts.extend(Report._from_row(r) for r in state["alerts"])
+        m._series = series.tolist()
+        if m._detector is not None:
+            for v in m._series:
+                m._detector.update(v)
+    return m
+
+
+def _num(w):
+    w = float(w)
+    return int(w) if w.is_integer() else w
