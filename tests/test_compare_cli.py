@@ -307,10 +307,30 @@ def test_cli_format_csv_one_line_per_ordered_pair(tmp_path):
     assert all(r["p_value"] == "" for r in rows if r["model"] != "cre")
     ranger = next(r for r in tested if r["competitor"] == "ranger")
     assert ranger["strictly"] == "True" and float(ranger["p_value"]) == 1.0
-    # without --model: the relation only
+    # without --model: the relation only, as docs/compare.md shows it
     res = CliRunner().invoke(compare, PMLB_ARGS + ["--format", "csv"])
     assert list(next(csv.reader(io.StringIO(res.stdout)))) == [
         "model", "competitor", "statistic", "competitor_dominates", "strictly", "pareto"]
+    shown = _docs_block("The first lines of the CSV of the example")
+    assert res.stdout.splitlines()[:len(shown)] == shown
+
+
+def _docs_block(after: str) -> list:
+    """The lines of the first code block after the text ``after`` in docs/compare.md."""
+    text = (ROOT / "docs" / "compare.md").read_text(encoding="utf-8")
+    rest = text[text.index(after):]
+    start = rest.index("```\n") + 4
+    return rest[start:rest.index("```", start)].rstrip("\n").splitlines()
+
+
+def test_docs_example_output_is_the_commands(tmp_path):
+    """The relation and fronts of the example run in docs/compare.md, as the command prints
+    them (the test section depends on B and is checked against the library elsewhere)."""
+    shown = _docs_block("\nprints\n")
+    shown = shown[:next(i for i, line in enumerate(shown) if line.startswith("Pareto front:")) + 1]
+    res = CliRunner().invoke(compare, PMLB_ARGS)
+    assert res.exit_code == 0, res.output
+    assert res.stdout.splitlines() == shown
 
 
 def test_report_non_finite_numbers_are_null():
