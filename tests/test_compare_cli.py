@@ -273,6 +273,7 @@ def test_cli_format_json_is_valid_and_complete(tmp_path):
     doc = json.loads(res.stdout)            # stdout holds the JSON only
     assert "Plot written to" in res.stderr and out.read_bytes().startswith(PNG)
     assert doc["file"] == str(PMLB) and doc["datasets"] == 63 and len(doc["models"]) == 6
+    assert doc["rows"] == 6 * 63
     assert doc["strict_dominances"] == [["ranger", "cre"]]
     assert doc["gsd_front"] == ["svmRadial", "J48", "ranger", "knn", "glmnet"]
     assert len(doc["pairs"]) == 30

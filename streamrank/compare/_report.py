@@ -87,7 +87,7 @@ def comparison_report(table, front: GSDFront, test: GSDTestResult | None = None,
                       file=None) -> dict:
     """Everything a comparison found, as one JSON-ready dict.
 
-    Keys: ``file``, ``models``, ``datasets`` (the count), ``metrics`` (their
+    Keys: ``file``, ``models``, ``datasets`` (the count), ``rows``, ``metrics`` (their
     declarations), ``epsilon``, ``pairs`` (`pair_records`), ``strict_dominances``
     (``[winner, loser]`` lists), ``gsd_front``, ``pareto_front`` and ``test``: ``None``,
     or the tested ``model``, ``permutations``, ``seed``, ``alpha``, ``level``,
@@ -100,6 +100,7 @@ def comparison_report(table, front: GSDFront, test: GSDTestResult | None = None,
         "file": file,
         "models": [_plain(m) for m in table.models],
         "datasets": len(table.datasets),
+        "rows": int(len(table.model_index)),
         "metrics": [repr(m) for m in table.metrics],
         "epsilon": front.epsilon,
         "pairs": pair_records(front),
