@@ -1,4 +1,4 @@
-"""Benchmark of the GSD comparison on the authors' OpenML suite (GSD.md section 5.1).
+"""Benchmark of the GSD comparison on the authors' OpenML suite (their OpenML experiment, [J24]).
 
 80 binary data sets x 7 classifiers; accuracy cardinal, CPU training and test time cut into
 deciles over all 560 rows (reversed: faster is better) ordinal; SVM is the model of interest
@@ -7,8 +7,8 @@ epsilon = 0, xi (the auxiliary LP behind epsilon > 0); then the whole front-memb
 with B re-splits per competitor at epsilon = 0, and the peak memory.
 
 The authors needed about 315 hours with Gurobi for their OpenML tests (1000 permutations x 5
-epsilons, 6 competitors; 14-96 h per competitor, GSD.md section 2.4); at epsilon = 0 alone
-that is roughly 63 hours.
+epsilons, 6 competitors; 14-96 h per competitor, from the run times they reported); at
+epsilon = 0 alone that is roughly 63 hours. [J24] is listed in docs/compare.md, References.
 
 Usage (from the repository root)::
 

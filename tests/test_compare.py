@@ -1,10 +1,11 @@
-"""GSD comparison: reproduction of the authors' PMLB results (GSD.md section 5.2), the public API
-and its validation.
+"""GSD comparison: reproduction of the authors' PMLB results (the PMLB experiment of [J24],
+see docs/compare.md), the public API and its validation.
 
-Data in tests/data/gsd/ (copied from shared/data/gsd/pmlb/, see its README):
-pmlb_gsd_input.csv (63 data sets x 6 classifiers, raw accuracies and the authors' quartile
-bins), test_results_observed.csv and empirical_gsd_relation_eps0.csv (authors' statistics,
-half scale), pmlb_permutation_statistics_eps0.csv (authors' B = 200 re-split statistics).
+Data in tests/data/gsd/, from the authors' published PMLB experiment: pmlb_gsd_input.csv
+(63 data sets x 6 classifiers, raw accuracies and the authors' quartile bins),
+test_results_observed.csv and empirical_gsd_relation_eps0.csv (the authors' statistics,
+half scale), pmlb_permutation_statistics_eps0.csv (the authors' B = 200 re-split
+statistics).
 """
 
 import csv
@@ -89,7 +90,7 @@ def test_pmlb_every_pairwise_statistic(pmlb_front):
 
 
 def test_pmlb_relation_and_fronts(pmlb_front):
-    assert pmlb_front.edges == [("ranger", "cre")]  # the only dominance (GSD.md 5.2)
+    assert pmlb_front.edges == [("ranger", "cre")]  # the only dominance, as in [J24]
     assert pmlb_front.front == ("svmRadial", "J48", "ranger", "knn", "glmnet")
     assert pmlb_front.pareto_front == MODELS  # no classifier is Pareto-dominated
     assert np.isnan(np.diag(pmlb_front.d)).all()
@@ -110,12 +111,12 @@ def test_pmlb_statistic_eps0(pmlb, stored_tests, competitor, paper_d):
 
 @pytest.mark.parametrize("competitor", ["J48", "ranger"])
 def test_pmlb_statistic_eps_half(pmlb, stored_tests, competitor):
-    """epsilon = 0.5: delta = xi / 2 ~ 5e-6 is near the solver tolerances; GSD.md 2.5 found
-    agreement to 4e-6 on the half scale."""
+    """epsilon = 0.5: delta = xi / 2 ~ 5e-6 is near the solver tolerances; the stored values
+    agree to 4e-6 on the half scale, 2e-5 is a margin over that."""
     s = gsd_statistic(pmlb, "cre", competitor, epsilon=0.5)
     stored = float(stored_tests[(competitor, "result_eps_1")]["d_observed"])
     assert s.statistic == pytest.approx(2 * stored, abs=2e-5)
-    assert 3e-6 < s.xi < 2e-5  # GSD.md: xi between 3.6e-6 and 1.2e-5 on PMLB
+    assert 3e-6 < s.xi < 2e-5  # xi is between 3.6e-6 and 1.2e-5 on the PMLB pairs
     assert s.delta == pytest.approx(0.5 * s.xi)
 
 
@@ -140,8 +141,9 @@ def test_pmlb_permutation_pvalues(pmlb_test, stored_tests):
 
 
 def test_pmlb_permutation_distribution(pmlb_test):
-    """Same null distribution as the authors' stored re-split statistics (KS, as in
-    GSD.md 3.1; the paired swap of the blog gives p = 0.036 / 0.002 here)."""
+    """Same null distribution as the authors' stored re-split statistics (two-sample KS
+    test; a paired per-data-set swap, the other scheme one might implement, is rejected
+    here with p = 0.036 / 0.002)."""
     stored = {}
     for r in _rows("pmlb_permutation_statistics_eps0.csv"):
         stored.setdefault(r["comparison"], []).append(2 * float(r["d_perm"]))

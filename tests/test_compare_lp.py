@@ -1,8 +1,9 @@
 """The reduced GSD linear program against the authors' full constraint set, and the order helpers.
 
-``full_rows`` is a brute-force re-statement of GSD.md section 2.1 (every R1 pair, every
-nested R2 pair except shared endpoints, equality rows on exactly equal keys): slow, obvious,
-and independent of the reduction in streamrank/compare/_lp.py.
+``full_rows`` is a brute-force re-statement of the constraint set as the papers define it
+([J23a], [J24]; docs/compare.md, "The statistic"): every R1 pair, every nested R2 pair
+except shared endpoints, equality rows on exactly equal keys. Slow, obvious, and
+independent of the reduction in streamrank/compare/_lp.py.
 """
 
 import itertools

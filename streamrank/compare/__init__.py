@@ -6,11 +6,13 @@ order does), without inventing weights: model ``C'`` GSD-dominates ``C`` when it
 utility is at least as high for every utility compatible with what the metrics say. A
 linear program decides it (`gsd_statistic`), a permutation test says whether it is
 significant (`gsd_test`), and the GSD front is the set of models nothing dominates
-(`gsd_front`). The method is the one of Jansen et al. (JMLR 2023, UAI 2023, NeurIPS 2024)
-exactly as the authors implemented it, on a reduced constraint set with the same feasible
-set and 30-300 times fewer rows (docs/compare.md lists every deliberate difference).
+(`gsd_front`). The method is the one of Jansen et al. (JMLR 2023, UAI 2023, NeurIPS 2024:
+[J23a], [J23b], [J24] in the references of docs/compare.md) exactly as the authors
+implemented it, on a reduced constraint set with the same feasible set and 30-300 times
+fewer rows (docs/compare.md explains the method and lists every deliberate difference).
 
-Inputs are declared with `performance_table` and the metric declarations `cardinal` and
+Inputs are declared with `performance_table` (or read from a CSV, TSV, Parquet or
+JSON-lines file by `read_performance_table`) and the metric declarations `cardinal` and
 `ordinal`; results are small frozen dataclasses. The command line is
 ``streamrank.compare.cli.compare`` (``streamrank compare FILE ...``) and the figures are
 `streamrank.plot.plot_comparison`; neither is imported here, so importing this
@@ -31,6 +33,7 @@ the drift of a live model (last week against the previous week, days as data set
 
 from ._front import GSDFront, gsd_front, pareto_front
 from ._permutation import GSDTestResult, PairwiseTest, gsd_test
+from ._read import read_performance_table
 from ._statistic import GSDStatistic, gsd_statistic
 from ._table import Metric, PerformanceTable, cardinal, ordinal, performance_table, quantile_bins
 
@@ -49,4 +52,5 @@ __all__ = [
     "pareto_front",
     "performance_table",
     "quantile_bins",
+    "read_performance_table",
 ]

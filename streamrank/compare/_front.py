@@ -108,7 +108,8 @@ def gsd_front(table, *, epsilon: float = 0.0, tol: float = TOL) -> GSDFront:
 
     ``C`` dominates ``C'`` at the sample when ``min_u (E[u(C)] - E[u(C')]) >= -tol``; ``C'``
     leaves the front when some ``C`` dominates it and is not dominated back. This is how
-    the authors computed the 0-empirical GSD front (GSD.md section 1.5). Each empirical
+    the authors computed the 0-empirical GSD front ([J24]; docs/compare.md, "The fronts").
+    Each empirical
     preference system uses the two compared models' vectors only, so the relation need not
     be transitive.
 

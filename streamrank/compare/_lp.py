@@ -4,8 +4,9 @@ Variables ``v_z = u(z)`` for the distinct performance vectors ``z`` of the two m
 bottom and a top element (componentwise min and max; an observed point takes the role when
 it coincides). Normalisation: ``v_bot = 0``, ``v_top = 1``, ``0 <= v <= 1``.
 
-Constraints (GSD.md section 2.5; the authors emit all of R1 and all nested R2 pairs, 0.9M-10M
-rows per pair, we emit 10k-30k with the same feasible set for every ``delta >= 0``)::
+Constraints (docs/compare.md, "The statistic"; the authors' code emits all of R1 and all
+nested R2 pairs, 0.9M-10M rows per pair, this module 10k-30k with the same feasible set for
+every ``delta >= 0``)::
 
     R1   v_a - v_b >= delta                     (a, b) a cover of the componentwise order
     R2   (v_a - v_b) - (v_c - v_d) >= delta     key(a, b) covers key(c, d)
@@ -187,7 +188,7 @@ class GSDProgram:
         return {"A_eq": self.E, "b_eq": np.zeros(self.E.shape[0])}
 
     def xi(self) -> float:
-        """Largest margin ``delta`` for which the constraint set is feasible (GSD.md 2.1).
+        """Largest margin ``delta`` for which the constraint set is feasible ([J23b]).
 
         ``max delta`` subject to every R1 and R2 row ``>= delta``, the equalities and the
         normalisation, ``0 <= delta <= 1``. Computed once and cached.

@@ -1,11 +1,12 @@
 """Permutation test of "the competitor GSD-dominates the model", and GSD-front membership.
 
-The scheme is the authors' (GSD.md section 3.1): pool the ``n_a + n_b`` performance vectors of
-the two models, re-split them uniformly at random into groups of the original sizes (an
-*unpaired* two-sample observation-randomisation, not a per-data-set swap), and recompute the
-statistic. Under the least-favourable null (equal distributions) the pooled vectors are
-exchangeable. The support set, hence the whole constraint set, is the same for every
-re-split: it is built once per pair and only the LP objective changes.
+The scheme is the authors' two-sample observation-randomisation test ([J23a], [J24];
+docs/compare.md, "The permutation test"): pool the ``n_a + n_b`` performance vectors of the
+two models, re-split them uniformly at random into groups of the original sizes (*unpaired*,
+not a per-data-set swap), and recompute the statistic. Under the least-favourable null
+(equal distributions) the pooled vectors are exchangeable. The support set, hence the whole
+constraint set, is the same for every re-split: it is built once per pair and only the LP
+objective changes.
 """
 
 from __future__ import annotations
@@ -215,8 +216,9 @@ def gsd_test(
         Test each pair at ``alpha / len(competitors)`` instead of ``alpha``.
     contamination : int or sequence of int
         Numbers ``k`` of possibly contaminated data sets for the robustified p-values
-        (GSD.md 3.3; the shift ``2g/(1-g)`` is applied on the natural scale, where it is the
-        exact bound; the authors' code added it to half the statistic).
+        ([J24]; docs/compare.md, "Contaminated data sets"; the shift ``2g/(1-g)`` is
+        applied on the natural scale, where it is the exact bound; the authors' code added
+        it to half the statistic).
     epsilon : float in [0, 1]
         Regularisation, as in `gsd_statistic`; ``xi`` is computed once per pair.
     n_jobs : int
@@ -237,7 +239,7 @@ def gsd_test(
     all re-splits are formed at once in ``O(B (n + m))``. Measured on the OpenML suite
     (6 competitors, m ~ 160 points, 11k-28k rows, B = 1000): 9.7 min with ``n_jobs=2`` on a
     shared 2-core machine, against about 63 h for the authors' code with Gurobi
-    (benchmarks/RESULTS_gsd.md).
+    (benchmarks/RESULTS.md, section GSD).
 
     With ``n_jobs > 1`` the workers are processes: on platforms that start them by
     spawning, call ``gsd_test`` under ``if __name__ == "__main__":`` in scripts.

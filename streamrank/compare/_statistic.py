@@ -15,7 +15,8 @@ __all__ = ["GSDStatistic", "gsd_statistic"]
 
 #: Tie tolerance for "statistic >= 0" and for counting permuted statistics <= the observed
 #: one. The statistic at epsilon = 0 is a multiple of 1/s up to LP round-off (~1e-15), so any
-#: value far below 1/s and far above the round-off works (GSD.md section 4, pitfall 12).
+#: value far below 1/s and far above the round-off works; an exact comparison with 0 would
+#: let round-off decide ties (a statistic of 0 computed as -1e-16 would count as below).
 TOL = 1e-9
 
 
@@ -129,10 +130,11 @@ def gsd_statistic(table: PerformanceTable, model, competitor, *,
 
     Notes
     -----
-    The support set is the set of distinct vectors of the two models only (GSD.md 1.6), plus
-    the componentwise min and max as utility 0 and 1. The LP has one variable per point and
-    the reduced rows of ``GSDProgram`` (Hasse covers of R1, covers of the key order for R2,
-    equalities inside key classes): 10k-30k rows where the authors' code emits 0.9M-10M.
+    The support set is the set of distinct vectors of the two models only (as in the
+    authors' code, [J24]), plus the componentwise min and max as utility 0 and 1. The LP
+    has one variable per point and the reduced rows of ``GSDProgram`` (Hasse covers of R1,
+    covers of the key order for R2, equalities inside key classes): 10k-30k rows where the
+    authors' code emits 0.9M-10M.
 
     Runtime complexity: building is ``O(m^2 d + K^2 d / 64)`` for ``m`` points and
     ``K <= m^2 / 2`` distinct keys; the LP is solved by HiGHS (simplex, no polynomial bound

@@ -201,6 +201,30 @@ class PerformanceTable:
                           describe(model))
 
 
+def check_metrics(metrics, model, dataset, func: str) -> None:
+    """Raise the error naming ``metrics`` unless it is a non-empty sequence of `Metric` with
+    distinct names, none of them the model or the data set column."""
+    if isinstance(metrics, Metric) or not isinstance(metrics, Sequence) or not metrics:
+        raise param_error("metrics", func, "a non-empty list of metrics from cardinal() and "
+                          "ordinal()", describe(metrics), TypeError)
+    for m in metrics:
+        if not isinstance(m, Metric):
+            raise param_error("metrics", func, "a list of metrics from cardinal() and ordinal()",
+                              f"an item {describe(m)}", TypeError)
+    names = [m.name for m in metrics]
+    dup = {n for n in names if names.count(n) > 1}
+    if dup:
+        raise param_error("metrics", func, "metrics with distinct names",
+                          f"{sorted(dup)!r} declared more than once")
+    for m in metrics:
+        if m.name in (model, dataset):
+            raise param_error("metrics", func, "metric columns other than the model and "
+                              "data set columns", describe(m.name))
+    if model == dataset:
+        raise param_error("dataset", func, "a column other than the model column",
+                          describe(dataset))
+
+
 def _columns(data) -> dict:
     """Dict of column name -> sequence, from the accepted input forms."""
     if isinstance(data, Mapping):
@@ -327,22 +351,8 @@ def performance_table(
     """
     func = "performance_table"
     cols = _columns(data)
-    if isinstance(metrics, Metric) or not isinstance(metrics, Sequence) or not metrics:
-        raise param_error("metrics", func, "a non-empty list of metrics from cardinal() and "
-                          "ordinal()", describe(metrics), TypeError)
-    for m in metrics:
-        if not isinstance(m, Metric):
-            raise param_error("metrics", func, "a list of metrics from cardinal() and ordinal()",
-                              f"an item {describe(m)}", TypeError)
+    check_metrics(metrics, model, dataset, func)
     names = [m.name for m in metrics]
-    dup = {n for n in names if names.count(n) > 1}
-    if dup:
-        raise param_error("metrics", func, "metrics with distinct names",
-                          f"{sorted(dup)!r} declared more than once")
-    for m in metrics:
-        if m.name in (model, dataset):
-            raise param_error("metrics", func, "metric columns other than the model and "
-                              "data set columns", describe(m.name))
     model_col = _column(cols, model, "model")
     dataset_col = _column(cols, dataset, "dataset")
     n = len(model_col)

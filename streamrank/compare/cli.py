@@ -1,23 +1,32 @@
-"""``streamrank compare``: GSD comparison of models in a CSV file, from the command line.
+"""``streamrank compare``: compare the models of a file by generalized stochastic dominance.
 
-The command object is ``compare``; the main ``streamrank`` group registers it. Exit codes: 0
-success, 2 usage or input error (click's convention), with the message of the validation
-error on stderr.
+The command object is ``compare``; the main ``streamrank`` group registers it. This module
+parses the options and prints; the file is read by `read_performance_table` (the readers
+of ``streamrank eval``), the results come from `gsd_front` and `gsd_test` and are turned
+into records by ``streamrank.compare._report``.
+
+Output (``--format``, as for ``streamrank eval``): ``table``, the sections for a terminal;
+``json``, one JSON object (`comparison_report`; a non-finite number is ``null``); ``csv``,
+one line per ordered pair of models (`csv_records`). Exit codes: 0 success, 2 a usage or
+input error, whose message names the option, or the file, row, column and value.
 """
 
 from __future__ import annotations
 
-import csv
-
 import click
 
+from ..cli._common import InputError, check_output_folder, format_option, format_records, \
+    read_error
 from ._front import gsd_front
 from ._permutation import gsd_test
-from ._table import Metric, cardinal, ordinal, performance_table
+from ._read import read_performance_table
+from ._report import comparison_report, competitor_records, csv_records
+from ._table import Metric, cardinal, ordinal
 
 __all__ = ["compare", "parse_metric"]
 
 _DIRECTION_WORDS = ("larger", "smaller")
+_INPUT_FORMATS = ("csv", "tsv", "parquet", "jsonl")
 
 
 def parse_metric(spec: str, scale: str) -> Metric:
@@ -53,34 +62,35 @@ def parse_metric(spec: str, scale: str) -> Metric:
     return ordinal(name, direction, bins=bins, categories=categories)
 
 
-def _read_csv(path: str, delimiter: str) -> dict:
-    with open(path, newline="", encoding="utf-8-sig") as fh:
-        reader = csv.reader(fh, delimiter=delimiter)
-        header = next(reader, None)
-        if header is None:
-            raise click.UsageError(f"{path} is empty: expected a header row and data rows.")
-        cols = {h: [] for h in header}
-        for lineno, row in enumerate(reader, start=2):
-            if not row:
-                continue
-            if len(row) != len(header):
-                raise click.UsageError(f"{path}, line {lineno}: {len(row)} fields, expected "
-                                       f"{len(header)} as in the header.")
-            for h, v in zip(header, row):
-                cols[h].append(v)
-    return cols
-
-
 def _parse_ks(text: str) -> list[int]:
     try:
         ks = [int(x) for x in text.split(",") if x.strip()]
     except ValueError:
-        raise click.BadParameter(f"expected comma-separated ints >= 0, got {text!r}.",
-                                 param_hint="'--contamination'") from None
+        ks = []
     if not ks or min(ks) < 0:
         raise click.BadParameter(f"expected comma-separated ints >= 0, got {text!r}.",
                                  param_hint="'--contamination'")
     return ks
+
+
+def _input_format(input_format, delimiter):
+    """``--input-format``, or the format of the older ``--delimiter`` (comma or tab)."""
+    if delimiter is None:
+        return input_format
+    by_delimiter = {",": "csv", "\t": "tsv", "\\t": "tsv", "tab": "tsv"}
+    if delimiter not in by_delimiter:
+        raise click.BadParameter(f"expected ',' or a tab ('\\t'), got {delimiter!r}; other "
+                                 "delimiters are not read.", param_hint="'--delimiter'")
+    if input_format is not None and input_format != by_delimiter[delimiter]:
+        raise click.UsageError(f"--delimiter {delimiter!r} and --input-format "
+                               f"{input_format} disagree: give one of them.")
+    return by_delimiter[delimiter]
+
+
+def _label(table, text):
+    """The table's model label written ``text`` on the command line (labels read as
+    numbers are ints), else ``text`` itself (the library's error then lists the labels)."""
+    return next((m for m in table.models if str(m) == text), text)
 
 
 def _relation_table(front) -> str:
@@ -94,8 +104,53 @@ def _relation_table(front) -> str:
     return "\n".join(lines)
 
 
-@click.command("compare")
-@click.argument("file", type=click.Path(exists=True, dir_okay=False))
+def _print_table(table, front, test) -> None:
+    echo = click.echo
+    echo(f"{len(table.models)} models x {len(table.datasets)} data sets; metrics: "
+         + ", ".join(repr(m) for m in table.metrics))
+    echo(f"\nEmpirical GSD relation (epsilon={front.epsilon:g}): "
+         "d[row, col] = min_u E[u(row)] - E[u(col)]; row dominates col iff d >= 0")
+    echo(_relation_table(front))
+    edges = ", ".join(f"{a} > {b}" for a, b in front.edges) or "none"
+    echo(f"\nStrict dominances: {edges}")
+    echo("GSD front:    " + ", ".join(map(str, front.front)))
+    echo("Pareto front: " + ", ".join(map(str, front.pareto_front)))
+    if test is None:
+        return
+    echo(f"\nPermutation tests of H0 'competitor dominates {test.model}' "
+         f"(B={test.permutations}, seed={test.seed}, level={test.level:.4g}"
+         + (", Bonferroni" if test.bonferroni else "") + ")")
+    records = competitor_records(test)
+    robust = [c for c in records[0] if c.startswith("p_value_k")]
+    echo(format_records(records, "table",
+                        columns=["competitor", "statistic", "p_value", "rejected"] + robust))
+    verdict = "is" if test.in_front else "is NOT shown to be"
+    echo(f"Decision: {test.model} {verdict} in the GSD front at level {test.alpha:g}"
+         + (" (Bonferroni)" if test.bonferroni else "") + ".")
+    for k in test.contamination:
+        if k != 0:
+            echo(f"  with up to {k} contaminated data sets: "
+                 + ("in front" if test.robust_in_front(k) else "not shown"))
+
+
+_HELP = """Compare the models of FILE (one row per model and data set) by generalized
+stochastic dominance: empirical relation, GSD front and Pareto front, and with --model
+the permutation test of that model's membership in the GSD front.
+
+\b
+FILE is CSV, TSV, Parquet (a file or a directory), JSON lines, or .gz of the text
+formats ("-" reads CSV from stdin); only the named columns are read. Exit codes: 0 ok,
+2 a usage or input error (the message names the file, the row, the column and the value).
+
+\b
+Example:
+  streamrank compare results.csv --cardinal acc --ordinal train_time:smaller:10
+      --model SVM --permutations 1000 --seed 0 --format json
+"""
+
+
+@click.command("compare", help=_HELP)
+@click.argument("file", type=click.Path(exists=True, allow_dash=True, dir_okay=True))
 @click.option("--model-col", default="model", show_default=True, help="Column of model names.")
 @click.option("--dataset-col", default="dataset", show_default=True,
               help="Column of data set (or time window) labels.")
@@ -112,9 +167,10 @@ def _relation_table(front) -> str:
               help="Regularisation: margin epsilon * xi on every strict row.")
 @click.option("--permutations", "-B", type=click.IntRange(min=1), default=1000,
               show_default=True, help="Re-splits per pairwise test.")
-@click.option("--seed", type=click.IntRange(min=0), default=None, help="Random seed.")
+@click.option("--seed", type=click.IntRange(min=0), default=None,
+              help="Random seed of the re-splits (default: fresh, printed with the test).")
 @click.option("--alpha", type=click.FloatRange(0, 1, min_open=True, max_open=True),
-              default=0.05, show_default=True)
+              default=0.05, show_default=True, help="Level of the test.")
 @click.option("--bonferroni", is_flag=True, help="Test each pair at alpha / #competitors.")
 @click.option("--contamination", default="0", show_default=True, metavar="K[,K...]",
               help="Numbers of contaminated data sets for robustified p-values.")
@@ -124,71 +180,63 @@ def _relation_table(front) -> str:
               help="Progress bar over the permutations (stderr).")
 @click.option("--plot", "plot_path", type=click.Path(dir_okay=False), default=None,
               help="Save the dominance graph and permutation distributions (e.g. out.png).")
-@click.option("--delimiter", default=",", show_default=True, help="CSV field delimiter.")
+@click.option("--input-format", type=click.Choice(_INPUT_FORMATS), default=None,
+              help="Format of FILE (default: from its name; CSV for '-').")
+@format_option
+@click.option("--delimiter", default=None, hidden=True,
+              help="Older spelling of --input-format: ',' (csv) or a tab (tsv).")
 def compare(file, model_col, dataset_col, cardinals, ordinals, model, competitors, epsilon,
             permutations, seed, alpha, bonferroni, contamination, n_jobs, progress, plot_path,
-            delimiter):
-    """Compare the models of FILE (one row per model and data set) by generalized
-    stochastic dominance: empirical relation, GSD front and Pareto front, and with --model
-    the permutation test of that model's membership in the GSD front.
-
-    Example: streamrank compare results.csv --cardinal acc --ordinal train_time:smaller:10
-    --model SVM --permutations 1000 --seed 0 --plot gsd.png
-    """
+            input_format, fmt, delimiter):
     if not cardinals and not ordinals:
         raise click.UsageError("Declare at least one metric with --cardinal or --ordinal.")
     ks = _parse_ks(contamination)
+    input_format = _input_format(input_format, delimiter)
+    if plot_path is not None:
+        check_output_folder(plot_path, "--plot")
+    name = "<stdin>" if file == "-" else file
+    from ..io.tables import TableError
+
     try:
         metrics = [parse_metric(s, "cardinal") for s in cardinals] + \
                   [parse_metric(s, "ordinal") for s in ordinals]
-        table = performance_table(_read_csv(file, delimiter), model=model_col,
-                                  dataset=dataset_col, metrics=metrics)
+        table = read_performance_table(file, model=model_col, dataset=dataset_col,
+                                       metrics=metrics, format=input_format, name=name)
+    except (TableError, OSError) as exc:
+        raise read_error(exc, name) from None
+    except (ValueError, TypeError) as exc:
+        raise click.UsageError(str(exc)) from None
+    try:
         if model is not None:
+            model = _label(table, model)
             table._position(model, "compare", "--model")
         front = gsd_front(table, epsilon=epsilon)
         test = None
         if model is not None:
-            test = gsd_test(table, model, competitors=list(competitors) or None,
+            test = gsd_test(table, model,
+                            competitors=[_label(table, c) for c in competitors] or None,
                             permutations=permutations, seed=seed, alpha=alpha,
                             bonferroni=bonferroni, contamination=ks, epsilon=epsilon,
                             n_jobs=n_jobs, progress=progress)
     except (ValueError, TypeError) as exc:
         raise click.UsageError(str(exc)) from None
 
-    echo = click.echo
-    echo(f"{len(table.models)} models x {len(table.datasets)} data sets; metrics: "
-         + ", ".join(repr(m) for m in table.metrics))
-    echo(f"\nEmpirical GSD relation (epsilon={epsilon:g}): "
-         "d[row, col] = min_u E[u(row)] - E[u(col)]; row dominates col iff d >= 0")
-    echo(_relation_table(front))
-    edges = ", ".join(f"{a} > {b}" for a, b in front.edges) or "none"
-    echo(f"\nStrict dominances: {edges}")
-    echo("GSD front:    " + ", ".join(map(str, front.front)))
-    echo("Pareto front: " + ", ".join(map(str, front.pareto_front)))
-    if test is not None:
-        echo(f"\nPermutation tests of H0 'competitor dominates {test.model}' "
-             f"(B={test.permutations}, seed={test.seed}, level={test.level:.4g}"
-             + (", Bonferroni" if test.bonferroni else "") + ")")
-        w = max(10, *(len(str(t.competitor)) for t in test.tests))
-        robust_ks = [k for k in test.contamination if k != 0]
-        head = f"{'competitor':<{w}}  statistic  p_value  rejected" + \
-            "".join(f"  p(k={k})" for k in robust_ks)
-        echo(head)
-        for t in test.tests:
-            echo(f"{str(t.competitor):<{w}}  {t.statistic:9.4f}  {t.p_value:7.4f}  "
-                 f"{'yes' if t.rejected else 'no':>8}"
-                 + "".join(f"  {t.robust_p_values[k]:6.4f}" for k in robust_ks))
-        verdict = "is" if test.in_front else "is NOT shown to be"
-        echo(f"Decision: {test.model} {verdict} in the GSD front at level {test.alpha:g}"
-             + (" (Bonferroni)" if test.bonferroni else "") + ".")
-        for k in robust_ks:
-            echo(f"  with up to {k} contaminated data sets: "
-                 + ("in front" if test.robust_in_front(k) else "not shown"))
+    if fmt == "table":
+        _print_table(table, front, test)
+    elif fmt == "json":
+        click.echo(format_records([comparison_report(table, front, test, file=name)], "json",
+                                  single=True))
+    else:
+        click.echo(format_records(csv_records(front, test), "csv"))
     if plot_path is not None:
         from ..plot import plot_comparison
 
         plot_comparison(front, test, path=plot_path)
-        echo(f"\nPlot written to {plot_path}")
+        if fmt == "table":
+            click.echo(f"\nPlot written to {plot_path}")
+        else:       # stdout holds the JSON or CSV only
+            click.echo(f"Plot written to {plot_path}", err=True)
+
 
 if __name__ == "__main__":  # pragma: no cover
     compare()
