@@ -17,8 +17,8 @@ from click.testing import CliRunner
 from streamrank.cli._common import format_records
 from streamrank.compare import (GSDFront, cardinal, gsd_front, gsd_test, ordinal,
                                 performance_table)
-from streamrank.compare._report import comparison_report, pair_records
-from streamrank.compare.cli import compare, parse_metric
+from streamrank.cli._compare_output import comparison_report, pair_records
+from streamrank.cli.compare import compare, parse_metric
 from streamrank.plot import plot_comparison
 
 ROOT = Path(__file__).resolve().parent.parent

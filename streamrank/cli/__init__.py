@@ -1,7 +1,7 @@
 """The ``streamrank`` command line, built on click.
 
 One module per command: ``demo`` (`streamrank.cli.demo`), ``eval`` (`.eval`), ``monitor``
-(`.monitor`), ``epochs`` (`.epochs`) and ``compare`` (`streamrank.compare.cli`). Shared
+(`.monitor`), ``epochs`` (`.epochs`) and ``compare`` (`.compare`). Shared
 options, errors and output formats are in `._common`.
 
 Exit codes, the same for every command: 0 ok, 1 an alert was raised where the user asked
@@ -20,7 +20,7 @@ __all__ = ["main"]
 # command name -> "module:attribute"; imported only when the command runs (or --help lists
 # it), so `streamrank demo` does not pay for dask or the compare LP solver.
 _COMMANDS = {
-    "compare": "streamrank.compare.cli:compare",
+    "compare": "streamrank.cli.compare:compare",
     "demo": "streamrank.cli.demo:demo",
     "epochs": "streamrank.cli.epochs:epochs",
     "eval": "streamrank.cli.eval:eval_command",

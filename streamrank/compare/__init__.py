@@ -14,7 +14,7 @@ fewer rows (docs/compare.md explains the method and lists every deliberate diffe
 Inputs are declared with `performance_table` (or read from a CSV, TSV, Parquet or
 JSON-lines file by `read_performance_table`) and the metric declarations `cardinal` and
 `ordinal`; results are small frozen dataclasses. The command line is
-``streamrank.compare.cli.compare`` (``streamrank compare FILE ...``) and the figures are
+``streamrank.cli.compare.compare`` (``streamrank compare FILE ...``) and the figures are
 `streamrank.plot.plot_comparison`; neither is imported here, so importing this
 package does not import click or matplotlib. ``examples/gsd_drift.py`` applies the test to
 the drift of a live model (last week against the previous week, days as data sets).

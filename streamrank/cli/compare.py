@@ -3,7 +3,7 @@
 The command object is ``compare``; the main ``streamrank`` group registers it. This module
 parses the options and prints; the file is read by `read_performance_table` (the readers
 of ``streamrank eval``), the results come from `gsd_front` and `gsd_test` and are turned
-into records by ``streamrank.compare._report``.
+into records by `streamrank.cli._compare_output`.
 
 Output (``--format``, as for ``streamrank eval``): ``table``, the sections for a terminal;
 ``json``, one JSON object (`comparison_report`; a non-finite number is ``null``); ``csv``,
@@ -15,13 +15,12 @@ from __future__ import annotations
 
 import click
 
-from ..cli._common import InputError, check_output_folder, format_option, format_records, \
-    read_error
-from ._front import gsd_front
-from ._permutation import gsd_test
-from ._read import read_performance_table
-from ._report import comparison_report, competitor_records, csv_records
-from ._table import Metric, cardinal, ordinal
+from ..compare._front import gsd_front
+from ..compare._permutation import gsd_test
+from ..compare._read import read_performance_table
+from ..compare._table import Metric, cardinal, ordinal
+from ._common import check_output_folder, format_option, format_records, read_error
+from ._compare_output import comparison_report, competitor_records, csv_records
 
 __all__ = ["compare", "parse_metric"]
 

@@ -7,20 +7,11 @@ so the records go to JSON or CSV as they are.
 
 from __future__ import annotations
 
-import math
-
-from ._front import GSDFront
-from ._permutation import GSDTestResult
+from ..compare._front import GSDFront
+from ..compare._permutation import GSDTestResult
+from ._common import _plain
 
 __all__ = ["comparison_report", "csv_records", "pair_records", "competitor_records"]
-
-
-def _plain(value):
-    if hasattr(value, "item") and not isinstance(value, (str, bytes)):
-        value = value.item()
-    if isinstance(value, float) and not math.isfinite(value):
-        return None
-    return value
 
 
 def pair_records(front: GSDFront) -> list[dict]:
