@@ -260,9 +260,11 @@ def scale_weights(w):
     return (w if e == 0 else np.ldexp(w, -e)), e
 
 
-def check_int(value, name: str, func: str, *, minimum: int = 1, allow_none: bool = False):
+def check_int(value, name: str, func: str, *, minimum: int = 1, allow_none: bool = False,
+              expected: str | None = None):
     """An integer parameter (``int`` or numpy integer, not bool) ``>= minimum``, as a Python
-    ``int`` (or None when ``allow_none``); errors name ``name``, what was expected and got.
+    ``int`` (or None when ``allow_none``); errors name ``name``, what was expected (the
+    words ``expected``, if given) and what was received.
 
     >>> check_int(np.int64(3), "window", "f")
     3
@@ -276,7 +278,7 @@ def check_int(value, name: str, func: str, *, minimum: int = 1, allow_none: bool
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)) \
             or value < minimum:
         what = "a positive int" if minimum == 1 else f"an int >= {minimum}"
-        raise param_error(name, func, what + (" or None" if allow_none else ""),
+        raise param_error(name, func, expected or what + (" or None" if allow_none else ""),
                           describe(value))
     return int(value)
 

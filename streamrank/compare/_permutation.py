@@ -21,7 +21,7 @@ from types import MappingProxyType
 import numpy as np
 from tqdm.auto import tqdm
 
-from .._validation import describe, param_error
+from .._validation import check_int, describe, param_error
 from ._statistic import TOL, PairProblem, check_epsilon, check_table
 
 __all__ = ["GSDTestResult", "PairwiseTest", "gsd_test"]
@@ -157,12 +157,6 @@ def _resplit_costs(pair: PairProblem, permutations: int, rng: np.random.Generato
             - count_a.reshape(permutations, m) / na)
 
 
-def _check_int(value, name, func, lo, what=None):
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < lo:
-        raise param_error(name, func, what or f"an int >= {lo}", describe(value))
-    return int(value)
-
-
 def _check_contamination(contamination, func) -> tuple:
     if isinstance(contamination, Iterable) and not isinstance(contamination, (str, bytes)):
         ks = list(contamination)
@@ -172,7 +166,8 @@ def _check_contamination(contamination, func) -> tuple:
         raise param_error("contamination", func, "an int >= 0 or a non-empty list of them",
                           describe(contamination))
     for k in ks:
-        _check_int(k, "contamination", func, 0, "an int >= 0 or a list of ints >= 0")
+        check_int(k, "contamination", func, minimum=0,
+                  expected="an int >= 0 or a list of ints >= 0")
     return tuple(sorted({int(k) for k in ks}))
 
 
@@ -284,7 +279,7 @@ def gsd_test(
     if not js:
         raise param_error("table", func, "a table with at least two models",
                           f"only {list(table.models)!r}")
-    permutations = _check_int(permutations, "permutations", func, 1)
+    permutations = check_int(permutations, "permutations", func, expected="an int >= 1")
     if isinstance(alpha, bool) or not isinstance(alpha, (int, float, np.floating)) \
             or not 0.0 < float(alpha) < 1.0:
         raise param_error("alpha", func, "a number in (0, 1)", describe(alpha))
@@ -292,9 +287,9 @@ def gsd_test(
     ks = _check_contamination(contamination, func)
     if n_jobs == -1:
         n_jobs = os.cpu_count() or 1
-    n_jobs = _check_int(n_jobs, "n_jobs", func, 1, "an int >= 1 or -1 (all cores)")
+    n_jobs = check_int(n_jobs, "n_jobs", func, expected="an int >= 1 or -1 (all cores)")
     if seed is not None:
-        _check_int(seed, "seed", func, 0, "an int >= 0 or None")
+        check_int(seed, "seed", func, minimum=0, expected="an int >= 0 or None")
     entropy = np.random.SeedSequence(seed).entropy
 
     pairs = {j: PairProblem(table, i, j) for j in js}

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .._validation import describe, param_error
+from .._validation import check_int, describe, param_error
 
 __all__ = ["Metric", "PerformanceTable", "cardinal", "ordinal", "performance_table", "quantile_bins"]
 
@@ -111,9 +111,7 @@ def ordinal(
         raise param_error("bins", "ordinal", "None when categories are given",
                           f"bins={bins!r} and categories={describe(categories)}")
     if bins is not None:
-        if isinstance(bins, bool) or not isinstance(bins, (int, np.integer)) or bins < 1:
-            raise param_error("bins", "ordinal", "a positive int or None", describe(bins))
-        bins = int(bins)
+        bins = check_int(bins, "bins", "ordinal", expected="a positive int or None")
     if categories is not None:
         if isinstance(categories, str) or not isinstance(categories, Sequence):
             raise param_error("categories", "ordinal", "a sequence of distinct labels or None",

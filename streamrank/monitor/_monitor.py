@@ -13,7 +13,7 @@ from collections import deque
 
 import numpy as np
 
-from .._validation import describe, param_error
+from .._validation import check_int, check_period, describe, param_error
 from ..counts import PairCounts
 from ..engine import LABEL_KINDS, PairEngine, check_scalar, check_weight
 from ..structures._cwindow import RowWindow
@@ -96,19 +96,10 @@ class Monitor:
                               "events or of time, not both)", describe(window))
         if period is None:
             window = 1000 if window is None else window
-            if isinstance(window, bool) or not isinstance(window, (int, np.integer)) \
-                    or window < 1:
-                raise param_error("window", func, "a positive int", describe(window))
-            window = int(window)
+            window = check_int(window, "window", func)
         else:
-            if isinstance(period, bool) or not isinstance(period, (int, float, np.number)) \
-                    or not (math.isfinite(period) and period > 0):
-                raise param_error("period", func, "a positive finite number",
-                                  describe(period))
-            period = float(period)
-        if reference is not None and (isinstance(reference, bool) or not isinstance(
-                reference, (int, np.integer)) or reference < 2):
-            raise param_error("reference", func, "an int >= 2 or None", describe(reference))
+            period = check_period(period, "period", func)
+        reference = check_int(reference, "reference", func, minimum=2, allow_none=True)
         if test not in TESTS:
             raise param_error("test", func, f"one of {TESTS}", describe(test))
         if isinstance(alpha, bool) or not isinstance(alpha, (int, float)) \
@@ -116,16 +107,11 @@ class Monitor:
             raise param_error("alpha", func, "a number in (0, 1)", describe(alpha))
         if labels not in LABEL_KINDS:
             raise param_error("labels", func, f"one of {LABEL_KINDS}", describe(labels))
-        if isinstance(min_window, bool) or not isinstance(min_window, (int, np.integer)) \
-                or min_window < 2:
-            raise param_error("min_window", func, "an int >= 2", describe(min_window))
-        if max_history is not None and (isinstance(max_history, bool) or not isinstance(
-                max_history, (int, np.integer)) or max_history < 1):
-            raise param_error("max_history", func, "a positive int or None",
-                              describe(max_history))
+        min_window = check_int(min_window, "min_window", func, minimum=2)
+        max_history = check_int(max_history, "max_history", func, allow_none=True)
         self.window = window
         self.period = period
-        self.reference = None if reference is None else int(reference)
+        self.reference = reference
         self.test = test
         self.alpha = float(alpha)
         self.labels = labels
