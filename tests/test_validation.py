@@ -170,6 +170,9 @@ SHAPES = {
 @pytest.mark.parametrize("shape", list(SHAPES))
 @pytest.mark.parametrize("fn", FUNCTIONS, ids=IDS)
 def test_non_1d_scores_are_rejected(fn, shape):
+    if fn.name == "roc_auc_score" and shape == "column":   # taken, as scikit-learn does
+        assert fn.call(Y, SHAPES[shape](S)) == fn.call(Y, S)
+        return
     with pytest.raises(ValueError, match=message(fn.score, fn.name)):
         fn.call(Y, SHAPES[shape](S))
 

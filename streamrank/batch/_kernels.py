@@ -198,7 +198,8 @@ def encode_labels(y: np.ndarray, max_levels: int = MAX_ORDINAL_LEVELS):
 
 # ------------------------------------------------------------------------- kernels
 def count_pairs(y: np.ndarray, s: np.ndarray, w: np.ndarray | None) -> PairCounts:
-    """Every count of SPEC.md section 1 for validated 1-D arrays (see the module docstring).
+    """Every pair count (concordant, discordant, tied) of validated 1-D arrays (see the
+    module docstring).
 
     Rows of weight 0 are dropped first, so they count for nothing, not even as a distinct
     label or score of tau-c; ``n`` still reports every row given.
@@ -423,7 +424,7 @@ def _count_continuous(y, s, w) -> PairCounts:
 def _from_totals(N0, Ty, Ts, Tyy, D, n, weight_sum, n_label_levels, n_score_levels):
     """`PairCounts` from the totals that an inversion count gives: all pairs, pairs tied in
     label, in score and in both, and the discordant pairs; ``T = Ts - Tyy`` and
-    ``C = N0 - Ty - D - T`` (SPEC.md section 1)."""
+    ``C = N0 - Ty - D - T`` (every pair is one of these)."""
     T = Ts - Tyy
     C = N0 - Ty - D - T
     if isinstance(C, float):

@@ -1,4 +1,4 @@
-"""Learning-to-rank metrics over many queries at once (SPEC.md section 3, seed 003).
+"""Learning-to-rank metrics over many queries at once.
 
 Batch functions take flat arrays ``query_ids, y_true, y_score`` in any row order, sort
 them once by (query, score descending) and reduce over segments: no Python loop per query.

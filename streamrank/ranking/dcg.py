@@ -181,7 +181,7 @@ def ndcg_score(query_ids, y_true, y_score, *, k=None, gain="exponential", ties="
 
     Examples
     --------
-    The seed 003 example: relevant documents {0, 1, 2} ranked last of ten.
+    Relevant documents {0, 1, 2} ranked last of ten:
 
     >>> import numpy as np
     >>> from streamrank.ranking import ndcg_score
