@@ -213,8 +213,9 @@ def test_evaluate_file_query_time_pos_label_and_text_formats(client, tmp_path):
     P, D, T = censored_counts(t.astype(float), s, e, None)
     for name in ("d.tsv", "d.jsonl", "d.parquet"):
         path = str(tmp_path / name)
-        out = sd.evaluate_file(path, query="q", label="rel", score="s", k=5, scheduler=client)
-        nd = rk.ndcg_score(q, y, s, k=5, return_per_query=True)
+        out = sd.evaluate_file(path, query="q", label="rel", score="s", k=5,
+                               gain=rk.DEFAULT_GAIN, scheduler=client)
+        nd = rk.ndcg_score(q, y, s, k=5, return_per_query=True)     # the default gain
         assert out["n"] == n and out["queries"] == nd.values.size
         assert out["queries_skipped"] == int(np.isnan(nd.values).sum())
         assert out["ndcg"] == pytest.approx(nd.mean, rel=1e-12)
