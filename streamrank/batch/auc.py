@@ -10,8 +10,9 @@ import numpy as np
 
 from ._groups import factorize_groups
 from ._kernels import count_pairs, exclusive_cumsum_in_groups
-from .._validation import (as_1d_numeric, as_score_column, check_binary_labels, check_consistent_length,
-                           check_weights, describe, param_error, scale_weights)
+from .._validation import (as_1d_numeric, as_score_column, check_binary_labels,
+                           check_consistent_length, check_weights, describe, param_error,
+                           scale_weights)
 from ..exceptions import UndefinedMetricWarning
 
 __all__ = ["GroupAUCResult", "group_auc_score", "roc_auc_score"]

@@ -18,7 +18,8 @@ from .reciprocal_rank import mrr_score
 from .river_metrics import ERR, MAP, MRR, NDCG, PairwiseErrorRate
 
 __all__ = [
-    "DEFAULT_GAIN", "ERR", "MAP", "MRR", "NDCG", "PairwiseErrorRate", "PairwiseErrors", "PerQuery", "QueryRanking", "RankingState", "average_precision_score", "dcg_score", "err_score",
-    "lambdarank_gradients", "mrr_score", "ndcg_score", "pairwise_errors", "precision_at_k",
-    "r_precision", "recall_at_k",
+    "DEFAULT_GAIN", "ERR", "MAP", "MRR", "NDCG", "PairwiseErrorRate", "PairwiseErrors",
+    "PerQuery", "QueryRanking", "RankingState", "average_precision_score", "dcg_score",
+    "err_score", "lambdarank_gradients", "mrr_score", "ndcg_score", "pairwise_errors",
+    "precision_at_k", "r_precision", "recall_at_k",
 ]

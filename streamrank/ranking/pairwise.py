@@ -66,9 +66,10 @@ def pairwise_errors(query_ids, y_true, y_score) -> PairwiseErrors:
     ``P`` pairs among documents of different relevance, exact integers.
 
     A pair of documents of one query with ``y_i > y_j`` is *discordant* when
-    ``s_i < s_j``, *tied* when ``s_i == s_j`` (the pair counts of `streamrank.pair_counts`,
-    counted inside each query; pairs across queries never count). RankNet's error-pair count is ``D`` or,
-    counting ties as errors, ``D + T`` (`PairwiseErrors.wrong`).
+    ``s_i < s_j``, *tied* when ``s_i == s_j`` (the pair counts of
+    `streamrank.pair_counts`, counted inside each query; pairs across queries never count).
+    RankNet's error-pair count is ``D`` or, counting ties as errors, ``D + T``
+    (`PairwiseErrors.wrong`).
 
     Parameters
     ----------
