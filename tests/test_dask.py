@@ -165,7 +165,8 @@ def test_ranking_metrics(client):
     y = rng.integers(0, 4, n) * (rng.random(n) < 0.5)
     s = rng.integers(0, 10, n) / 10
     ddf = dd.from_pandas(pd.DataFrame({"q": q, "y": y, "s": s}), npartitions=4)
-    for name, kw in (("ndcg_score", dict(k=5, gain="linear")), ("ndcg_score", {}),
+    for name, kw in (("ndcg_score", dict(k=5, gain="linear")),
+                     ("ndcg_score", dict(gain="exponential")),
                      ("average_precision_score", {})):
         ref = getattr(ranking, name)(q, y, s, return_per_query=True, **kw)
         got = getattr(sd, name)(ddf, query="q", label="y", score="s", return_per_query=True,
