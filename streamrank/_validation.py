@@ -45,6 +45,8 @@ __all__ = [
     "MIN_WEIGHT",
     "as_1d_numeric",
     "as_events",
+    "as_score_column",
+    "check_binary_labels",
     "check_binary_levels",
     "check_consistent_length",
     "check_dtype",
@@ -59,7 +61,6 @@ __all__ = [
     "counter_from_arrays",
     "describe",
     "param_error",
-    "scale_weights",
     "structure_weights",
 ]
 
@@ -162,6 +163,142 @@ def _check_list_ints(x, arr, name, func) -> None:
                               "beyond 2**53 must be float64 values)", f"{v!r} at index {i}")
 
 
+def as_score_column(x, name: str, func: str) -> np.ndarray:
+    """Scores of binary labels as `as_1d_numeric` does, also from an array of shape
+    ``(n, 1)``, as scikit-learn's ``roc_auc_score`` takes them (``column_or_1d``).
+
+    An array of two or more columns, such as the whole ``predict_proba`` of a binary
+    classifier, raises `ValueError`: scikit-learn refuses it too with binary labels
+    (``y should be a 1d array``); the positive class's column is ``y_score[:, 1]``.
+    """
+    arr = np.asarray(x)
+    if arr.ndim == 2 and arr.shape[1] == 1:
+        arr = arr[:, 0]
+    elif arr.ndim == 2:
+        raise param_error(name, func, "a 1-D array of scores, or of shape (n, 1), with "
+                          "binary labels (as scikit-learn; of predict_proba's output pass "
+                          "the positive class's column, such as y_score[:, 1])",
+                          f"an array of shape {arr.shape}")
+    return as_1d_numeric(arr, name, func)
+
+
+def _label_values(y_true, name: str, func: str) -> np.ndarray:
+    """``y_true`` as a 1-D array of class labels: numbers (finite), strings, or Python
+    objects. A list mixing strings with other values stays an array of objects (numpy would
+    turn ``[1, "a"]`` into the strings ``"1"`` and ``"a"``)."""
+    try:
+        arr = np.asarray(y_true)
+    except ValueError:          # tuples of different lengths
+        arr = None
+    if isinstance(y_true, (list, tuple)) and (
+            arr is None
+            or arr.ndim > 1 and all(isinstance(v, tuple) for v in y_true)
+            or arr.dtype.kind in "US" and not all(isinstance(v, (str, bytes)) for v in y_true)):
+        arr = np.empty(len(y_true), dtype=object)
+        arr[:] = list(y_true)   # element by element: tuples stay labels
+    if arr.ndim != 1:
+        raise param_error(name, func, "a 1-D array", f"an array of shape {arr.shape}")
+    if arr.size == 0:
+        raise param_error(name, func, "a non-empty array", "an empty array")
+    if arr.dtype.kind in "biuf":
+        return as_1d_numeric(arr, name, func)
+    if arr.dtype.kind in "US":
+        return arr
+    if arr.dtype.kind in "Mm":
+        bad = np.isnat(arr)
+    else:
+        if arr.dtype != object:
+            raise param_error(name, func, "class labels (numbers, strings or hashable "
+                              "objects)", f"dtype {arr.dtype}", TypeError)
+        bad = np.fromiter((v is None or (isinstance(v, (float, np.floating)) and
+                                         not math.isfinite(v)) for v in arr.tolist()),
+                          dtype=bool, count=arr.size)
+    if bad.any():
+        raise param_error(name, func, "class labels, not None, nan, inf or NaT",
+                          _first_bad(bad, arr))
+    return arr
+
+
+def _ne(arr: np.ndarray, value) -> np.ndarray:
+    """``arr != value`` element by element (by Python equality for objects: numpy would
+    broadcast a tuple label against the array)."""
+    if arr.dtype == object:
+        return np.fromiter((bool(v != value) for v in arr.tolist()), dtype=bool,
+                           count=arr.size)
+    return arr != value
+
+
+def check_binary_labels(y_true, pos_label, func: str, name: str = "y_true") -> np.ndarray:
+    """Boolean "is positive" of binary class labels of any type, by scikit-learn's rules.
+
+    ``y_true`` holds at most two distinct labels: bools, numbers, strings or other hashable
+    objects (compared by equality: ``1``, ``1.0`` and ``True`` are one label). With
+    ``pos_label=None`` the positive class is the greater of the two labels, the rule of
+    ``sklearn.metrics.roc_auc_score`` (its ``label_binarize`` over ``np.unique``): ``True``,
+    ``1`` of {0, 1} or {-1, 1}, ``2`` of {1, 2}, ``"yes"`` of {"no", "yes"}. Labels that do
+    not order (``1`` and ``"a"``) need ``pos_label``. A given ``pos_label`` must be one of
+    the labels when there are two; with one label only, every sample is positive (its
+    label is ``pos_label``, or ``pos_label`` is None) or none is: either way the AUC is
+    undefined.
+
+    Raises `ValueError` naming ``name`` for more than two labels, empty or non 1-D input,
+    NaN, infinite, None or NaT labels, and naming ``pos_label`` for a ``pos_label`` that is
+    not a label or is needed; `TypeError` for an unhashable ``pos_label``.
+    Runtime complexity: ``O(n)`` (vectorized, but for arrays of objects).
+
+    >>> check_binary_labels(["no", "yes", "yes"], None, "f").tolist()
+    [False, True, True]
+    >>> check_binary_labels([1, 2, 1], 1, "f").tolist()
+    [True, False, True]
+    """
+    try:
+        hash(pos_label)
+    except TypeError:
+        raise param_error("pos_label", func, "a class label (hashable) or None",
+                          describe(pos_label), TypeError) from None
+    y = _label_values(y_true, name, func)
+    if y.dtype == bool and pos_label is None:
+        return y
+    first = y[0]
+    other = _ne(y, first)
+    rest = y[other]
+    second = rest[:1]
+    if second.size and _ne(rest, second[0]).any():
+        seen = set(y.tolist())
+        try:
+            seen = sorted(seen)
+        except TypeError:
+            seen = sorted(seen, key=repr)
+        raise param_error(name, func, "binary (two distinct values)",
+                          f"more than two distinct values: {describe(seen[:5])}")
+    labels = [first] if not second.size else [first, second[0]]
+    shown = [v.item() if isinstance(v, np.generic) else v for v in labels]
+    for v in labels:
+        try:
+            hash(v)
+        except TypeError:
+            raise param_error(name, func, "hashable class labels", describe(v),
+                              TypeError) from None
+    if pos_label is None:
+        if len(labels) == 1:
+            return np.ones(y.size, dtype=bool)
+        try:
+            positive_is_first = bool(first > second[0])
+        except TypeError:
+            raise param_error("pos_label", func, "given when the labels do not order (the "
+                              "positive class is otherwise the greater label, as in "
+                              "scikit-learn)", f"None (labels: {describe(shown)})") from None
+        return ~other if positive_is_first else other
+    if bool(first == pos_label):
+        return ~other
+    if second.size and bool(second[0] == pos_label):
+        return other
+    if second.size:
+        raise param_error("pos_label", func, "one of the labels in y_true",
+                          f"{pos_label!r} (labels: {describe(sorted(shown, key=repr))})")
+    return np.zeros(y.size, dtype=bool)
+
+
 def check_consistent_length(func: str, **arrays) -> int:
     """The common length of the named arrays; `ValueError` naming every length otherwise."""
     lengths = {k: len(v) for k, v in arrays.items() if v is not None}
@@ -244,20 +381,6 @@ def check_option(value, name: str, func: str, choices: tuple):
     if value not in choices:
         raise param_error(name, func, f"one of {choices}", describe(value))
     return value
-
-
-def scale_weights(w):
-    """``(w * 2**-e, e)`` for validated weights ``w`` (``None`` stays ``(None, 0)``): the
-    largest weight lands in ``[0.5, 1)``. Dividing by a power of two is exact (unless a
-    weight falls below ``2**-1022`` of the largest), so metrics, ratios of pair sums, are
-    the same bit for bit, whatever power of two scaled the weights. Runtime: ``O(n)``."""
-    if w is None or w.size == 0:
-        return w, 0
-    top = float(w.max())
-    if top == 0.0:
-        return w, 0
-    e = math.frexp(top)[1]
-    return (w if e == 0 else np.ldexp(w, -e)), e
 
 
 def check_int(value, name: str, func: str, *, minimum: int = 1, allow_none: bool = False,

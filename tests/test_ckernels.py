@@ -379,7 +379,8 @@ def test_epoch_churn_equals_the_flipped_pairs(weighted, labels):
 
 # --------------------------------------------------------------------------- ranking
 _METRICS = {
-    "ndcg@10": lambda q, y, s: ndcg_score(q, y, s, k=10, return_per_query=True),
+    "ndcg@10": lambda q, y, s: ndcg_score(q, y, s, k=10, gain="exponential",
+                                          return_per_query=True),
     "ndcg": lambda q, y, s: ndcg_score(q, y, s, gain="linear", return_per_query=True),
     "dcg@5": lambda q, y, s: dcg_score(q, y, s, k=5, ties="pessimistic", return_per_query=True),
     "ap": lambda q, y, s: average_precision_score(q, y, s, return_per_query=True),
@@ -432,7 +433,7 @@ def test_shuffled_ndcg_equals_the_oracle():
     codes, y, s, perm = _ranking_data(11, True)
     q, y, s = codes[perm] * 7, y[perm], s[perm]
     ids, expected = per_query(ndcg_list, q, y, s, k=10, kind="exponential")
-    got = ndcg_score(q, y, s, k=10, return_per_query=True)
+    got = ndcg_score(q, y, s, k=10, gain="exponential", return_per_query=True)
     assert got.query_ids.tolist() == sorted(ids)
     by_id = dict(zip(ids, expected))
     np.testing.assert_allclose(got.values, [by_id[i] for i in got.query_ids], rtol=1e-12)

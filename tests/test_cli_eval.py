@@ -248,6 +248,12 @@ def test_ranking_metrics_per_query(tmp_path):
     lin = as_json(path, "--query", "qid", "--label", "grade", "--score", "score",
                   "--gain", "linear", "--ties", "pessimistic")
     assert close(lin["ndcg"], rk.ndcg_score(q, y, s, gain="linear", ties="pessimistic"))
+    exp = as_json(path, "--query", "qid", "--label", "grade", "--score", "score",
+                  "--gain", "exponential")
+    assert close(exp["ndcg"], rk.ndcg_score(q, y, s, gain="exponential"))
+    default = as_json(path, "--query", "qid", "--label", "grade", "--score", "score")
+    assert rk.DEFAULT_GAIN == "linear" and exp["ndcg"] != default["ndcg"]
+    assert close(default["ndcg"], rk.ndcg_score(q, y, s, gain="linear"))
 
 
 def test_booleans_are_labels(tmp_path):

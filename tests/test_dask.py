@@ -171,7 +171,8 @@ def test_ranking_metrics(client):
     y = rng.integers(0, 4, n) * (rng.random(n) < 0.5)
     s = rng.integers(0, 10, n) / 10
     ddf = dd.from_pandas(pd.DataFrame({"q": q, "y": y, "s": s}), npartitions=4)
-    for name, kw in (("ndcg_score", dict(k=5, gain="linear")), ("ndcg_score", {}),
+    for name, kw in (("ndcg_score", dict(k=5, gain="linear")),
+                     ("ndcg_score", dict(gain="exponential")),
                      ("average_precision_score", {})):
         ref = getattr(ranking, name)(q, y, s, return_per_query=True, **kw)
         got = getattr(sd, name)(ddf, query="q", label="y", score="s", return_per_query=True,
@@ -270,8 +271,9 @@ def test_evaluate_file_query_time_pos_label_and_text_formats(client, tmp_path):
     P, D, T = censored_counts(t.astype(float), s, e, None)
     for name in ("d.tsv", "d.jsonl", "d.parquet"):
         path = str(tmp_path / name)
-        out = sd.evaluate_file(path, query="q", label="rel", score="s", k=5, scheduler=client)
-        nd = rk.ndcg_score(q, y, s, k=5, return_per_query=True)
+        out = sd.evaluate_file(path, query="q", label="rel", score="s", k=5,
+                               gain=rk.DEFAULT_GAIN, scheduler=client)
+        nd = rk.ndcg_score(q, y, s, k=5, return_per_query=True)     # the default gain
         assert out["n"] == n and out["queries"] == nd.values.size
         assert out["queries_skipped"] == int(np.isnan(nd.values).sum())
         assert out["ndcg"] == pytest.approx(nd.mean, rel=1e-12)

@@ -1,5 +1,5 @@
 """Batch learning-to-rank metrics (streamrank.ranking) against per-query Python oracles,
-scikit-learn, the seed 003 example, and metamorphic properties."""
+scikit-learn, an example by hand, and metamorphic properties."""
 
 from __future__ import annotations
 
@@ -130,18 +130,23 @@ def test_ndcg_matches_sklearn(k):
     S = rng.integers(0, 4, (nq, L)).astype(float)   # heavy ties
     Y[0] = 0                                          # sklearn counts IDCG = 0 as 0
     q = np.repeat(np.arange(nq), L)
-    ours = ndcg_score(q, Y.ravel(), S.ravel(), k=k, gain="linear", empty=0)
+    # the defaults of both (the gain rel, ties averaged), but for the empty query
+    ours = ndcg_score(q, Y.ravel(), S.ravel(), k=k, empty=0)
+    assert ours == pytest.approx(sk_ndcg(Y, S, k=k), rel=1e-12)
     assert ours == pytest.approx(sk_ndcg(Y, S, k=k, ignore_ties=False), rel=1e-12)
-    ours = dcg_score(q, Y.ravel(), S.ravel(), k=k, gain="linear")
-    assert ours == pytest.approx(sk_dcg(Y, S, k=k, ignore_ties=False), rel=1e-12)
+    ours = dcg_score(q, Y.ravel(), S.ravel(), k=k)
+    assert ours == pytest.approx(sk_dcg(Y, S, k=k), rel=1e-12)
     # row order does not matter
     perm = rng.permutation(q.size)
-    ours = ndcg_score(q[perm], Y.ravel()[perm], S.ravel()[perm], k=k, gain="linear", empty=0)
-    assert ours == pytest.approx(sk_ndcg(Y, S, k=k, ignore_ties=False), rel=1e-12)
+    ours = ndcg_score(q[perm], Y.ravel()[perm], S.ravel()[perm], k=k, empty=0)
+    assert ours == pytest.approx(sk_ndcg(Y, S, k=k), rel=1e-12)
+    # without the empty query, the default empty="skip" too
+    assert ndcg_score(q[L:], Y[1:].ravel(), S[1:].ravel(), k=k) == pytest.approx(
+        sk_ndcg(Y[1:], S[1:], k=k), rel=1e-12)
 
 
-# ---------------------------------------------------------------- seed 003
-def test_seed_003_by_hand():
+# ---------------------------------------------------------------- by hand
+def test_relevant_documents_ranked_last_by_hand():
     """gt = {0, 1, 2}, pred = [9, 8, ..., 0]: relevant at ranks 8, 9, 10 of 10."""
     docs = np.arange(10)
     rel = np.isin(docs, [0, 1, 2]).astype(int)
@@ -154,8 +159,8 @@ def test_seed_003_by_hand():
     assert mrr_score(q, rel, score, k=7) == 0.0
     dcg = 1 / math.log2(9) + 1 / math.log2(10) + 1 / math.log2(11)
     idcg = 1 + 1 / math.log2(3) + 1 / math.log2(4)
-    assert ndcg_score(q, rel, score) == pytest.approx(dcg / idcg)     # gain 2^1-1 = 1
-    assert ndcg_score(q, rel, score, gain="linear") == pytest.approx(dcg / idcg)
+    assert ndcg_score(q, rel, score) == pytest.approx(dcg / idcg)     # gain rel = 1
+    assert ndcg_score(q, rel, score, gain="exponential") == pytest.approx(dcg / idcg)  # 2^1-1
     assert precision_at_k(q, rel, score, k=10) == pytest.approx(0.3)
     assert recall_at_k(q, rel, score, k=8) == pytest.approx(1 / 3)
     pe = pairwise_errors(q, rel, score)

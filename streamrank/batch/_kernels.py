@@ -26,6 +26,7 @@ float64 sums of products of nonnegative terms.
 from __future__ import annotations
 
 import dataclasses
+import math
 
 import numpy as np
 
@@ -198,7 +199,8 @@ def encode_labels(y: np.ndarray, max_levels: int = MAX_ORDINAL_LEVELS):
 
 # ------------------------------------------------------------------------- kernels
 def count_pairs(y: np.ndarray, s: np.ndarray, w: np.ndarray | None) -> PairCounts:
-    """Every count of SPEC.md section 1 for validated 1-D arrays (see the module docstring).
+    """Every pair count (concordant, discordant, tied) of validated 1-D arrays (see the
+    module docstring).
 
     Rows of weight 0 are dropped first, so they count for nothing, not even as a distinct
     label or score of tau-c; ``n`` still reports every row given.
@@ -423,7 +425,7 @@ def _count_continuous(y, s, w) -> PairCounts:
 def _from_totals(N0, Ty, Ts, Tyy, D, n, weight_sum, n_label_levels, n_score_levels):
     """`PairCounts` from the totals that an inversion count gives: all pairs, pairs tied in
     label, in score and in both, and the discordant pairs; ``T = Ts - Tyy`` and
-    ``C = N0 - Ty - D - T`` (SPEC.md section 1)."""
+    ``C = N0 - Ty - D - T`` (every pair is one of these)."""
     T = Ts - Tyy
     C = N0 - Ty - D - T
     if isinstance(C, float):
@@ -526,3 +528,17 @@ def count_inversions(seq: np.ndarray, left=None, right=None):
     1
     """
     return sort_count(np.array(key_array(seq)), left, right)[0]
+
+
+def scale_weights(w):
+    """``(w * 2**-e, e)`` for validated weights ``w`` (``None`` stays ``(None, 0)``): the
+    largest weight lands in ``[0.5, 1)``. Dividing by a power of two is exact (unless a
+    weight falls below ``2**-1022`` of the largest), so metrics, ratios of pair sums, are
+    the same bit for bit, whatever power of two scaled the weights. Runtime: ``O(n)``."""
+    if w is None or w.size == 0:
+        return w, 0
+    top = float(w.max())
+    if top == 0.0:
+        return w, 0
+    e = math.frexp(top)[1]
+    return (w if e == 0 else np.ldexp(w, -e)), e

@@ -9,38 +9,14 @@ from dataclasses import dataclass
 import numpy as np
 
 from ._groups import factorize_groups
-from ._kernels import count_pairs, exclusive_cumsum_in_groups
-from .._validation import check_consistent_length, describe, param_error, scale_weights
+from ._kernels import count_pairs, exclusive_cumsum_in_groups, scale_weights
+from .._validation import (as_1d_numeric, as_score_column, check_binary_labels,
+                           check_consistent_length, check_weights, describe, param_error)
 from ..exceptions import UndefinedMetricWarning
-from .pairs import validate_pairs_input
 
 __all__ = ["GroupAUCResult", "group_auc_score", "roc_auc_score"]
 
 _WEIGHTINGS = ("impressions", "pairs", "uniform")
-
-
-def _positive_mask(y: np.ndarray, pos_label, func: str) -> np.ndarray:
-    """Boolean "is positive" for binary labels.
-
-    ``pos_label=None`` takes the larger of the two label values (True, or 1 for {0, 1} and
-    {-1, 1}, as scikit-learn; scikit-learn raises for other pairs such as {1, 2}, streamrank
-    takes 2). One class only is allowed here (the AUC is then undefined: nan).
-    """
-    if y.dtype == bool and pos_label is None:
-        return y
-    first = y[0]
-    other = y != first
-    second = y[other][:1]
-    if second.size and (y[other] != second[0]).any():
-        raise param_error("y_true", func, "binary (two distinct values)",
-                          f"more than two distinct values: {describe(np.unique(y)[:5].tolist())}")
-    if pos_label is None:
-        return y == (max(first, second[0]) if second.size else first)
-    pos = y == pos_label
-    if not pos.any() and second.size:
-        raise param_error("pos_label", func, "one of the labels in y_true",
-                          f"{pos_label!r} (labels: {describe(np.unique(y).tolist())})")
-    return pos
 
 
 def roc_auc_score(y_true, y_score, *, sample_weight=None, max_fpr=None, pos_label=None) -> float:
@@ -56,15 +32,22 @@ def roc_auc_score(y_true, y_score, *, sample_weight=None, max_fpr=None, pos_labe
     Parameters
     ----------
     y_true : array-like of shape (n,)
-        Binary labels: bool, {0, 1}, {-1, 1}, or any two values with ``pos_label``.
-    y_score : array-like of shape (n,)
-        Scores, finite, any scale; higher means "more likely positive".
+        Binary class labels of any type: bools, numbers, strings or other hashable
+        objects (two distinct values; one only gives ``nan``).
+    y_score : array-like of shape (n,) or (n, 1)
+        Scores, finite, any scale; higher means "more likely positive". As in scikit-learn,
+        a 2-D array of two columns (a whole ``predict_proba``) is refused: pass the
+        positive class's column. A scikit-learn scorer,
+        ``make_scorer(roc_auc_score, response_method="predict_proba")``, passes that
+        column, also for string classes.
     sample_weight : array-like of shape (n,), optional
         Nonnegative weights; a pair counts ``w_i * w_j``.
     max_fpr : float in (0, 1], optional
         Return the McClish-standardised partial AUC over ``FPR <= max_fpr``, as scikit-learn.
-    pos_label : int, float or bool, optional
-        The positive class (default: 1, or True).
+    pos_label : label, optional
+        The positive class. By default the greater of the two labels, scikit-learn's rule
+        (``True``; ``1`` of {0, 1} or {-1, 1}; ``"yes"`` of {"no", "yes"}); labels that do
+        not order, such as ``1`` and ``"a"``, need it (`ValueError` otherwise).
 
     Returns
     -------
@@ -78,14 +61,20 @@ def roc_auc_score(y_true, y_score, *, sample_weight=None, max_fpr=None, pos_labe
     0.75
     >>> roc_auc_score([0, 1], [0.5, 0.5])  # a tie counts one half
     0.5
+    >>> roc_auc_score(["no", "no", "yes", "yes"], [0.1, 0.4, 0.35, 0.8])  # "yes" > "no"
+    0.75
+    >>> roc_auc_score(["no", "no", "yes", "yes"], [0.1, 0.4, 0.35, 0.8], pos_label="no")
+    0.25
     """
     func = "roc_auc_score"
-    y, s, w = validate_pairs_input(y_true, y_score, sample_weight, func)
+    pos = check_binary_labels(y_true, pos_label, func)
+    s = as_score_column(y_score, "y_score", func)
+    n = check_consistent_length(func, y_true=pos, y_score=s)
+    w = scale_weights(check_weights(sample_weight, n, func))[0]
     if max_fpr is not None and not (
         isinstance(max_fpr, (int, float, np.floating)) and 0 < max_fpr <= 1
     ):
         raise param_error("max_fpr", func, "a float in the range (0, 1]", describe(max_fpr))
-    pos = _positive_mask(y, pos_label, func)
     if max_fpr is not None and max_fpr != 1:
         return _partial_auc(pos, s, w, float(max_fpr))
     return count_pairs(pos, s, w).auc
@@ -146,15 +135,15 @@ class GroupAUCResult:
 
 
 def group_auc_score(y_true, y_score, groups, *, weighting="impressions", sample_weight=None,
-                    return_details=False):
+                    return_details=False, pos_label=None):
     """Group AUC (GAUC): the AUC within each group, averaged over groups with both classes.
 
     ``GAUC = sum_g v_g AUC_g / sum_g v_g`` over the groups (users, queries, sessions) that
     contain both a positive and a negative; ties in score count one half within a group.
     The group weight ``v_g`` is, by ``weighting``:
 
-    * ``"impressions"``: the group's number of samples (sum of ``sample_weight``), as in
-      the industrial definition of seed 002;
+    * ``"impressions"``: the group's number of samples (sum of ``sample_weight``), the
+      usual definition in recommendation and advertising;
     * ``"pairs"``: its positive-negative pairs ``n+ n-`` (weighted), which makes GAUC the
       share of within-group pairs ordered correctly;
     * ``"uniform"``: 1 per group.
@@ -168,7 +157,7 @@ def group_auc_score(y_true, y_score, groups, *, weighting="impressions", sample_
     Parameters
     ----------
     y_true : array-like of shape (n,)
-        Binary labels ({0, 1}, {-1, 1} or bool).
+        Binary class labels of any type, as in `roc_auc_score`.
     y_score : array-like of shape (n,)
         Finite scores.
     groups : array-like of shape (n,)
@@ -182,6 +171,9 @@ def group_auc_score(y_true, y_score, groups, *, weighting="impressions", sample_
     sample_weight : array-like of shape (n,), optional
     return_details : bool
         Return a `GroupAUCResult` instead of the score.
+    pos_label : label, optional
+        The positive class; by default the greater of the two labels, as in
+        `roc_auc_score`.
 
     Examples
     --------
@@ -196,13 +188,14 @@ def group_auc_score(y_true, y_score, groups, *, weighting="impressions", sample_
     (0.5, 2, 1, ['u1', 'u2'])
     """
     func = "group_auc_score"
-    y, s, w = validate_pairs_input(y_true, y_score, sample_weight, func, scale=False)
-    w, e = scale_weights(w)
+    pos = check_binary_labels(y_true, pos_label, func)
+    s = as_1d_numeric(y_score, "y_score", func)
+    n = check_consistent_length(func, y_true=pos, y_score=s)
+    w, e = scale_weights(check_weights(sample_weight, n, func))
     if weighting not in _WEIGHTINGS:
         raise param_error("weighting", func, f"one of {_WEIGHTINGS}", describe(weighting))
     group_ids, gcode = factorize_groups(groups, func)
-    check_consistent_length(func, y_true=y, groups=gcode)
-    pos = _positive_mask(y, None, func)
+    check_consistent_length(func, y_true=pos, groups=gcode)
     n_groups = group_ids.size
     # Order by (group, score): one argsort by score, then a stable sort by group code, an
     # O(n) radix sort when the codes fit 16 bits (np.lexsort is several times slower).

@@ -5,9 +5,8 @@ from __future__ import annotations
 import dataclasses
 import math
 
-from ._kernels import count_pairs
-from .._validation import (as_1d_numeric, check_consistent_length, check_weights, param_error,
-                          scale_weights)
+from ._kernels import count_pairs, scale_weights
+from .._validation import as_1d_numeric, check_consistent_length, check_weights, param_error
 from ..counts import PairCounts
 
 __all__ = ["pair_counts", "validate_pairs_input"]

@@ -5,9 +5,10 @@ from __future__ import annotations
 import numpy as np
 
 from ._ckernels import sort_count, sort_runs
-from ._kernels import count_pairs, dense_ranks, exclusive_cumsum_in_groups, int_sum, run_starts
+from ._kernels import (count_pairs, dense_ranks, exclusive_cumsum_in_groups, int_sum, run_starts,
+                       scale_weights)
 from .._validation import (as_1d_numeric, check_consistent_length, check_weights, describe,
-                          param_error, scale_weights)
+                          param_error)
 from ..counts import half_ties
 
 __all__ = ["censored_c_index", "censored_counts", "concordance_index"]

@@ -150,7 +150,8 @@ def _ranking_record(q, y, s, k, gain, ties) -> dict:
     from .. import ranking as rk
 
     at = "" if k is None else f"@{k}"
-    nd = rk.ndcg_score(q, y, s, k=k, gain=gain, ties=ties, return_per_query=True)
+    nd = rk.ndcg_score(q, y, s, k=k, gain=rk.DEFAULT_GAIN if gain is None else gain,
+                       ties=ties, return_per_query=True)
     rec = {"label_kind": "relevance", "n": int(y.size), "queries": int(nd.values.size),
            "queries_skipped": int(np.isnan(nd.values).sum()), f"ndcg{at}": nd.mean,
            f"map{at}": rk.average_precision_score(q, y, s, k=k, ties=ties),
@@ -169,9 +170,10 @@ def _ranking_record(q, y, s, k, gain, ties) -> dict:
 
 def evaluate(cols, *, label=None, score, weight=None, group=None, query=None, time=None,
              event=None, pos_label=None, max_fpr=None, weighting="impressions", k=None,
-             gain="exponential", ties="average", file="<data>") -> dict:
+             gain=None, ties="average", file="<data>") -> dict:
     """The record ``streamrank eval`` prints, from columns already read (`Columns.data`
-    and `Columns.levels`, as `streamrank.io.tables.read_columns` returns them).
+    and `Columns.levels`, as `streamrank.io.tables.read_columns` returns them). ``gain``
+    None is NDCG's default gain, `streamrank.ranking.DEFAULT_GAIN`.
 
     Runtime complexity: ``O(n log n)``, the numpy functions of streamrank.
 
@@ -223,6 +225,7 @@ def evaluate(cols, *, label=None, score, weight=None, group=None, query=None, ti
 def _evaluate_dask(path, scheduler, workers, input_format, o) -> dict:
     from ..dask import evaluate_file
     from ..io.tables import parse_number
+    from ..ranking import DEFAULT_GAIN
 
     pos_label = o["pos_label"]
     if pos_label is not None:
@@ -234,7 +237,8 @@ def _evaluate_dask(path, scheduler, workers, input_format, o) -> dict:
     out = evaluate_file(
         path, label=o["label"], score=o["score"], weight=o["weight"], group=o["group"],
         query=o["query"], time=o["time"], event=o["event"], pos_label=pos_label,
-        k=o["k"], gain=o["gain"], ties=o["ties"], format=input_format, scheduler=scheduler,
+        k=o["k"], gain=DEFAULT_GAIN if o["gain"] is None else o["gain"], ties=o["ties"],
+        format=input_format, scheduler=scheduler,
         n_workers=workers, weighting=o["weighting"])
     if o["time"] is not None:
         return {"label_kind": "survival", **out}
@@ -354,8 +358,8 @@ Examples:
               help="Query column: ranking metrics per query (NDCG, MAP, MRR, ERR, ...).")
 @click.option("--k", type=click.IntRange(1), default=None,
               help="Cut-off of the ranking metrics (NDCG@k, MAP@k, ...; also P@k, R@k).")
-@click.option("--gain", type=click.Choice(["exponential", "linear"]), default="exponential",
-              show_default=True, help="NDCG gain: 2^rel - 1, or rel (as scikit-learn).")
+@click.option("--gain", type=click.Choice(["linear", "exponential"]), default=None,
+              help="NDCG gain: rel (linear, the default, as scikit-learn), or 2^rel - 1.")
 @click.option("--ties", type=click.Choice(["average", "pessimistic", "optimistic"]),
               default="average", show_default=True,
               help="Ranking metrics: average over tied scores, or break ties worst/best "

@@ -75,12 +75,13 @@ def binary_label(y_true, pos_val, func: str) -> int:
     (``"oops"``), ``None`` or ``nan`` would silently count as a negative. Here ``y_true``
     must be a class of ``pos_val``'s kind: with a bool or numeric ``pos_val`` (the default
     ``True``), a bool or a finite number (``1 == True``, as in River); with a string (or
-    other) ``pos_val``, a value of the same type. Anything else raises, naming ``y_true``.
+    other) ``pos_val``, a value of the same type (``str`` and numpy's ``str_`` are one
+    type, as are ``bytes`` and ``bytes_``). Anything else raises, naming ``y_true``.
     """
     if y_true.__class__ is bool or y_true.__class__ is int:   # the common case
-        if isinstance(pos_val, (bool, int, float, np.integer, np.floating)):
+        if isinstance(pos_val, _NUMBERS):
             return 1 if y_true == pos_val else 0
-    if isinstance(pos_val, (bool, int, float, np.integer, np.floating)):
+    if isinstance(pos_val, _NUMBERS):
         if isinstance(y_true, (bool, np.bool_, int, np.integer)):
             return 1 if y_true == pos_val else 0
         if isinstance(y_true, (float, np.floating)) and math.isfinite(y_true):
@@ -88,10 +89,16 @@ def binary_label(y_true, pos_val, func: str) -> int:
         raise param_error("y_true", func, f"a bool or a finite number (the classes of "
                           f"pos_val={pos_val!r})", describe(y_true),
                           ValueError if isinstance(y_true, (float, np.floating)) else TypeError)
-    if y_true is None or not isinstance(y_true, type(pos_val)):
-        raise param_error("y_true", func, f"a {type(pos_val).__name__} (the type of "
+    # numpy's str_ and bytes_ (labels read from an array) are str and bytes
+    kind = str if isinstance(pos_val, str) else bytes if isinstance(pos_val, bytes) \
+        else type(pos_val)
+    if y_true is None or not isinstance(y_true, kind):
+        raise param_error("y_true", func, f"a {kind.__name__} (the type of "
                           f"pos_val={pos_val!r})", describe(y_true), TypeError)
     return 1 if y_true == pos_val else 0
+
+
+_NUMBERS = (bool, int, float, np.bool_, np.integer, np.floating)
 
 
 def label_of(y_true, func: str, name: str = "y_true") -> float:

@@ -1,4 +1,4 @@
-"""Learning-to-rank metrics over many queries at once (SPEC.md section 3, seed 003).
+"""Learning-to-rank metrics over many queries at once.
 
 Batch functions take flat arrays ``query_ids, y_true, y_score`` in any row order, sort
 them once by (query, score descending) and reduce over segments: no Python loop per query.
@@ -6,7 +6,7 @@ Tied scores are averaged by default (order-independent); ``ties="pessimistic"`` 
 ``"optimistic"`` break them least / most relevant first.
 """
 
-from ._layout import PerQuery
+from ._layout import DEFAULT_GAIN, PerQuery
 from .average_precision import average_precision_score
 from .dcg import dcg_score, ndcg_score
 from .err import err_score
@@ -18,7 +18,8 @@ from .reciprocal_rank import mrr_score
 from .river_metrics import ERR, MAP, MRR, NDCG, PairwiseErrorRate
 
 __all__ = [
-    "ERR", "MAP", "MRR", "NDCG", "PairwiseErrorRate", "PairwiseErrors", "PerQuery", "QueryRanking", "RankingState", "average_precision_score", "dcg_score", "err_score",
-    "lambdarank_gradients", "mrr_score", "ndcg_score", "pairwise_errors", "precision_at_k",
-    "r_precision", "recall_at_k",
+    "DEFAULT_GAIN", "ERR", "MAP", "MRR", "NDCG", "PairwiseErrorRate", "PairwiseErrors",
+    "PerQuery", "QueryRanking", "RankingState", "average_precision_score", "dcg_score",
+    "err_score", "lambdarank_gradients", "mrr_score", "ndcg_score", "pairwise_errors",
+    "precision_at_k", "r_precision", "recall_at_k",
 ]

@@ -49,10 +49,16 @@ from ..batch._kernels import encode_labels, run_starts
 from .._validation import as_1d_numeric, check_consistent_length, describe, param_error
 from ..exceptions import UndefinedMetricWarning
 
-__all__ = ["PerQuery", "QueryGroups", "RankLayout", "TIES", "check_k", "finish",
-           "group_by_query", "rank_layout", "validate"]
+__all__ = ["DEFAULT_GAIN", "GAINS", "PerQuery", "QueryGroups", "RankLayout", "TIES",
+           "check_k", "finish", "group_by_query", "rank_layout", "validate"]
 
 TIES = ("average", "pessimistic", "optimistic")
+#: The DCG gains: ``rel`` (``"linear"``) or ``2**rel - 1`` (``"exponential"``).
+GAINS = ("linear", "exponential")
+#: The default gain of every NDCG and DCG of streamrank (the batch functions, `NDCG`,
+#: `QueryRanking`, `RankingState`, ``streamrank eval``): scikit-learn's, the relevance
+#: itself, so that `ndcg_score` and `dcg_score` equal scikit-learn's by default.
+DEFAULT_GAIN = "linear"
 _EMPTY = ("skip", 0, 1)
 
 #: Relevance with at most this many distinct values takes the histogram path for the
@@ -89,7 +95,7 @@ def validate(query_ids, y_true, y_score, func: str, *, ties="average", empty="sk
             and not isinstance(empty, (bool, np.bool_)) and empty in (0, 1)):
         raise param_error("empty", func, "'skip', 0 or 1", describe(empty))
     if gain is not None:
-        check_choice(gain, "gain", func, ("exponential", "linear"))
+        check_choice(gain, "gain", func, GAINS)
     y = as_1d_numeric(y_true, "y_true", func)
     s = as_1d_numeric(y_score, "y_score", func)
     q = np.asarray(query_ids)

@@ -87,7 +87,7 @@ def average_precision_score(query_ids, y_true, y_score, *, k=None, ties="average
 
     Examples
     --------
-    The seed 003 example: relevant at ranks 8, 9, 10 of ten:
+    Relevant documents at ranks 8, 9, 10 of ten:
     ``(1/8 + 2/9 + 3/10) / 3``.
 
     >>> import numpy as np

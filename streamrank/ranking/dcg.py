@@ -7,8 +7,8 @@ import numpy as np
 from types import SimpleNamespace
 
 from ._layout import (
-    check_k, discount_cumsum, finish, gains, ideal_dcg, ideal_dcg_rows, group_by_query,
-    rank_layout, validate,
+    DEFAULT_GAIN, check_k, discount_cumsum, finish, gains, ideal_dcg, ideal_dcg_rows,
+    group_by_query, rank_layout, validate,
 )
 
 __all__ = ["dcg_score", "ndcg_score"]
@@ -84,13 +84,16 @@ def _ndcg_dense_fast(groups, y, s, k, gain, ties):
     return ids, dcg, idcg
 
 
-def dcg_score(query_ids, y_true, y_score, *, k=None, gain="exponential", ties="average",
+def dcg_score(query_ids, y_true, y_score, *, k=None, gain=DEFAULT_GAIN, ties="average",
               return_per_query=False):
     """Discounted cumulative gain at ``k``, averaged over queries.
 
     ``DCG@k = sum_{r <= k} gain(rel_r) / log2(r + 1)`` with documents ranked by
-    ``y_score`` descending inside each query; ``gain`` is ``2**rel - 1``
-    (``"exponential"``, most IR tools) or ``rel`` (``"linear"``, scikit-learn).
+    ``y_score`` descending inside each query; ``gain`` is ``rel`` (``"linear"``, the
+    default, as scikit-learn) or ``2**rel - 1`` (``"exponential"``, as trec_eval's
+    ``ndcg_cut`` with graded relevance, LightGBM and most learning-to-rank tools). With
+    the defaults it equals ``sklearn.metrics.dcg_score(y_true, y_score, k=k)`` of the
+    queries as the rows of ``(n_queries, n_documents)`` matrices.
 
     Parameters
     ----------
@@ -103,7 +106,9 @@ def dcg_score(query_ids, y_true, y_score, *, k=None, gain="exponential", ties="a
         Predicted scores, finite; higher ranks first.
     k : int or None, default=None
         Cut-off; None ranks the whole query.
-    gain : {"exponential", "linear"}, default="exponential"
+    gain : {"linear", "exponential"}, default="linear"
+        ``rel`` or ``2**rel - 1``; the default is `streamrank.ranking.DEFAULT_GAIN`, the
+        default of every NDCG and DCG of streamrank.
     ties : {"average", "pessimistic", "optimistic"}, default="average"
         ``"average"``: tied scores share their positions' discounts equally (each tie group
         contributes its mean gain times the discounts of the positions it spans inside the
@@ -130,11 +135,13 @@ def dcg_score(query_ids, y_true, y_score, *, k=None, gain="exponential", ties="a
     >>> q = [1, 1, 1, 2, 2]
     >>> rel = [3, 0, 1, 0, 2]
     >>> s = [0.9, 0.8, 0.1, 0.5, 0.5]
-    >>> round(dcg_score(q, rel, s, gain="linear"), 4)
+    >>> round(dcg_score(q, rel, s), 4)                     # linear gain: rel
     2.5655
-    >>> r = dcg_score(q, rel, s, gain="linear", return_per_query=True)
+    >>> r = dcg_score(q, rel, s, return_per_query=True)
     >>> r.query_ids.tolist(), r.values.round(4).tolist()   # query 2: ties averaged
     ([1, 2], [3.5, 1.6309])
+    >>> round(dcg_score(q, rel, s, gain="exponential"), 4)  # 2**rel - 1
+    4.9732
     """
     func = "dcg_score"
     q, y, s = validate(query_ids, y_true, y_score, func, ties=ties, gain=gain)
@@ -150,7 +157,7 @@ def dcg_score(query_ids, y_true, y_score, *, k=None, gain="exponential", ties="a
     return finish(func, lay, _dcg(lay, kk, gain, D), None, "skip", return_per_query)
 
 
-def ndcg_score(query_ids, y_true, y_score, *, k=None, gain="exponential", ties="average",
+def ndcg_score(query_ids, y_true, y_score, *, k=None, gain=DEFAULT_GAIN, ties="average",
                empty="skip", return_per_query=False):
     """Normalized DCG at ``k``, averaged over queries.
 
@@ -176,19 +183,21 @@ def ndcg_score(query_ids, y_true, y_score, *, k=None, gain="exponential", ties="
     Runtime complexity: ``O(n log n)``: one sort by (query, score); the ideal DCG needs no
     second sort when the relevance has at most 64 levels (a per-query histogram of the
     levels, ``O(n + n_q L)``), else one more ``lexsort``.
-    With linear gains and ``ties="average"`` it equals
-    ``sklearn.metrics.ndcg_score(ignore_ties=False)`` on equal-length queries.
+    With the default gain and ties it equals ``sklearn.metrics.ndcg_score(y_true, y_score,
+    k=k)`` (whose ``ignore_ties=False`` averages ties) of the queries as the rows of
+    ``(n_queries, n_documents)`` matrices; with ``empty=0`` also when a query has no
+    relevant document (scikit-learn counts it as 0).
 
     Examples
     --------
-    The seed 003 example: relevant documents {0, 1, 2} ranked last of ten.
+    Relevant documents {0, 1, 2} ranked last of ten:
 
     >>> import numpy as np
     >>> from streamrank.ranking import ndcg_score
     >>> docs = np.arange(10)
     >>> rel = np.isin(docs, [0, 1, 2]).astype(int)
     >>> score = docs.astype(float)                 # doc 9 ranked first, doc 0 last
-    >>> round(ndcg_score(np.zeros(10), rel, score, gain="linear"), 4)
+    >>> round(ndcg_score(np.zeros(10), rel, score), 4)
     0.425
     >>> round(ndcg_score([1, 1, 2, 2], [0, 0, 1, 0], [0.2, 0.1, 0.3, 0.3]), 4)  # q 1 skipped
     0.8155

@@ -30,7 +30,7 @@ from sortedcontainers import SortedList
 
 from .._validation import MAX_EXACT_INT, describe, param_error
 from ..engine import PairEngine
-from ._layout import TIES, check_choice, check_k
+from ._layout import DEFAULT_GAIN, GAINS, TIES, check_choice, check_k
 
 __all__ = ["QueryRanking", "RankingState"]
 
@@ -95,8 +95,9 @@ class QueryRanking:
     ----------
     ties : {"average", "pessimistic", "optimistic"}, default="average"
         As in the batch functions.
-    gain : {"exponential", "linear"}, default="exponential"
-        DCG gain.
+    gain : {"linear", "exponential"}, default="linear"
+        DCG gain: ``rel`` (scikit-learn's, the default: ``DEFAULT_GAIN``) or
+        ``2**rel - 1``.
 
     Examples
     --------
@@ -104,8 +105,8 @@ class QueryRanking:
     >>> qr = QueryRanking()
     >>> for doc, rel, score in [("a", 2, 0.9), ("b", 0, 0.5), ("c", 1, 0.1)]:
     ...     qr.set(doc, rel, score)
-    >>> qr.pair_counts(), round(qr.ndcg(), 4)
-    ((1, 0, 3), 0.9639)
+    >>> qr.pair_counts(), round(qr.ndcg(), 4)     # linear gain, as scikit-learn
+    ((1, 0, 3), 0.9502)
     >>> qr.set("c", 1, 0.7)          # c moves above b
     >>> qr.pair_counts(), qr.ndcg()
     ((0, 0, 3), 1.0)
@@ -113,9 +114,9 @@ class QueryRanking:
     1.0
     """
 
-    def __init__(self, *, ties="average", gain="exponential"):
+    def __init__(self, *, ties="average", gain=DEFAULT_GAIN):
         check_choice(ties, "ties", "QueryRanking", TIES)
-        check_choice(gain, "gain", "QueryRanking", ("exponential", "linear"))
+        check_choice(gain, "gain", "QueryRanking", GAINS)
         self.ties = ties
         self.gain = gain
         self._docs: dict = {}            # doc -> (rel, score, seq)
@@ -354,12 +355,12 @@ class RankingState:
     (1.0, (0, 0, 1))
     """
 
-    def __init__(self, *, k=10, ties="average", gain="exponential", empty="skip",
+    def __init__(self, *, k=10, ties="average", gain=DEFAULT_GAIN, empty="skip",
                  max_grade=4.0, metrics=_METRICS):
         func = "RankingState"
         self.k = check_k(k, func)
         check_choice(ties, "ties", func, TIES)
-        check_choice(gain, "gain", func, ("exponential", "linear"))
+        check_choice(gain, "gain", func, GAINS)
         if not (empty == "skip" and isinstance(empty, str)) and empty not in (0, 1):
             raise param_error("empty", func, "'skip', 0 or 1", describe(empty))
         for m in metrics:

@@ -1,4 +1,5 @@
-"""Per-query pairwise errors (RankNet's cost): D and D + T of SPEC.md section 1."""
+"""Per-query pairwise errors (RankNet's cost): the discordant pairs D and, counting ties in
+score as errors, D + T, within each query."""
 
 from __future__ import annotations
 
@@ -30,7 +31,7 @@ class PairwiseErrors(NamedTuple):
 
     @property
     def wrong(self) -> np.ndarray:
-        """``D + T`` per query (seed 000's "Wrong": mis-ordered or tied)."""
+        """``D + T`` per query: the pairs mis-ordered or tied in score."""
         return self.discordant + self.tied
 
     @property
@@ -65,9 +66,10 @@ def pairwise_errors(query_ids, y_true, y_score) -> PairwiseErrors:
     ``P`` pairs among documents of different relevance, exact integers.
 
     A pair of documents of one query with ``y_i > y_j`` is *discordant* when
-    ``s_i < s_j``, *tied* when ``s_i == s_j`` (SPEC.md section 1 counted inside each
-    query; pairs across queries never count). RankNet's error-pair count is ``D`` or,
-    counting ties as errors, ``D + T`` (`PairwiseErrors.wrong`).
+    ``s_i < s_j``, *tied* when ``s_i == s_j`` (the pair counts of
+    `streamrank.pair_counts`, counted inside each query; pairs across queries never count).
+    RankNet's error-pair count is ``D`` or, counting ties as errors, ``D + T``
+    (`PairwiseErrors.wrong`).
 
     Parameters
     ----------

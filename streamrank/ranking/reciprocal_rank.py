@@ -51,7 +51,7 @@ def mrr_score(query_ids, y_true, y_score, *, k=None, ties="average", empty="skip
     --------
     >>> import numpy as np
     >>> from streamrank.ranking import mrr_score
-    >>> rel = np.isin(np.arange(10), [0, 1, 2])            # seed 003: first hit at rank 8
+    >>> rel = np.isin(np.arange(10), [0, 1, 2])            # ranked last of ten: first hit at rank 8
     >>> mrr_score(np.zeros(10), rel, np.arange(10))
     0.125
     >>> mrr_score([1, 1], [1, 0], [0.3, 0.3])              # rank 1 or 2: (1 + 1/2) / 2

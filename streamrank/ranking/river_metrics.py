@@ -16,7 +16,7 @@ from __future__ import annotations
 from river import metrics as _rm
 
 from .._validation import describe, param_error
-from ._layout import TIES, check_choice, check_k
+from ._layout import DEFAULT_GAIN, GAINS, TIES, check_choice, check_k
 from .incremental import QueryRanking
 
 __all__ = ["ERR", "MAP", "MRR", "NDCG", "PairwiseErrorRate"]
@@ -59,7 +59,7 @@ class _QueryMean(_rm.base.Metric):
         raise NotImplementedError
 
     def _gain(self):
-        return "exponential"
+        return DEFAULT_GAIN    # (MAP, MRR, ERR read no gain)
 
     def _one(self, y_true, y_pred):
         qr = _query(y_true, y_pred, self.ties, self._gain(), f"{type(self).__name__}.update")
@@ -99,6 +99,16 @@ class _QueryMean(_rm.base.Metric):
 class NDCG(_QueryMean):
     """Mean NDCG@k over queries, River-style.
 
+    Parameters
+    ----------
+    k : int or None, default=10
+        Cut-off.
+    gain : {"linear", "exponential"}, default="linear"
+        ``rel`` (scikit-learn's, `streamrank.ranking.DEFAULT_GAIN`) or ``2**rel - 1``.
+    ties : {"average", "pessimistic", "optimistic"}, default="average"
+    empty : {"skip", 0, 1}, default="skip"
+        What a query without relevant documents counts as.
+
     Not thread-safe: give each thread its own metric, or guard every call on a shared one,
     reads (`get`) included, with one `threading.Lock`.
 
@@ -109,15 +119,18 @@ class NDCG(_QueryMean):
     >>> m.update([2, 0, 1], [0.9, 0.5, 0.1])
     >>> m.update([0, 1], [0.3, 0.3])             # tied: averaged
     >>> round(m.get(), 4)
-    0.8897
+    0.8828
     >>> m.revert([0, 1], [0.3, 0.3]); round(m.get(), 4)
+    0.9502
+    >>> e = NDCG(gain="exponential")                # 2**rel - 1
+    >>> e.update([2, 0, 1], [0.9, 0.5, 0.1]); round(e.get(), 4)
     0.9639
     """
 
-    def __init__(self, k=10, gain="exponential", ties="average", empty="skip"):
+    def __init__(self, k=10, gain=DEFAULT_GAIN, ties="average", empty="skip"):
         super().__init__(ties, empty)
         self.k = check_k(k, "NDCG")
-        self.gain = check_choice(gain, "gain", "NDCG", ("exponential", "linear"))
+        self.gain = check_choice(gain, "gain", "NDCG", GAINS)
 
     def _gain(self):
         return self.gain
@@ -219,7 +232,7 @@ class PairwiseErrorRate(_rm.base.Metric):
         self.discordant = self.tied = self.comparable = 0
 
     def _counts(self, y_true, y_pred):
-        return _query(y_true, y_pred, "average", "exponential",
+        return _query(y_true, y_pred, "average", DEFAULT_GAIN,
                       "PairwiseErrorRate.update").pair_counts()
 
     def update(self, y_true, y_pred) -> None:
