@@ -37,7 +37,7 @@ from ..counts import PairCounts
 __all__ = [
     "MAX_ORDINAL_LEVELS", "count_in_score_order", "count_inversions", "count_pairs", "dense_ranks",
     "discordant_pairs", "encode_labels", "exclusive_cumsum_in_groups", "int_sum", "key_array",
-    "run_starts",
+    "run_starts", "scale_weights",
 ]
 
 #: Label sets with at most this many distinct values take the per-level (ordinal) path.
