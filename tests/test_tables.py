@@ -14,6 +14,11 @@ import pyarrow.parquet as pq
 import pytest
 from hypothesis import given, strategies as st
 
+import streamrank.io._arrow as _arrow
+import streamrank.io._collect as _collect
+import streamrank.io._csv as _csvr
+import streamrank.io._jsonl as _jsonl
+import streamrank.io._parquet as _pqr
 import streamrank.io.tables as T
 from streamrank.io.tables import Columns, TableError, detect_format, read_columns
 
@@ -65,9 +70,9 @@ FORMATS = {"csv": "d.csv", "csv.gz": "d.csv.gz", "tsv": "d.tsv", "parquet": "d.p
 @pytest.fixture
 def small_blocks(monkeypatch):
     """Batches of a few rows, so that every test crosses batch boundaries."""
-    monkeypatch.setattr(T, "_CSV_BLOCK", 64)
-    monkeypatch.setattr(T, "_JSON_BLOCK", 50)
-    monkeypatch.setattr(T, "_PARQUET_BATCH", 7)
+    monkeypatch.setattr(_csvr, "_CSV_BLOCK", 64)
+    monkeypatch.setattr(_jsonl, "_JSON_BLOCK", 50)
+    monkeypatch.setattr(_pqr, "_PARQUET_BATCH", 7)
 
 
 def _csv(tmp_path, text, name="t.csv"):
@@ -77,9 +82,10 @@ def _csv(tmp_path, text, name="t.csv"):
 
 
 def _row_of(message: str) -> int:
-    """The row a message names: ``row R (line L)`` (CSV), ``line L`` (JSON lines, whose
+    """The row a message names: ``line L (row R)`` (CSV), ``line L`` (JSON lines, whose
     row is its line) or ``row R`` (Parquet)."""
-    return int(re.search(r", (?:row|line) (\d+)[ ,:]", message).group(1))
+    m = re.search(r", line \d+ \(row (\d+)\)|, (?:row|line) (\d+)[ ,:]", message)
+    return int(m.group(1) or m.group(2))
 
 
 def _err(path, **kw) -> TableError:
@@ -115,7 +121,7 @@ def test_format_from_name_or_option(tmp_path):
     assert detect_format("a.json") == "jsonl" and detect_format("a.parquet") == "parquet"
     assert detect_format(str(tmp_path)) == "parquet"           # a directory
     assert detect_format("a.dat", "json") == "jsonl"
-    with pytest.raises(ValueError, match="'format' parameter of read_columns must be one of"):
+    with pytest.raises(ValueError, match="'format' parameter of detect_format must be one of"):
         detect_format("a.csv", "xlsx")
     # A CSV file with another extension, read by format=.
     path = _csv(tmp_path, "a\tb\n1\t2\n", "t.txt")
@@ -196,7 +202,7 @@ def test_missing_key_is_a_bad_row(tmp_path):
     path = _csv(tmp_path, "g,v\nx,1\n,2\ny,3\n")
     e = _err(path, numeric=["v"], keys=["g"])
     assert (e.row, e.column, e.value) == (2, "g", "")
-    assert str(e) == f"{path}, row 2 (line 3), column 'g': missing value (empty cell)"
+    assert str(e) == f"{path}, line 3 (row 2), column 'g': missing value (empty cell)"
 
 
 # ============================================================================ errors
@@ -224,7 +230,7 @@ def test_csv_bad_rows(tmp_path, text, row, column, value, reason):
     e = _err(path, numeric=["y", "s"])
     assert (e.file, e.row, e.column, e.value, e.reason) == (path, row, column, value, reason)
     assert e.line == row + 1
-    where = f"{path}, row {row} (line {row + 1})" + (f", column {column!r}" if column else "")
+    where = f"{path}, line {row + 1} (row {row})" + (f", column {column!r}" if column else "")
     assert str(e) == f"{where}: {reason}"
     cols = read_columns(path, numeric=["y", "s"], on_error="skip", progress=False)
     assert cols.skipped == 1 and cols.n_rows == text.count("\n") - 1
@@ -241,7 +247,7 @@ def test_checks(tmp_path):
     path = _csv(tmp_path, "w\n1\n-2\n0\n")
     checks = {"w": (lambda w: w >= 0, "is not a weight (must be >= 0)")}
     e = _err(path, numeric=["w"], checks=checks)
-    assert str(e) == f"{path}, row 2 (line 3), column 'w': '-2' is not a weight (must be >= 0)"
+    assert str(e) == f"{path}, line 3 (row 2), column 'w': '-2' is not a weight (must be >= 0)"
     with pytest.raises(ValueError, match="'checks' parameter of read_columns must name"):
         read_columns(path, keys=["w"], checks=checks)
 
@@ -271,7 +277,7 @@ def test_skip_keeps_first_few_messages(tmp_path):
     cols = read_columns(path, numeric=["s"], on_error="skip", progress=False)
     assert cols.skipped == 20 and cols.data["s"].tolist() == [1.0]
     assert len(cols.first_errors) == T.MAX_FIRST_ERRORS
-    assert cols.first_errors[0].startswith(f"{path}, row 1 (line 2), column 's'")
+    assert cols.first_errors[0].startswith(f"{path}, line 2 (row 1), column 's'")
 
 
 def test_jsonl_errors(tmp_path, small_blocks):
@@ -323,7 +329,7 @@ def test_empty_files(tmp_path):
 
 def test_cast_bisect_finds_every_rejected_value():
     vals = ["1", "2", "x1", "3", "4", "5", "--", "6"]
-    v, rejected = T._cast_bisect(pa.array(vals))
+    v, rejected = _arrow._cast_bisect(pa.array(vals))
     assert rejected.tolist() == [False, False, True, False, False, False, True, False]
     assert v[~rejected].tolist() == [1, 2, 3, 4, 5, 6]
 
@@ -331,7 +337,7 @@ def test_cast_bisect_finds_every_rejected_value():
 def test_progress_bar(tmp_path, capsys, monkeypatch):
     from tqdm import tqdm
 
-    monkeypatch.setattr(T._Progress, "__init__", _eager_progress(tqdm))
+    monkeypatch.setattr(_collect._Progress, "__init__", _eager_progress(tqdm))
     path = _write(_frame(30), tmp_path / "d.csv", "csv")
     read_columns(path, numeric=["score"], progress=True)
     assert "d.csv" in capsys.readouterr().err
@@ -376,8 +382,8 @@ def test_random_tables_with_injected_bad_rows(tmp_path_factory, n, data, fmt, bl
                          else json.dumps({"y": int(y[i]), "s": float(s[i])}))
     path = tmp_path_factory.mktemp("t") / f"r.{fmt}"
     path.write_text(("y,s\n" if fmt == "csv" else "") + "\n".join(lines) + "\n")
-    old = T._CSV_BLOCK, T._JSON_BLOCK
-    T._CSV_BLOCK, T._JSON_BLOCK = block, block
+    old = _csvr._CSV_BLOCK, _jsonl._JSON_BLOCK
+    _csvr._CSV_BLOCK, _jsonl._JSON_BLOCK = block, block
     try:
         cols = read_columns(path, numeric=["y", "s"], on_error="skip", progress=False)
         good = np.setdiff1d(np.arange(n), bad_at)
@@ -392,7 +398,7 @@ def test_random_tables_with_injected_bad_rows(tmp_path_factory, n, data, fmt, bl
             assert info.value.row == bad_at[0] + 1
             assert str(info.value) == cols.first_errors[0]
     finally:
-        T._CSV_BLOCK, T._JSON_BLOCK = old
+        _csvr._CSV_BLOCK, _jsonl._JSON_BLOCK = old
 
 
 def test_reading_never_imports_pandas(tmp_path):
