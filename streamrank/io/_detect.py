@@ -12,7 +12,7 @@ import gzip
 import os
 import zlib
 
-__all__ = ["EXTENSIONS", "FORMATS", "detect_format", "sniff"]
+__all__ = ["EXTENSIONS", "FORMATS", "detect_format", "format_from_name", "sniff"]
 
 #: The formats of the readers (``format=`` / ``--input-format`` values).
 FORMATS = ("csv", "tsv", "parquet", "jsonl")
@@ -76,6 +76,18 @@ def _file_head(path) -> bytes:
     return head
 
 
+def format_from_name(path) -> str | None:
+    """The format a file name says (`EXTENSIONS`, a ``.gz`` suffix aside), or None.
+
+    >>> format_from_name("a.TSV.gz"), format_from_name("log.txt")
+    ('tsv', None)
+    """
+    base = os.fspath(path).rstrip("/\\")
+    if base.lower().endswith(".gz"):
+        base = base[:-3]
+    return EXTENSIONS.get(os.path.splitext(base)[1].lower())
+
+
 def detect_format(path, format=None, head: bytes | None = None) -> str:
     """The format of ``path``: ``format`` if given, else from the name, else sniffed.
 
@@ -115,13 +127,10 @@ def detect_format(path, format=None, head: bytes | None = None) -> str:
             raise ValueError(f"The 'format' parameter of detect_format must be one of "
                              f"{FORMATS}. Got {format!r} instead.")
         return fmt
-    name = os.fspath(path) if not isinstance(path, str) else path
-    base = name.rstrip("/\\")
-    if base.lower().endswith(".gz"):
-        base = base[:-3]
-    ext = os.path.splitext(base)[1].lower()
-    if ext in EXTENSIONS:
-        return EXTENSIONS[ext]
+    name = os.fspath(path)
+    fmt = format_from_name(name)
+    if fmt is not None:
+        return fmt
     if name != "-" and os.path.isdir(name):
         return "parquet"
     if head is None:
