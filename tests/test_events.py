@@ -250,3 +250,32 @@ def test_huge_json_numbers_are_bad_rows(line, match):
     (row, rec), = rows_of(src)
     with pytest.raises(EventError, match=match):
         parse(row, rec)
+
+
+def test_monitor_reads_the_tab_separated_file_that_eval_reads(tmp_path):
+    import json
+
+    from click.testing import CliRunner
+
+    from streamrank.cli import main
+
+    rows = [("a", 0.9, 1), ("b", 0.2, 0), ("c", 0.7, 0), ("d", 0.4, 1), ("e", 0.8, 1)]
+    for name in ("x.tsv", "x.tab", "x.txt"):    # by the name, and sniffed (tabs, no comma)
+        path = tmp_path / name
+        path.write_text("id\tscore\tlabel\n" + "".join(f"{k}\t{s}\t{y}\n" for k, s, y in rows))
+        ev = CliRunner().invoke(main, ["eval", str(path), "--label", "label", "--score",
+                                       "score", "--format", "json"])
+        assert ev.exit_code == 0, ev.output
+        mon = CliRunner().invoke(main, ["monitor", str(path), "--format", "json"])
+        assert mon.exit_code == 0, mon.output
+        last = json.loads([ln for ln in mon.stdout.splitlines() if ln.startswith("{")][-1])
+        assert last["n"] == json.loads(ev.stdout)["n"] == 5, name
+        assert last["auc"] == json.loads(ev.stdout)["auc"], name
+    # and a bad cell is located alike by both
+    path = tmp_path / "bad.tsv"
+    path.write_text("id\tscore\tlabel\na\t0.5\t1\n\nb\tabc\t0\n")
+    ev = CliRunner().invoke(main, ["eval", str(path), "--label", "label", "--score", "score"])
+    mon = CliRunner().invoke(main, ["monitor", str(path)])
+    assert ev.exit_code == mon.exit_code == 2
+    where = f"{path}, line 4 (row 2), column 'score': 'abc'"
+    assert where in ev.stderr and where in mon.stderr

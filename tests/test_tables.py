@@ -462,3 +462,95 @@ def test_malformed_json_names_the_file_line_not_json_line_1(tmp_path):
     assert e.row == 3 and "line 1" not in str(e)
     assert str(e) == (f"{path}, line 3: malformed JSON (Expecting value at character 7): "
                       "'{\"s\": }'")
+
+
+# --------------------------------------------------------------------------- one detector
+def test_the_detector_reads_names_then_first_bytes(tmp_path):
+    from streamrank.io._detect import detect_format as detect
+
+    assert detect is detect_format      # the one of `read_columns` and of the monitor
+    (tmp_path / "t.txt").write_text("y\ts\n0\t0.1\n")
+    (tmp_path / "j.log").write_text('{"y": 0, "s": 0.1}\n')
+    (tmp_path / "c.dat").write_text("y,s\n0,0.1\n")
+    pq.write_table(pa.table({"y": [0, 1], "s": [0.2, 0.7]}), tmp_path / "p.bin")
+    (tmp_path / "g.txt.gz").write_bytes(gzip.compress(b"y\ts\n1\t0.5\n"))
+    got = {n: detect_format(str(tmp_path / n)) for n in
+           ("t.txt", "j.log", "c.dat", "p.bin", "g.txt.gz", "x.TAB", "x.tsv.gz", "x.ndjson")}
+    assert got == {"t.txt": "tsv", "j.log": "jsonl", "c.dat": "csv", "p.bin": "parquet",
+                   "g.txt.gz": "tsv", "x.TAB": "tsv", "x.tsv.gz": "tsv", "x.ndjson": "jsonl"}
+    # and read_columns reads each as it detects it
+    for n, want in (("t.txt", [0.1]), ("j.log", [0.1]), ("c.dat", [0.1]),
+                    ("p.bin", [0.2, 0.7]), ("g.txt.gz", [0.5])):
+        cols = read_columns(tmp_path / n, numeric=["s"], progress=False)
+        assert cols.data["s"].tolist() == want, n
+
+
+# --------------------------------------------------------------------------- Hive partitions
+def _hive(tmp_path):
+    base = tmp_path / "preds"
+    parts = {("a", 2023): ([0, 1, 1], [0.1, 0.8, 0.3]), ("b", 2023): ([1, 0], [0.9, 0.2]),
+             ("b", 2024): ([0, 1, 0], [0.6, 0.4, 0.5])}
+    for (grp, year), (y, s) in parts.items():
+        d = base / f"grp={grp}" / f"year={year}"
+        d.mkdir(parents=True)
+        pq.write_table(pa.table({"label": y, "score": s}), d / "part-0.parquet")
+    return base, parts
+
+
+def test_hive_partition_keys_are_columns(tmp_path):
+    base, parts = _hive(tmp_path)
+    cols = read_columns(base, numeric=["label", "score", "year"], keys=["grp"],
+                        progress=False)
+    want = [(g, yr, y, s) for (g, yr), (ys, ss) in sorted(parts.items())
+            for y, s in zip(ys, ss)]
+    got = list(zip(cols.data["grp"].tolist(), cols.data["year"].tolist(),
+                   cols.data["label"].tolist(), cols.data["score"].tolist()))
+    assert got == want
+    # only partition columns: the rows of each file
+    only = read_columns(base, keys=["grp"], progress=False)
+    assert only.data["grp"].tolist() == [g for g, _, _, _ in want]
+    with pytest.raises(TableError, match="no such column; the file has the columns "
+                                         "'label', 'score', 'grp', 'year'"):
+        read_columns(base, numeric=["scor"], progress=False)
+
+
+def test_eval_groups_by_a_hive_partition_column(tmp_path):
+    from click.testing import CliRunner
+
+    from streamrank.cli import main
+
+    base, parts = _hive(tmp_path)
+    res = CliRunner().invoke(main, ["eval", str(base), "--label", "label", "--score",
+                                    "score", "--group", "grp", "--format", "json"])
+    assert res.exit_code == 0, res.output
+    out = json.loads(res.stdout)
+    # the same as the rows written to one CSV file with the group as a column
+    flat = tmp_path / "flat.csv"
+    flat.write_text("grp,label,score\n" + "".join(
+        f"{g},{y},{s}\n" for (g, _), (ys, ss) in sorted(parts.items())
+        for y, s in zip(ys, ss)))
+    res2 = CliRunner().invoke(main, ["eval", str(flat), "--label", "label", "--score",
+                                     "score", "--group", "grp", "--format", "json"])
+    assert res2.exit_code == 0, res2.output
+    ref = json.loads(res2.stdout)
+    assert out["groups"] == ref["groups"] == 2 and out["n"] == 8
+    for k in ("auc", "group_auc", "concordant", "discordant", "tied_score"):
+        assert out[k] == ref[k], k
+
+
+# --------------------------------------------------------------------------- ISO times
+def test_times_columns_read_iso_timestamps_as_parse_time_does(tmp_path):
+    from streamrank.io.tables import parse_time
+
+    path = tmp_path / "t.csv"
+    stamps = ["2024-01-01T00:00:00Z", "12.5", "2024-01-01 06:00:00", "2024-01-02",
+              "2024-01-01T00:00:00+01:00", "2024-01-01T00:00:00Z"]
+    path.write_text("t\n" + "\n".join(stamps) + "\n")
+    cols = read_columns(path, numeric=["t"], times=["t"], progress=False)
+    assert cols.data["t"].tolist() == [parse_time(s)[0] for s in stamps]
+    path.write_text("t\n2024-01-01T00:00:00Z\nsoon\n")
+    with pytest.raises(TableError, match=r"line 3 \(row 2\), column 't': 'soon' is not a "
+                                         "number or an ISO 8601 timestamp"):
+        read_columns(path, numeric=["t"], times=["t"], progress=False)
+    with pytest.raises(TableError, match="'2024-01-01T00:00:00Z' is not a number"):
+        read_columns(path, numeric=["t"], progress=False)      # not a times column
