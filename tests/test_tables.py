@@ -554,3 +554,15 @@ def test_times_columns_read_iso_timestamps_as_parse_time_does(tmp_path):
         read_columns(path, numeric=["t"], times=["t"], progress=False)
     with pytest.raises(TableError, match="'2024-01-01T00:00:00Z' is not a number"):
         read_columns(path, numeric=["t"], progress=False)      # not a times column
+
+
+def test_columns_name_the_lines_of_their_rows(tmp_path):
+    path = tmp_path / "l.csv"
+    path.write_text('id,s\na,1\n\n"b\nb",2\nc,3\n')
+    cols = read_columns(path, numeric=["s"], keys=["id"], progress=False)
+    assert cols.line_of([3, 1, 2]).tolist() == [6, 2, 4]
+    js = tmp_path / "l.jsonl"
+    js.write_text('{"s": 1}\n\n{"s": 2}\n')
+    assert read_columns(js, numeric=["s"], progress=False).line_of([3]).tolist() == [3]
+    pq.write_table(pa.table({"s": [1.0]}), tmp_path / "l.parquet")
+    assert read_columns(tmp_path / "l.parquet", numeric=["s"], progress=False).line_of is None

@@ -76,6 +76,11 @@ class Columns:
     skipped: int
     first_errors: list
     levels: dict = field(default_factory=dict)
+    #: ``line_of(rows)``: the lines where data rows (1-based, skipped rows counted) start,
+    #: as `TableError` names them (0: not found), for messages about the rows read;
+    #: None when the lines are not known (Parquet, standard input). A CSV file is read
+    #: again up to the last row asked (``O(bytes)``); a JSON line's row is its line.
+    line_of: object = field(default=None, repr=False, compare=False)
 
 
 def _value_at(arr: pa.Array, i: int):
@@ -159,6 +164,7 @@ class _Collector:
         # Data rows -> their lines (0: unknown), set by a reader that can tell; a JSON
         # line's row is its line.
         self.line_of = (lambda rows: rows) if fmt == "jsonl" else None
+        self.close_lines = None     # closes what ``line_of`` opened
 
     # ---------------------------------------------------------------- errors
     def malformed(self, row, reason, value) -> TableError:
@@ -293,7 +299,20 @@ class _Collector:
             data[c], lev = _keys_array(self.key_chunks.pop(c), self.key_codes)
             if lev is not None:
                 levels[c] = lev
-        return Columns(data, self.n_rows, self.skipped, self.first_errors(), levels)
+        return Columns(data, self.n_rows, self.skipped, self.first_errors(), levels,
+                       None if self.line_of is None else self.lines)
+
+    def lines(self, rows) -> np.ndarray:
+        """The lines of data ``rows`` (any order), through the reader's ``line_of``; the
+        file read again for them is closed after."""
+        rows = np.asarray(rows, dtype=np.int64)
+        uniq, inv = np.unique(rows, return_inverse=True)
+        try:
+            got = np.asarray(self.line_of(uniq), dtype=np.int64)
+        finally:
+            if self.close_lines is not None:
+                self.close_lines()
+        return got[inv].reshape(rows.shape)
 
 
 class _Progress:

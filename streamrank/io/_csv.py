@@ -192,7 +192,7 @@ def _read_csv_blocks(path, name, col: _Collector, delimiter, progress, block):
         return lines.records(numbers.records_of_rows(rows))[0]
 
     if lines is not None:
-        col.line_of = line_of
+        col.line_of, col.close_lines = line_of, lines.close
 
     def take(last=None):
         return [col.malformed(int(numbers.data_rows(np.array([r]))[0]),
