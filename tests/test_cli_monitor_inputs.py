@@ -34,7 +34,7 @@ def _no_traceback(res):
 # --------------------------------------------------------------------------- input errors
 @pytest.mark.parametrize("name,data,where", [
     ("cr.csv", b"id,score,label\ra,0.5,1\rb,0.25,0\r",
-     "the header line 'id,score,label\\ra,0.5,1\\rb,0.25,0': a carriage return (\\r) "
+     "line 1: the header line 'id,score,label\\ra,0.5,1\\rb,0.25,0': a carriage return (\\r) "
      "inside an unquoted field: are the line ends CR only (old Mac)?"),
     ("stray.csv", b"id,score,label\na,0.5,1\nb,0.25\r,0\n",
      "line 3 (row 2): 'b,0.25\\r,0': a carriage return (\\r) inside an unquoted field"),
@@ -48,7 +48,7 @@ def _no_traceback(res):
      % (b"0" * 400), "line 2, column 'score': '20000000000000000000...': a number too "
                      "large for a float (401 digits)"),
     ("dup.csv", b"id,score,label,score\na,0.5,1,0.7\n",
-     "the header names column 'score' more than once (columns 2 and 4)"),
+     "line 1: the header names column 'score' more than once (columns 2 and 4)"),
     ("dup.jsonl", b'{"id": "a", "score": 0.5, "label": 1, "score": 0.7}\n',
      "line 1, column 'score': the field is in the object more than once"),
     ("x.csv.bz2", b"BZh91AY&SY\x01\x02\x03", "bzip2-compressed: events must be plain or "

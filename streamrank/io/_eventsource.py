@@ -428,13 +428,14 @@ class EventSource:
             text = line.decode("utf-8-sig").rstrip("\r\n")
         except UnicodeDecodeError as exc:
             raise EventError(f"the header line is not UTF-8 text ({exc.reason} at byte "
-                             f"{exc.start})") from None
+                             f"{exc.start})", line=1) from None
         if not text.strip():
             raise EventError("no header line (an empty input)", row=None)
         try:
             self.header = next(csv.reader([text], delimiter=self.delimiter))
         except csv.Error as exc:
-            raise EventError(f"the header line {text[:60]!r}: {_csv_reason(exc)}") \
+            raise EventError(f"the header line {text[:60]!r}: {_csv_reason(exc)}",
+                             line=1) \
                 from None
 
     def _wait(self) -> bool:

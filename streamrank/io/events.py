@@ -145,7 +145,8 @@ class EventParser:
                 if len(where) > 1:
                     raise EventError(f"the header names column {c!r} more than once "
                                      f"(columns {' and '.join(map(str, where))}): which "
-                                     "one to read is ambiguous; rename one")
+                                     "one to read is ambiguous; rename one",
+                                     line=1 if self._csv else None)
             self._idx = [None if c is None else header.index(c) for c in names]
             self._width = len(header)
         self._names = names
