@@ -22,7 +22,6 @@ from hypothesis import given, settings, strategies as st
 
 import streamrank.io._csv as _csvr
 import streamrank.io._jsonl as _jsonl
-import streamrank.io.tables as T
 from streamrank.cli import main
 from streamrank.io.tables import TableError, read_columns
 

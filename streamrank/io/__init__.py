@@ -13,8 +13,8 @@ Both readers share, one module per concern:
 
 The table reader's parts: `_arrow` (Arrow columns as numpy, vectorized), `_collect` (the
 checks of each batch, `Columns`), `_csv` with `_csvtext`, `_parquet` (Hive partitions
-included), `_jsonl`. The event reader's: `_eventsource` (bytes, lines, positions) and
-`_stopgate`. Nothing here imports the rest of streamrank.
+included), `_jsonl`. The event reader's: `_eventsource` (bytes, lines, positions),
+`_records` (`EventError`, a line's record) and `_stopgate`. Nothing here imports the rest of streamrank.
 """
 
 from ._detect import FORMATS, detect_format

@@ -43,9 +43,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ._eventsource import (HEAD_BYTES, EventError, EventSource, InputMismatch,  # noqa: F401
-                           Position, StopGate, _DupDict, detect_format)
+                           Position, StopGate, detect_format)
 from ._located import LocatedError
 from ._numbers import format_time, parse_period, parse_time, to_number
+from ._records import _DupDict
 
 __all__ = [
     "Columns",
