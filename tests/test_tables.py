@@ -566,3 +566,22 @@ def test_columns_name_the_lines_of_their_rows(tmp_path):
     assert read_columns(js, numeric=["s"], progress=False).line_of([3]).tolist() == [3]
     pq.write_table(pa.table({"s": [1.0]}), tmp_path / "l.parquet")
     assert read_columns(tmp_path / "l.parquet", numeric=["s"], progress=False).line_of is None
+
+
+def test_eval_reads_iso_times_as_the_monitor_does(tmp_path):
+    from click.testing import CliRunner
+
+    from streamrank.cli import main
+
+    iso = tmp_path / "iso.csv"
+    iso.write_text("t,e,s\n2024-01-01T00:00:00Z,1,0.9\n2024-01-03,0,0.1\n"
+                   "2024-01-02T01:00:00+01:00,1,0.5\n2024-01-01T12:00:00Z,1,0.7\n")
+    secs = tmp_path / "secs.csv"
+    secs.write_text("t,e,s\n0,1,0.9\n172800,0,0.1\n86400,1,0.5\n43200,1,0.7\n")
+    out = []
+    for path in (iso, secs):
+        res = CliRunner().invoke(main, ["eval", str(path), "--time", "t", "--event", "e",
+                                        "--score", "s", "--format", "json"])
+        assert res.exit_code == 0, res.output
+        out.append({k: v for k, v in json.loads(res.stdout).items() if k != "file"})
+    assert out[0] == out[1]
