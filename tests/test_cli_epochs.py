@@ -380,13 +380,13 @@ def test_non_numeric_values(tmp_path):
         lines = f.read().splitlines()
     lines[3] = lines[3].rsplit(",", 1)[0] + ",positive"
     Path(run["labels"]).write_text("\n".join(lines) + "\n")
-    _error(_base(run), f"{run['labels']}, row 3 (line 4), column 'y': 'positive' is not a "
+    _error(_base(run), f"{run['labels']}, line 4 (row 3), column 'y': 'positive' is not a "
                        "number")
     _make_run(tmp_path, epochs=2, shuffle=False)  # rewrite clean files
     lines = Path(run["files"][1]).read_text().splitlines()
     lines[10] = lines[10].rsplit(",", 1)[0] + ",0.3x"
     Path(run["files"][1]).write_text("\n".join(lines) + "\n")
-    _error(_base(run), f"{run['files'][1]}, row 10 (line 11), column 'p': '0.3x' is not a "
+    _error(_base(run), f"{run['files'][1]}, line 11 (row 10), column 'p': '0.3x' is not a "
                        "number")
 
 

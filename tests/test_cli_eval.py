@@ -274,12 +274,12 @@ GOOD = ["1,0,0.1,1", "2,1,0.8,1", "3,0,0.4,2", "4,1,0.35,1"]
 
 
 @pytest.mark.parametrize("row, where, detail", [
-    ("5,1,abc,1", "row 5 (line 6), column 'score'", "'abc' is not a number"),
-    ("5,1,nan,1", "row 5 (line 6), column 'score'", "'nan' is not finite (NaN or infinity)"),
-    ("5,1,,1", "row 5 (line 6), column 'score'", "missing value (empty cell)"),
-    ("5,1,0.5", "row 5 (line 6)", "expected 4 fields, got 3: '5,1,0.5'"),
-    ("5,1,0.5,-1", "row 5 (line 6), column 'w'", "'-1' is not a weight (must be >= 0)"),
-    ("5,yes,0.5,1", "row 5 (line 6), column 'label'",
+    ("5,1,abc,1", "line 6 (row 5), column 'score'", "'abc' is not a number"),
+    ("5,1,nan,1", "line 6 (row 5), column 'score'", "'nan' is not finite (NaN or infinity)"),
+    ("5,1,,1", "line 6 (row 5), column 'score'", "missing value (empty cell)"),
+    ("5,1,0.5", "line 6 (row 5)", "expected 4 fields, got 3: '5,1,0.5'"),
+    ("5,1,0.5,-1", "line 6 (row 5), column 'w'", "'-1' is not a weight (must be >= 0)"),
+    ("5,yes,0.5,1", "line 6 (row 5), column 'label'",
      "'yes' is not a number; labels must be numbers"),
 ])
 def test_bad_rows_fail_with_exit_2_or_are_skipped(tmp_path, row, where, detail):
@@ -318,10 +318,10 @@ def test_bad_values_of_special_columns(tmp_path):
     path = _write(df, tmp_path, "csv")
     res = run(path, "--time", "time", "--event", "event", "--score", "score", ok=False)
     assert res.exit_code == 2
-    assert "row 8 (line 9), column 'event': '2' is not an event flag" in res.stderr
+    assert "line 9 (row 8), column 'event': '2' is not an event flag" in res.stderr
     res = run(path, "--query", "qid", "--label", "grade", "--score", "score", ok=False)
     assert res.exit_code == 2
-    assert ("row 4 (line 5), column 'grade': '-1' is not a relevance grade (must be >= 0)"
+    assert ("line 5 (row 4), column 'grade': '-1' is not a relevance grade (must be >= 0)"
             in res.stderr)
     res = run(path, "--label", "grade", "--score", "score", "--group", "user", ok=False)
     assert res.exit_code == 2 and "--group needs binary labels" in res.stderr
@@ -432,7 +432,7 @@ def test_console_entry_point_and_stdin(tmp_path):
     proc = subprocess.run(cmd + [path, "--label", "note", "--score", "score"],
                           capture_output=True, text=True, timeout=60)
     assert proc.returncode == 2
-    assert f"{path}, row 1 (line 2), column 'note'" in proc.stderr
+    assert f"{path}, line 2 (row 1), column 'note'" in proc.stderr
 
 
 def test_help_lists_the_options():

@@ -315,19 +315,19 @@ GOOD = "id,score,label,ts\na,0.5,1,1\nb,0.25,0,2\n"
 
 
 @pytest.mark.parametrize("text,args,where", [
-    ("id,score,label\na,0.5,1\nb,nan,0\n", [], "row 2, column 'score': 'nan': not a finite"),
-    ("id,score,label\na,0.5,1\nb,abc,0\n", [], "row 2, column 'score': 'abc': not a score"),
-    ("id,score,label\na,0.5,yes\n", [], "row 1, column 'label': 'yes': not a label"),
-    ("id,score,label\na,0.5,1\nb,0.5\n", [], "row 2: 'b,0.5': expected 3 fields, got 2"),
-    ("id,score,label,w\na,0.5,1,-2\n", ["--weight", "w"], "row 1, column 'w': '-2': a negative"),
-    ("id,score,label,ts\na,0.5,1,x\n", ["--time", "ts"], "row 1, column 'ts': 'x': not a number"),
+    ("id,score,label\na,0.5,1\nb,nan,0\n", [], "line 3 (row 2), column 'score': 'nan': not a finite"),
+    ("id,score,label\na,0.5,1\nb,abc,0\n", [], "line 3 (row 2), column 'score': 'abc': not a score"),
+    ("id,score,label\na,0.5,yes\n", [], "line 2 (row 1), column 'label': 'yes': not a label"),
+    ("id,score,label\na,0.5,1\nb,0.5\n", [], "line 3 (row 2): 'b,0.5': expected 3 fields, got 2"),
+    ("id,score,label,w\na,0.5,1,-2\n", ["--weight", "w"], "line 2 (row 1), column 'w': '-2': a negative"),
+    ("id,score,label,ts\na,0.5,1,x\n", ["--time", "ts"], "line 2 (row 1), column 'ts': 'x': not a number"),
     ("id,score,label,ts\na,0.5,1,5\nb,0.5,1,3\n", ["--time", "ts", "--period", "10"],
-     "row 2, column 'ts': must be at least the clock 5.0 for a new prediction "
+     "line 3 (row 2), column 'ts': must be at least the clock 5.0 for a new prediction "
      "(predictions arrive in time order). Got 3.0 instead."),
     ("id,score,label\na,0.5,1\nb,0.5,0\nc,0.5,2\n", ["--labels", "binary"],
-     "row 3, column 'label': must be one of at most two labels in all (labels='binary'). "
+     "line 4 (row 3), column 'label': must be one of at most two labels in all (labels='binary'). "
      "Got 2.0 with [0.0, 1.0] held instead."),
-    ("id,score,label\n,0.5,1\n", [], "row 1, column 'id': '': an empty id"),
+    ("id,score,label\n,0.5,1\n", [], "line 2 (row 1), column 'id': '': an empty id"),
 ])
 def test_bad_rows_fail_with_their_location(tmp_path, text, args, where):
     path = tmp_path / "bad.csv"
@@ -339,11 +339,11 @@ def test_bad_rows_fail_with_their_location(tmp_path, text, args, where):
 
 
 @pytest.mark.parametrize("text,where", [
-    ('{"id": "a", "score": 0.5, "label": 1}\n{"id": "b", "score": \n', "row 2: '{\"id\": \"b\""),
-    ('{"id": "a", "score": 0.5, "label": 1}\n[1, 2]\n', "row 2: '[1, 2]': not a JSON object"),
-    ('{"id": "a", "scor": 0.5, "label": 1}\n', "row 1: no field 'score' in the first object"),
-    ('{"id": "a", "score": "x", "label": 1}\n', "row 1, column 'score': 'x': not a score"),
-    ('{"id": "a", "score": 0.5, "label": [1]}\n', "row 1, column 'label': [1]: not a label"),
+    ('{"id": "a", "score": 0.5, "label": 1}\n{"id": "b", "score": \n', "line 2: '{\"id\": \"b\""),
+    ('{"id": "a", "score": 0.5, "label": 1}\n[1, 2]\n', "line 2: '[1, 2]': not a JSON object"),
+    ('{"id": "a", "scor": 0.5, "label": 1}\n', "line 1: no field 'score' in the first object"),
+    ('{"id": "a", "score": "x", "label": 1}\n', "line 1, column 'score': 'x': not a score"),
+    ('{"id": "a", "score": 0.5, "label": [1]}\n', "line 1, column 'label': [1]: not a label"),
 ])
 def test_bad_json_lines(tmp_path, text, where):
     path = tmp_path / "bad.jsonl"
@@ -396,7 +396,7 @@ def test_bytes_that_are_not_utf8_are_a_bad_row(tmp_path):
     path.write_bytes(b"id,score,label\na,0.5,1\nb,0.25,\xe9\nc,0.75,0\n")
     res = run([path])
     assert res.exit_code == 2, res.output
-    assert (f"{path}, row 2: 'b,0.25,\ufffd': not UTF-8 text (invalid continuation byte "
+    assert (f"{path}, line 3 (row 2): 'b,0.25,\ufffd': not UTF-8 text (invalid continuation byte "
             "at byte 7 of the line)") in res.stderr
     res = run([path, "--on-error", "skip", "--format", "json"])
     assert res.exit_code == 0, res.output
@@ -418,8 +418,8 @@ def test_on_error_skip_counts_and_keeps_the_rest(tmp_path, stream):
     assert res.exit_code == 0, res.output
     assert_counts(last_json(res.stdout), oracle_counts(last))
     assert "3 rows skipped" in res.stderr
-    assert f"skipped {path}, row 11, column 'score': 'nan'" in res.stderr
-    assert f"skipped {path}, row 42: 'x3,1': expected 4 fields" in res.stderr
+    assert f"skipped {path}, line 12 (row 11), column 'score': 'nan'" in res.stderr
+    assert f"skipped {path}, line 43 (row 42): 'x3,1': expected 4 fields" in res.stderr
 
 
 def test_failure_keeps_what_was_counted_and_resumes_after_a_fix(tmp_path, stream):
@@ -431,7 +431,7 @@ def test_failure_keeps_what_was_counted_and_resumes_after_a_fix(tmp_path, stream
     path.write_text("".join(text[:1000] + [bad_line] + text[1001:]))
     res = run([path, "--window", 300, "--every", 100_000, "--format", "json",
                "--checkpoint", ckpt])
-    assert res.exit_code == 2 and "row 1000, column 'score'" in res.stderr
+    assert res.exit_code == 2 and "line 1001 (row 1000), column 'score'" in res.stderr
     assert last_json(res.stdout)["events"] == 999  # the rows before it: reported
     meta, _ = read_checkpoint(ckpt)
     assert meta["rows"] == 999

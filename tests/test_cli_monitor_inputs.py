@@ -34,23 +34,23 @@ def _no_traceback(res):
 # --------------------------------------------------------------------------- input errors
 @pytest.mark.parametrize("name,data,where", [
     ("cr.csv", b"id,score,label\ra,0.5,1\rb,0.25,0\r",
-     "the header line 'id,score,label\\ra,0.5,1\\rb,0.25,0': a carriage return (\\r) "
+     "line 1: the header line 'id,score,label\\ra,0.5,1\\rb,0.25,0': a carriage return (\\r) "
      "inside an unquoted field: are the line ends CR only (old Mac)?"),
     ("stray.csv", b"id,score,label\na,0.5,1\nb,0.25\r,0\n",
-     "row 2: 'b,0.25\\r,0': a carriage return (\\r) inside an unquoted field"),
+     "line 3 (row 2): 'b,0.25\\r,0': a carriage return (\\r) inside an unquoted field"),
     ("cr.jsonl", b'{"id": "a", "score": 1, "label": 1}\r{"id": "b", "score": 0}\r',
-     "row 1: '{\"id\": \"a\", \"score\": 1, \"label\": 1}\\r{\"id\": \"b\", \"score\": 0}': "
+     "line 1: '{\"id\": \"a\", \"score\": 1, \"label\": 1}\\r{\"id\": \"b\", \"score\": 0}': "
      "not a JSON object (Extra data; it holds a carriage return (\\r): are the line ends "
      "CR only?)"),
     ("huge.csv", b"id,score,label,blob\na,0.5,1,x\nb,0.25,0," + b"y" * 200_000 + b"\n",
-     "row 2: 'b,0.25,0,yyyyyyyy"),
+     "line 3 (row 2): 'b,0.25,0,yyyyyyyy"),
     ("big.jsonl", b'{"id": "a", "score": 0.5, "label": 1}\n{"id": "b", "score": 2%s}\n'
-     % (b"0" * 400), "row 2, column 'score': '20000000000000000000...': a number too "
+     % (b"0" * 400), "line 2, column 'score': '20000000000000000000...': a number too "
                      "large for a float (401 digits)"),
     ("dup.csv", b"id,score,label,score\na,0.5,1,0.7\n",
-     "the header names column 'score' more than once (columns 2 and 4)"),
+     "line 1: the header names column 'score' more than once (columns 2 and 4)"),
     ("dup.jsonl", b'{"id": "a", "score": 0.5, "label": 1, "score": 0.7}\n',
-     "row 1, column 'score': the field is in the object more than once"),
+     "line 1, column 'score': the field is in the object more than once"),
     ("x.csv.bz2", b"BZh91AY&SY\x01\x02\x03", "bzip2-compressed: events must be plain or "
                                               "gzip-compressed text"),
     ("x.csv.zst", b"\x28\xb5\x2f\xfd\x00\x00", "zstd-compressed"),
@@ -121,11 +121,12 @@ def test_blank_lines_are_skipped_as_eval_does(tmp_path, small):
     res = run([jl, "--window", 100, *JSON])
     assert res.exit_code == 0, res.output
     assert last_json(res.stdout) == want
-    # rows keep their line's number: the error after two blank lines is on row 5
+    # blank lines are no rows (as in `streamrank eval`): the error after two blank lines
+    # is on line 6, row 3
     bad = tmp_path / "bad.csv"
     bad.write_text("id,score,label\na,0.5,1\nb,0.25,0\n\n\nc,abc,1\n")
     res = run([bad])
-    assert res.exit_code == 2 and f"{bad}, row 5, column 'score': 'abc'" in res.stderr
+    assert res.exit_code == 2 and f"{bad}, line 6 (row 3), column 'score': 'abc'" in res.stderr
 
 
 def test_a_closed_pipe_reads_its_last_line_without_newline(small):

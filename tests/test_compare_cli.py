@@ -73,7 +73,7 @@ def test_cli_small_file_front_only(tmp_path):
     (["--cardinal", "acc", "--model", "zzz"], "The '--model' parameter of compare must be one of"),
     (["--cardinal", "acc", "--model", "a", "--competitor", "q"],
      "The 'competitors' parameter of gsd_test"),
-    (["--ordinal", "grade"], "perf.csv, row 1 (line 2), column 'grade': 'low' is not a number"),
+    (["--ordinal", "grade"], "perf.csv, line 2 (row 1), column 'grade': 'low' is not a number"),
     (["--ordinal", "grade:low<high"],
      "perf.csv, row 3, column 'grade': 'mid' is not one of the categories low < high"),
     (["--cardinal", "acc", "--cardinal", "acc"], "The 'metrics' parameter of "
@@ -113,10 +113,10 @@ def test_cli_input_errors_exit_2(tmp_path):
     assert res.exit_code == 2 and "does not exist" in res.output
     nan = _small_csv(tmp_path, ["model,dataset,acc", "a,1,0.5", "a,2,NaN", "b,1,0.7", "b,2,0.8"])
     _assert_input_error(runner.invoke(compare, [str(nan), "--cardinal", "acc"]),
-                        f"{nan}, row 2 (line 3), column 'acc': 'NaN' is not finite")
+                        f"{nan}, line 3 (row 2), column 'acc': 'NaN' is not finite")
     ragged = _small_csv(tmp_path, ["model,dataset,acc", "a,1,0.5,9"])
     _assert_input_error(runner.invoke(compare, [str(ragged), "--cardinal", "acc"]),
-                        f"{ragged}, row 1 (line 2)", "'a,1,0.5,9'")
+                        f"{ragged}, line 2 (row 1)", "'a,1,0.5,9'")
     empty = tmp_path / "empty.csv"
     empty.write_text("")
     _assert_input_error(runner.invoke(compare, [str(empty), "--cardinal", "acc"]),
@@ -130,7 +130,7 @@ def test_cli_bad_number_cell_names_file_row_column_value(tmp_path):
     path = _small_csv(tmp_path, ["model,dataset,acc,time", "a,d1,0.8,1", "a,d2,0.9,2",
                                  "b,d1,0.7,3", "b,d2,oops,4"])
     res = CliRunner().invoke(compare, [str(path), "--cardinal", "acc", "--ordinal", "time"])
-    _assert_input_error(res, f"{path}, row 4 (line 5), column 'acc': 'oops' is not a number")
+    _assert_input_error(res, f"{path}, line 5 (row 4), column 'acc': 'oops' is not a number")
 
 
 def test_cli_duplicate_row_names_both_rows(tmp_path):

@@ -8,7 +8,7 @@ import io
 import pytest
 
 from streamrank.io.events import (HEAD_BYTES, Columns, EventError, EventParser, EventSource,
-                               InputMismatch, Position, StopGate)
+                               InputMismatch, LocatedError, Position, StopGate)
 
 
 def rows_of(src):
@@ -69,15 +69,84 @@ def test_at_a_real_end_the_last_line_is_a_row(tmp_path):
     assert [rec for _, rec in src][-1] == {"id": "b", "score": 2}
 
 
-def test_blank_lines_are_skipped_but_keep_their_number(tmp_path):
+def test_blank_csv_lines_are_no_rows_and_json_rows_are_lines(tmp_path):
+    # As `read_columns` numbers them: a CSV row is a data record, a JSON row its line.
     path = tmp_path / "b.csv"
     path.write_bytes(b"id,score\r\na,0.5\r\n\r\n  \t\nb,0.25\r\n\n")
     src = EventSource(path)
-    assert rows_of(src) == [(1, ["a", "0.5"]), (4, ["b", "0.25"])]
-    assert src.position == Position(5, path.stat().st_size)   # past the trailing blank
+    seen = []
+    for row, rec in src:
+        seen.append((row, src.line, rec))
+    assert seen == [(1, 2, ["a", "0.5"]), (2, 5, ["b", "0.25"])]
+    assert src.position == Position(2, path.stat().st_size)   # past the trailing blank
     src = EventSource(io.BytesIO(b'{"id": "a", "score": 1}\n\n   \n{"id": "b", "score": 2}\n'),
                       fmt="jsonl")
-    assert [r for r, _ in src] == [1, 4]
+    assert [(r, src.line) for r, _ in src] == [(1, 1), (4, 4)]
+
+
+def test_errors_name_the_line_and_the_row_as_read_columns_does(tmp_path):
+    from streamrank.io.tables import TableError, read_columns
+
+    path = tmp_path / "m.csv"
+    # a blank line, then a quoted field over two lines, then the bad row
+    path.write_bytes(b'id,score\na,0.5\n\n"b\nb",0.25\nc,abc\n')
+    src = EventSource(path)
+    parse = EventParser(src, Columns(label=None))
+    with pytest.raises(EventError) as info:
+        for row, rec in src:
+            parse(row, rec)
+    err = info.value
+    assert (err.file, err.line, err.row, err.column) == (str(path), 6, 3, "score")
+    assert str(err) == f"{path}, line 6 (row 3), column 'score': 'abc': not a score"
+    with pytest.raises(TableError) as table:
+        read_columns(path, numeric=["score"], progress=False)
+    assert (table.value.line, table.value.row) == (6, 3)
+    assert str(table.value).startswith(f"{path}, line 6 (row 3), column 'score'")
+    # one error type for both readers
+    assert isinstance(err, LocatedError) and isinstance(table.value, LocatedError)
+
+
+def test_a_resumed_file_names_the_lines_after_the_position(tmp_path):
+    path = tmp_path / "r.csv"
+    path.write_bytes(b"id,score\na,0.5\n\nb,0.25\nc,x\n")
+    src = EventSource(path)
+    it = iter(src)
+    next(it), next(it)
+    at = src.position
+    src.close()
+    src = EventSource(path, start=at)
+    parse = EventParser(src, Columns(label=None))
+    with pytest.raises(EventError, match=r"line 5 \(row 3\), column 'score': 'x'"):
+        for row, rec in src:
+            parse(row, rec)
+
+
+def test_number_rules_are_those_of_read_columns(tmp_path):
+    from streamrank.io.tables import parse_number, read_columns
+
+    cells = ["1", " -2.5e3 ", "TRUE", "false", "inf", "-Infinity", "nan", "1e400", ".5",
+             "1_000", "0x10", "NA", "\u0661", "1e", "+nan"]
+    path = tmp_path / "n.csv"
+    path.write_text("id,score\n" + "".join(f"r{i},{c}\n" for i, c in enumerate(cells)),
+                    encoding="utf-8")
+    cols = read_columns(path, numeric=["score"], keys=["id"], on_error="skip",
+                        finite=False, progress=False)
+    read = dict(zip(cols.data["id"].tolist(), cols.data["score"].tolist()))
+    for i, c in enumerate(cells):
+        want = read.get(f"r{i}")
+        got = parse_number(c)
+        assert (got is None) == (want is None), c
+        if got is not None:
+            assert got == want or (got != got and want != want), c
+        # the monitor: the same numbers (finite ones), the same refusals
+        src = EventSource(io.BytesIO(f"id,score\na,{c}\n".encode()), name="n.csv")
+        parse = EventParser(src, Columns(label=None))
+        row, rec = next(iter(src))
+        if got is not None and got - got == 0:
+            assert parse(row, rec)[1] == got
+        else:
+            with pytest.raises(EventError):
+                parse(row, rec)
 
 
 def test_gzip_is_read_as_text_and_resumes_by_rows(tmp_path):
@@ -160,7 +229,7 @@ def test_parser_refuses_a_used_column_named_twice_and_json_duplicates():
                       fmt="jsonl")
     parse = EventParser(src, Columns())
     (row, rec), = rows_of(src)
-    with pytest.raises(EventError, match="row 1, column 'label': the field is in the "
+    with pytest.raises(EventError, match="line 1, column 'label': the field is in the "
                                          "object more than once"):
         parse(row, rec)
 
@@ -181,3 +250,32 @@ def test_huge_json_numbers_are_bad_rows(line, match):
     (row, rec), = rows_of(src)
     with pytest.raises(EventError, match=match):
         parse(row, rec)
+
+
+def test_monitor_reads_the_tab_separated_file_that_eval_reads(tmp_path):
+    import json
+
+    from click.testing import CliRunner
+
+    from streamrank.cli import main
+
+    rows = [("a", 0.9, 1), ("b", 0.2, 0), ("c", 0.7, 0), ("d", 0.4, 1), ("e", 0.8, 1)]
+    for name in ("x.tsv", "x.tab", "x.txt"):    # by the name, and sniffed (tabs, no comma)
+        path = tmp_path / name
+        path.write_text("id\tscore\tlabel\n" + "".join(f"{k}\t{s}\t{y}\n" for k, s, y in rows))
+        ev = CliRunner().invoke(main, ["eval", str(path), "--label", "label", "--score",
+                                       "score", "--format", "json"])
+        assert ev.exit_code == 0, ev.output
+        mon = CliRunner().invoke(main, ["monitor", str(path), "--format", "json"])
+        assert mon.exit_code == 0, mon.output
+        last = json.loads([ln for ln in mon.stdout.splitlines() if ln.startswith("{")][-1])
+        assert last["n"] == json.loads(ev.stdout)["n"] == 5, name
+        assert last["auc"] == json.loads(ev.stdout)["auc"], name
+    # and a bad cell is located alike by both
+    path = tmp_path / "bad.tsv"
+    path.write_text("id\tscore\tlabel\na\t0.5\t1\n\nb\tabc\t0\n")
+    ev = CliRunner().invoke(main, ["eval", str(path), "--label", "label", "--score", "score"])
+    mon = CliRunner().invoke(main, ["monitor", str(path)])
+    assert ev.exit_code == mon.exit_code == 2
+    where = f"{path}, line 4 (row 2), column 'score': 'abc'"
+    assert where in ev.stderr and where in mon.stderr

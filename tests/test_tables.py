@@ -14,6 +14,11 @@ import pyarrow.parquet as pq
 import pytest
 from hypothesis import given, strategies as st
 
+import streamrank.io._arrow as _arrow
+import streamrank.io._collect as _collect
+import streamrank.io._csv as _csvr
+import streamrank.io._jsonl as _jsonl
+import streamrank.io._parquet as _pqr
 import streamrank.io.tables as T
 from streamrank.io.tables import Columns, TableError, detect_format, read_columns
 
@@ -65,9 +70,9 @@ FORMATS = {"csv": "d.csv", "csv.gz": "d.csv.gz", "tsv": "d.tsv", "parquet": "d.p
 @pytest.fixture
 def small_blocks(monkeypatch):
     """Batches of a few rows, so that every test crosses batch boundaries."""
-    monkeypatch.setattr(T, "_CSV_BLOCK", 64)
-    monkeypatch.setattr(T, "_JSON_BLOCK", 50)
-    monkeypatch.setattr(T, "_PARQUET_BATCH", 7)
+    monkeypatch.setattr(_csvr, "_CSV_BLOCK", 64)
+    monkeypatch.setattr(_jsonl, "_JSON_BLOCK", 50)
+    monkeypatch.setattr(_pqr, "_PARQUET_BATCH", 7)
 
 
 def _csv(tmp_path, text, name="t.csv"):
@@ -77,9 +82,10 @@ def _csv(tmp_path, text, name="t.csv"):
 
 
 def _row_of(message: str) -> int:
-    """The row a message names: ``row R (line L)`` (CSV), ``line L`` (JSON lines, whose
+    """The row a message names: ``line L (row R)`` (CSV), ``line L`` (JSON lines, whose
     row is its line) or ``row R`` (Parquet)."""
-    return int(re.search(r", (?:row|line) (\d+)[ ,:]", message).group(1))
+    m = re.search(r", line \d+ \(row (\d+)\)|, (?:row|line) (\d+)[ ,:]", message)
+    return int(m.group(1) or m.group(2))
 
 
 def _err(path, **kw) -> TableError:
@@ -115,7 +121,7 @@ def test_format_from_name_or_option(tmp_path):
     assert detect_format("a.json") == "jsonl" and detect_format("a.parquet") == "parquet"
     assert detect_format(str(tmp_path)) == "parquet"           # a directory
     assert detect_format("a.dat", "json") == "jsonl"
-    with pytest.raises(ValueError, match="'format' parameter of read_columns must be one of"):
+    with pytest.raises(ValueError, match="'format' parameter of detect_format must be one of"):
         detect_format("a.csv", "xlsx")
     # A CSV file with another extension, read by format=.
     path = _csv(tmp_path, "a\tb\n1\t2\n", "t.txt")
@@ -196,7 +202,7 @@ def test_missing_key_is_a_bad_row(tmp_path):
     path = _csv(tmp_path, "g,v\nx,1\n,2\ny,3\n")
     e = _err(path, numeric=["v"], keys=["g"])
     assert (e.row, e.column, e.value) == (2, "g", "")
-    assert str(e) == f"{path}, row 2 (line 3), column 'g': missing value (empty cell)"
+    assert str(e) == f"{path}, line 3 (row 2), column 'g': missing value (empty cell)"
 
 
 # ============================================================================ errors
@@ -224,7 +230,7 @@ def test_csv_bad_rows(tmp_path, text, row, column, value, reason):
     e = _err(path, numeric=["y", "s"])
     assert (e.file, e.row, e.column, e.value, e.reason) == (path, row, column, value, reason)
     assert e.line == row + 1
-    where = f"{path}, row {row} (line {row + 1})" + (f", column {column!r}" if column else "")
+    where = f"{path}, line {row + 1} (row {row})" + (f", column {column!r}" if column else "")
     assert str(e) == f"{where}: {reason}"
     cols = read_columns(path, numeric=["y", "s"], on_error="skip", progress=False)
     assert cols.skipped == 1 and cols.n_rows == text.count("\n") - 1
@@ -241,7 +247,7 @@ def test_checks(tmp_path):
     path = _csv(tmp_path, "w\n1\n-2\n0\n")
     checks = {"w": (lambda w: w >= 0, "is not a weight (must be >= 0)")}
     e = _err(path, numeric=["w"], checks=checks)
-    assert str(e) == f"{path}, row 2 (line 3), column 'w': '-2' is not a weight (must be >= 0)"
+    assert str(e) == f"{path}, line 3 (row 2), column 'w': '-2' is not a weight (must be >= 0)"
     with pytest.raises(ValueError, match="'checks' parameter of read_columns must name"):
         read_columns(path, keys=["w"], checks=checks)
 
@@ -271,7 +277,7 @@ def test_skip_keeps_first_few_messages(tmp_path):
     cols = read_columns(path, numeric=["s"], on_error="skip", progress=False)
     assert cols.skipped == 20 and cols.data["s"].tolist() == [1.0]
     assert len(cols.first_errors) == T.MAX_FIRST_ERRORS
-    assert cols.first_errors[0].startswith(f"{path}, row 1 (line 2), column 's'")
+    assert cols.first_errors[0].startswith(f"{path}, line 2 (row 1), column 's'")
 
 
 def test_jsonl_errors(tmp_path, small_blocks):
@@ -323,7 +329,7 @@ def test_empty_files(tmp_path):
 
 def test_cast_bisect_finds_every_rejected_value():
     vals = ["1", "2", "x1", "3", "4", "5", "--", "6"]
-    v, rejected = T._cast_bisect(pa.array(vals))
+    v, rejected = _arrow._cast_bisect(pa.array(vals))
     assert rejected.tolist() == [False, False, True, False, False, False, True, False]
     assert v[~rejected].tolist() == [1, 2, 3, 4, 5, 6]
 
@@ -331,7 +337,7 @@ def test_cast_bisect_finds_every_rejected_value():
 def test_progress_bar(tmp_path, capsys, monkeypatch):
     from tqdm import tqdm
 
-    monkeypatch.setattr(T._Progress, "__init__", _eager_progress(tqdm))
+    monkeypatch.setattr(_collect._Progress, "__init__", _eager_progress(tqdm))
     path = _write(_frame(30), tmp_path / "d.csv", "csv")
     read_columns(path, numeric=["score"], progress=True)
     assert "d.csv" in capsys.readouterr().err
@@ -376,8 +382,8 @@ def test_random_tables_with_injected_bad_rows(tmp_path_factory, n, data, fmt, bl
                          else json.dumps({"y": int(y[i]), "s": float(s[i])}))
     path = tmp_path_factory.mktemp("t") / f"r.{fmt}"
     path.write_text(("y,s\n" if fmt == "csv" else "") + "\n".join(lines) + "\n")
-    old = T._CSV_BLOCK, T._JSON_BLOCK
-    T._CSV_BLOCK, T._JSON_BLOCK = block, block
+    old = _csvr._CSV_BLOCK, _jsonl._JSON_BLOCK
+    _csvr._CSV_BLOCK, _jsonl._JSON_BLOCK = block, block
     try:
         cols = read_columns(path, numeric=["y", "s"], on_error="skip", progress=False)
         good = np.setdiff1d(np.arange(n), bad_at)
@@ -392,7 +398,7 @@ def test_random_tables_with_injected_bad_rows(tmp_path_factory, n, data, fmt, bl
             assert info.value.row == bad_at[0] + 1
             assert str(info.value) == cols.first_errors[0]
     finally:
-        T._CSV_BLOCK, T._JSON_BLOCK = old
+        _csvr._CSV_BLOCK, _jsonl._JSON_BLOCK = old
 
 
 def test_reading_never_imports_pandas(tmp_path):
@@ -456,3 +462,126 @@ def test_malformed_json_names_the_file_line_not_json_line_1(tmp_path):
     assert e.row == 3 and "line 1" not in str(e)
     assert str(e) == (f"{path}, line 3: malformed JSON (Expecting value at character 7): "
                       "'{\"s\": }'")
+
+
+# --------------------------------------------------------------------------- one detector
+def test_the_detector_reads_names_then_first_bytes(tmp_path):
+    from streamrank.io._detect import detect_format as detect
+
+    assert detect is detect_format      # the one of `read_columns` and of the monitor
+    (tmp_path / "t.txt").write_text("y\ts\n0\t0.1\n")
+    (tmp_path / "j.log").write_text('{"y": 0, "s": 0.1}\n')
+    (tmp_path / "c.dat").write_text("y,s\n0,0.1\n")
+    pq.write_table(pa.table({"y": [0, 1], "s": [0.2, 0.7]}), tmp_path / "p.bin")
+    (tmp_path / "g.txt.gz").write_bytes(gzip.compress(b"y\ts\n1\t0.5\n"))
+    got = {n: detect_format(str(tmp_path / n)) for n in
+           ("t.txt", "j.log", "c.dat", "p.bin", "g.txt.gz", "x.TAB", "x.tsv.gz", "x.ndjson")}
+    assert got == {"t.txt": "tsv", "j.log": "jsonl", "c.dat": "csv", "p.bin": "parquet",
+                   "g.txt.gz": "tsv", "x.TAB": "tsv", "x.tsv.gz": "tsv", "x.ndjson": "jsonl"}
+    # and read_columns reads each as it detects it
+    for n, want in (("t.txt", [0.1]), ("j.log", [0.1]), ("c.dat", [0.1]),
+                    ("p.bin", [0.2, 0.7]), ("g.txt.gz", [0.5])):
+        cols = read_columns(tmp_path / n, numeric=["s"], progress=False)
+        assert cols.data["s"].tolist() == want, n
+
+
+# --------------------------------------------------------------------------- Hive partitions
+def _hive(tmp_path):
+    base = tmp_path / "preds"
+    parts = {("a", 2023): ([0, 1, 1], [0.1, 0.8, 0.3]), ("b", 2023): ([1, 0], [0.9, 0.2]),
+             ("b", 2024): ([0, 1, 0], [0.6, 0.4, 0.5])}
+    for (grp, year), (y, s) in parts.items():
+        d = base / f"grp={grp}" / f"year={year}"
+        d.mkdir(parents=True)
+        pq.write_table(pa.table({"label": y, "score": s}), d / "part-0.parquet")
+    return base, parts
+
+
+def test_hive_partition_keys_are_columns(tmp_path):
+    base, parts = _hive(tmp_path)
+    cols = read_columns(base, numeric=["label", "score", "year"], keys=["grp"],
+                        progress=False)
+    want = [(g, yr, y, s) for (g, yr), (ys, ss) in sorted(parts.items())
+            for y, s in zip(ys, ss)]
+    got = list(zip(cols.data["grp"].tolist(), cols.data["year"].tolist(),
+                   cols.data["label"].tolist(), cols.data["score"].tolist()))
+    assert got == want
+    # only partition columns: the rows of each file
+    only = read_columns(base, keys=["grp"], progress=False)
+    assert only.data["grp"].tolist() == [g for g, _, _, _ in want]
+    with pytest.raises(TableError, match="no such column; the file has the columns "
+                                         "'label', 'score', 'grp', 'year'"):
+        read_columns(base, numeric=["scor"], progress=False)
+
+
+def test_eval_groups_by_a_hive_partition_column(tmp_path):
+    from click.testing import CliRunner
+
+    from streamrank.cli import main
+
+    base, parts = _hive(tmp_path)
+    res = CliRunner().invoke(main, ["eval", str(base), "--label", "label", "--score",
+                                    "score", "--group", "grp", "--format", "json"])
+    assert res.exit_code == 0, res.output
+    out = json.loads(res.stdout)
+    # the same as the rows written to one CSV file with the group as a column
+    flat = tmp_path / "flat.csv"
+    flat.write_text("grp,label,score\n" + "".join(
+        f"{g},{y},{s}\n" for (g, _), (ys, ss) in sorted(parts.items())
+        for y, s in zip(ys, ss)))
+    res2 = CliRunner().invoke(main, ["eval", str(flat), "--label", "label", "--score",
+                                     "score", "--group", "grp", "--format", "json"])
+    assert res2.exit_code == 0, res2.output
+    ref = json.loads(res2.stdout)
+    assert out["groups"] == ref["groups"] == 2 and out["n"] == 8
+    for k in ("auc", "group_auc", "concordant", "discordant", "tied_score"):
+        assert out[k] == ref[k], k
+
+
+# --------------------------------------------------------------------------- ISO times
+def test_times_columns_read_iso_timestamps_as_parse_time_does(tmp_path):
+    from streamrank.io.tables import parse_time
+
+    path = tmp_path / "t.csv"
+    stamps = ["2024-01-01T00:00:00Z", "12.5", "2024-01-01 06:00:00", "2024-01-02",
+              "2024-01-01T00:00:00+01:00", "2024-01-01T00:00:00Z"]
+    path.write_text("t\n" + "\n".join(stamps) + "\n")
+    cols = read_columns(path, numeric=["t"], times=["t"], progress=False)
+    assert cols.data["t"].tolist() == [parse_time(s)[0] for s in stamps]
+    path.write_text("t\n2024-01-01T00:00:00Z\nsoon\n")
+    with pytest.raises(TableError, match=r"line 3 \(row 2\), column 't': 'soon' is not a "
+                                         "number or an ISO 8601 timestamp"):
+        read_columns(path, numeric=["t"], times=["t"], progress=False)
+    with pytest.raises(TableError, match="'2024-01-01T00:00:00Z' is not a number"):
+        read_columns(path, numeric=["t"], progress=False)      # not a times column
+
+
+def test_columns_name_the_lines_of_their_rows(tmp_path):
+    path = tmp_path / "l.csv"
+    path.write_text('id,s\na,1\n\n"b\nb",2\nc,3\n')
+    cols = read_columns(path, numeric=["s"], keys=["id"], progress=False)
+    assert cols.line_of([3, 1, 2]).tolist() == [6, 2, 4]
+    js = tmp_path / "l.jsonl"
+    js.write_text('{"s": 1}\n\n{"s": 2}\n')
+    assert read_columns(js, numeric=["s"], progress=False).line_of([3]).tolist() == [3]
+    pq.write_table(pa.table({"s": [1.0]}), tmp_path / "l.parquet")
+    assert read_columns(tmp_path / "l.parquet", numeric=["s"], progress=False).line_of is None
+
+
+def test_eval_reads_iso_times_as_the_monitor_does(tmp_path):
+    from click.testing import CliRunner
+
+    from streamrank.cli import main
+
+    iso = tmp_path / "iso.csv"
+    iso.write_text("t,e,s\n2024-01-01T00:00:00Z,1,0.9\n2024-01-03,0,0.1\n"
+                   "2024-01-02T01:00:00+01:00,1,0.5\n2024-01-01T12:00:00Z,1,0.7\n")
+    secs = tmp_path / "secs.csv"
+    secs.write_text("t,e,s\n0,1,0.9\n172800,0,0.1\n86400,1,0.5\n43200,1,0.7\n")
+    out = []
+    for path in (iso, secs):
+        res = CliRunner().invoke(main, ["eval", str(path), "--time", "t", "--event", "e",
+                                        "--score", "s", "--format", "json"])
+        assert res.exit_code == 0, res.output
+        out.append({k: v for k, v in json.loads(res.stdout).items() if k != "file"})
+    assert out[0] == out[1]

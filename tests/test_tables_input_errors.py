@@ -20,7 +20,8 @@ import pytest
 from click.testing import CliRunner
 from hypothesis import given, settings, strategies as st
 
-import streamrank.io.tables as T
+import streamrank.io._csv as _csvr
+import streamrank.io._jsonl as _jsonl
 from streamrank.cli import main
 from streamrank.io.tables import TableError, read_columns
 
@@ -55,7 +56,7 @@ def test_lf_crlf_and_cr_line_ends_read_alike(tmp_path, end):
     path = _file(tmp_path, "e.csv", end.join(lines) + end)
     e = _err(path, numeric=["y", "s"])
     assert _where(e) == (4, 7, "s", "x")
-    assert str(e) == f"{path}, row 4 (line 7), column 's': 'x' is not a number"
+    assert str(e) == f"{path}, line 7 (row 4), column 's': 'x' is not a number"
     cols = _read(path, numeric=["y", "s"], keys=["note"], on_error="skip")
     assert cols.data["s"].tolist() == [0.1, 0.9, 0.4]
     sep = end.decode()
@@ -72,7 +73,7 @@ def test_header_without_a_line_end(tmp_path):
 
 def test_a_quoted_field_spanning_lines_across_blocks(tmp_path, monkeypatch):
     """Values with line breaks, batches cut anywhere: every value and every line right."""
-    monkeypatch.setattr(T, "_CSV_BLOCK", 64)
+    monkeypatch.setattr(_csvr, "_CSV_BLOCK", 64)
     rows = [f'{i},"first\nsecond {i}",{i / 10}' for i in range(40)]
     rows[33] = '33,"x\ny",oops'
     path = _file(tmp_path, "m.csv", ("id,note,s\n" + "\n".join(rows) + "\n").encode())
@@ -96,8 +97,8 @@ def test_blank_lines_are_skipped_alike_in_every_text_format(tmp_path, fmt, colum
     only tabs in a TSV file (and of spaces in a one-column file, ``csv1``) for a row of
     empty cells: it is dropped too, whether every column is read or not. Small blocks,
     so that batches cut between the lines."""
-    monkeypatch.setattr(T, "_CSV_BLOCK", 48)
-    monkeypatch.setattr(T, "_JSON_BLOCK", 48)
+    monkeypatch.setattr(_csvr, "_CSV_BLOCK", 48)
+    monkeypatch.setattr(_jsonl, "_JSON_BLOCK", 48)
     s = ["0.5", "0.25", "0.75", "abc", "1.5", "2"]
     sep = "\t" if fmt == "tsv" else ","
     if fmt == "jsonl":
@@ -256,7 +257,7 @@ def test_long_values_are_shortened_in_messages(tmp_path):
     e = _err(path, numeric=["s"])
     # (The message, not counting the file's name: tmp_path grows with pytest's runs.)
     assert len(e.value) == 100_000
-    assert str(e) == (f"{path}, row 2 (line 3), column 's': '{'7x' * 30}'... "
+    assert str(e) == (f"{path}, line 3 (row 2), column 's': '{'7x' * 30}'... "
                       "(100,000 characters) is not a number")
 
 
@@ -272,8 +273,8 @@ def test_a_5_mb_field(tmp_path):
 
 
 def test_a_row_longer_than_the_longest_block(tmp_path, monkeypatch):
-    monkeypatch.setattr(T, "_CSV_BLOCK", 64)
-    monkeypatch.setattr(T, "_CSV_BLOCK_MAX", 4096)
+    monkeypatch.setattr(_csvr, "_CSV_BLOCK", 64)
+    monkeypatch.setattr(_csvr, "_CSV_BLOCK_MAX", 4096)
     path = _file(tmp_path, "f.csv", b"note,s\na,0.5\n" + b"x" * 20_000 + b",0.25\n")
     e = _err(path, numeric=["s"], on_error="skip")
     assert e.reason.startswith("a row is longer than 4,096 bytes, the longest the CSV reader")
@@ -303,7 +304,7 @@ def test_no_read_after_the_error(monkeypatch, bad):
     error: the reader stops it before it returns (a file closed under such a read would
     give its descriptor, and a block of its bytes, to the next file opened). At most the
     read in progress when the error came ends later."""
-    monkeypatch.setattr(T, "_CSV_BLOCK", 4096)
+    monkeypatch.setattr(_csvr, "_CSV_BLOCK", 4096)
     rows = [b"%d,0.5\n" % i for i in range(40_000)]
     # After the first 64 KiB (read with the header), so that the blocks come from the pipe.
     row = b"1,x\n" if bad == "bad value" else b"1," + b"9" * 10_000 + b"\n"
@@ -324,7 +325,7 @@ def test_the_file_is_closed_after_the_read(tmp_path, monkeypatch):
     """A failed read, its retry with larger blocks included, leaves no descriptor open
     (once the read in progress when it failed has returned), and the next file opened
     loses no byte to it."""
-    monkeypatch.setattr(T, "_CSV_BLOCK", 64)
+    monkeypatch.setattr(_csvr, "_CSV_BLOCK", 64)
     rows = b"".join(b"%d,0.5\n" % i for i in range(20_000))
     path = _file(tmp_path, "c.csv", b"y,s\n" + b"1," + b"7" * 300 + b"\n1,q\n" + rows)
     other = _file(tmp_path, "o.bin", b"z" * 4096)
@@ -399,9 +400,9 @@ def test_directories(tmp_path):
 # ============================================================================ command line
 _CASES = {  # name -> (file bytes, what the message says after the file name)
     "no_newline.csv": (b"label,score", ": nothing to evaluate: the file has no data rows"),
-    "cr.csv": (b"label,score\r0,0.1\r\r1,x\r", ", row 2 (line 4), column 'score': 'x' is not"),
+    "cr.csv": (b"label,score\r0,0.1\r\r1,x\r", ", line 4 (row 2), column 'score': 'x' is not"),
     "latin1.csv": (b"label,score\n0,0.1\n1,0.\xe99\n",
-                   ", row 2 (line 3), column 'score': b'0.\\xe99' is not UTF-8 text"),
+                   ", line 3 (row 2), column 'score': b'0.\\xe99' is not UTF-8 text"),
     "latin1_header.csv": (b"label,sc\xf6re\n0,0.1\n", ", line 1: the header is not UTF-8"),
     "dup.csv": (b"label,score,score\n0,0.1,0.2\n",
                 ", line 1, column 'score': the header has 2 columns of this name"),
@@ -409,8 +410,8 @@ _CASES = {  # name -> (file bytes, what the message says after the file name)
     "empty.csv": (b"", ": empty file: no header row"),
     "garbage.csv": (b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR\x00\x00", ", line 1: the header "),
     "huge.csv": (b"label,score\n0,0.1\n1,1e400\n",
-                 ", row 2 (line 3), column 'score': '1e400' is not finite"),
-    "nul.csv": (b"label,score\n0,0.1\n1,0.\x009\n", ", row 2 (line 3), column 'score': "),
+                 ", line 3 (row 2), column 'score': '1e400' is not finite"),
+    "nul.csv": (b"label,score\n0,0.1\n1,0.\x009\n", ", line 3 (row 2), column 'score': "),
     "fake.csv.gz": (b"label,score\n0,0.1\n", ": not a gzip file"),
     "truncated.csv.gz": (gzip.compress(b"label,score\n" + b"0,0.1\n1,0.9\n" * 40_000)[:600],
                          ": damaged or truncated gzip data"),
@@ -454,7 +455,7 @@ def test_epochs_exits_2_with_the_location(tmp_path):
     res = CliRunner().invoke(main, ["epochs", epoch, "--labels", labels, "--label", "y",
                                     "--score", "p", "--id", "id"])
     assert res.exit_code == 2 and isinstance(res.exception, SystemExit), res.output
-    assert f"{epoch}, row 2 (line 4), column 'p': b'\\xff' is not UTF-8 text" in res.output
+    assert f"{epoch}, line 4 (row 2), column 'p': b'\\xff' is not UTF-8 text" in res.output
 
 
 # ============================================================================ property
@@ -490,8 +491,8 @@ def test_lines_of_rows_in_random_files(tmp_path_factory, data, sep, end, chunk, 
     path.write_bytes("".join(text).encode())
     from streamrank.io import _csvtext
 
-    old = T._CSV_BLOCK, _csvtext.RecordLines.CHUNK
-    T._CSV_BLOCK, _csvtext.RecordLines.CHUNK = block, chunk
+    old = _csvr._CSV_BLOCK, _csvtext.RecordLines.CHUNK
+    _csvr._CSV_BLOCK, _csvtext.RecordLines.CHUNK = block, chunk
     try:
         e = _err(path, numeric=["s"])
         assert (e.row, e.line, e.value) == (bad + 1, expected, "oops")
@@ -499,4 +500,4 @@ def test_lines_of_rows_in_random_files(tmp_path_factory, data, sep, end, chunk, 
         assert cols.data["s"].tolist() == [float(i) for i in range(n) if i != bad]
         assert (cols.n_rows, cols.skipped, cols.first_errors) == (n, 1, [str(e)])
     finally:
-        T._CSV_BLOCK, _csvtext.RecordLines.CHUNK = old
+        _csvr._CSV_BLOCK, _csvtext.RecordLines.CHUNK = old

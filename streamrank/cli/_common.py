@@ -45,40 +45,51 @@ class InputError(click.ClickException):
     exit_code = EXIT_INPUT
 
 
-def location(file, row=None, column=None, value=None) -> str:
-    """``"data.csv, row 17, column 'score': 'abc'"``: where a bad value is, for messages.
+def location(file, row=None, column=None, value=None, *, line=None) -> str:
+    """``"data.csv, line 18 (row 17), column 'score': 'abc'"``: where a bad value is, for
+    messages, in the words of the readers' errors (`streamrank.io._located.location`).
 
-    Rows are numbered from 1 (the first data row, after any header), as a user counts them.
+    Rows are numbered from 1 (the first data row, after any header), as a user counts them;
+    ``line`` is the line where the row starts, when known.
 
     >>> location("data.csv", 17, "score", "abc")
     "data.csv, row 17, column 'score': 'abc'"
+    >>> location("data.csv", 17, "score", line=18)
+    "data.csv, line 18 (row 17), column 'score'"
     """
-    parts = [str(file)]
-    if row is not None:
-        parts.append(f"row {row}")
-    if column is not None:
-        parts.append(f"column {column!r}")
-    text = ", ".join(parts)
+    from ..io._located import location as _where
+
+    text = _where(file, line=line, row=row, column=column)
     return text if value is None else f"{text}: {value!r}"
 
 
 def read_error(exc: Exception, file, hint: str = "") -> InputError:
-    """The `InputError` (exit code 2) for a failed read of ``file``.
+    """The `InputError` (exit code 2) for a failed read of ``file``: the one place where the
+    command line words the readers' errors.
 
-    ``exc`` is a `streamrank.io.tables.TableError` (its message already names the file, the
-    row, its line, the column and the value) or an `OSError` (a file that cannot be
-    opened); ``hint`` is appended to the message.
+    ``exc`` is a `streamrank.io.tables.TableError` or `streamrank.io.events.EventError`
+    (both a `streamrank.io._located.LocatedError`: its message names the file, the line
+    and the row, the column and the value; the file is set to ``file`` when the reader did
+    not know it) or an `OSError` (a file that cannot be opened); ``hint`` is appended to
+    the message.
 
     >>> from streamrank.io.tables import TableError
     >>> read_error(TableError("'x' is not a number", file="d.csv", row=2, line=3,
     ...                       column="score"), "d.csv").message
-    "d.csv, row 2 (line 3), column 'score': 'x' is not a number"
+    "d.csv, line 3 (row 2), column 'score': 'x' is not a number"
+    >>> from streamrank.io.events import EventError
+    >>> read_error(EventError("not a score", 2, "score", "x", line=3), "e.csv").message
+    "e.csv, line 3 (row 2), column 'score': 'x': not a score"
     >>> read_error(PermissionError(13, "Permission denied"), "d.csv").message
     'd.csv: Permission denied'
     """
+    from ..io._located import LocatedError
+
+    if isinstance(exc, LocatedError):
+        return InputError(f"{exc.at(file=file)}{hint}")
     if isinstance(exc, OSError):
         return InputError(f"{file}: {exc.strerror or exc}{hint}")
-    return InputError(f"{exc}{hint}")
+    return InputError(f"{file}: {exc}{hint}")
 
 
 def check_distinct_columns(options: dict) -> None:

@@ -454,7 +454,7 @@ def _read(file, name, o, input_format, on_error, progress):
     try:
         return read_columns(file, numeric=numeric, keys=keys, format=input_format,
                             on_error=on_error, progress=progress, key_codes=True,
-                            checks=checks)
+                            checks=checks, times=[o["time"]] if o["time"] else [])
     except TableError as exc:
         hint = ""
         if (exc.column == o["label"] and exc.reason.endswith("is not a number")

@@ -66,7 +66,7 @@ from click.core import ParameterSource
 from ..monitor.checkpoint import (CheckpointError, check_meta, load_checkpoint,
                                   read_checkpoint, write_checkpoint)
 from ._common import (EXIT_ALERT, InputError, check_distinct_columns, check_output_folder,
-                      format_option, on_error_option, progress_option)
+                      format_option, location, on_error_option, progress_option, read_error)
 from ._monitor_output import _Printer, _summary
 
 # read_checkpoint and write_checkpoint: streamrank.monitor.checkpoint's, named here too
@@ -280,7 +280,7 @@ def monitor(ctx, source, id_col, score_col, label_col, weight_col, time_col, win
         except KeyboardInterrupt:      # stopped while waiting for the first line
             src = None
         except EventError as exc:
-            raise InputError(_located(name, exc)) from None
+            raise read_error(exc, name) from None
         except (OSError, EOFError, zlib.error) as exc:
             raise InputError(f"{name}: {_read_error(exc)}") from None
         except ValueError as exc:   # cannot follow a compressed file, not Parquet, ...
@@ -292,7 +292,7 @@ def monitor(ctx, source, id_col, score_col, label_col, weight_col, time_col, win
             try:
                 parser = EventParser(src, columns)
             except EventError as exc:
-                raise InputError(_located(name, exc)) from None
+                raise read_error(exc, name) from None
             if meta is not None:
                 _check_input(meta, src, parser, wanted, checkpoint, differences,
                              on_mismatch)
@@ -342,8 +342,9 @@ def monitor(ctx, source, id_col, score_col, label_col, weight_col, time_col, win
                         key, score, label, weight, t = parser(row, rec)
                         observe(key, score=score, label=label, weight=weight, time=t)
                     except (ValueError, TypeError) as exc:   # EventError, or the Monitor's
-                        message = (_located(name, exc) if isinstance(exc, EventError) else
-                                   _rejected(name, row, exc, event_columns))
+                        message = (read_error(exc, name).message
+                                   if isinstance(exc, EventError) else
+                                   _rejected(name, row, exc, event_columns, src.line))
                         if on_error == "fail":
                             status["error"] = message + (" (use --on-error skip to skip "
                                                          "bad rows)")
@@ -365,9 +366,9 @@ def monitor(ctx, source, id_col, score_col, label_col, weight_col, time_col, win
             except KeyboardInterrupt:
                 pass
             except InputMismatch as exc:  # nothing read: the checkpoint stays as it is
-                raise InputError(_located(name, exc)) from None
+                raise read_error(exc, name) from None
             except EventError as exc:
-                status["error"] = _located(name, exc)
+                status["error"] = read_error(exc, name).message
             except _READ_ERRORS as exc:   # a damaged gzip stream, a failing disk, ...
                 status["error"] = (f"{name}, row {src.position.rows + 1}: "
                                    f"{_read_error(exc)}")
@@ -416,23 +417,18 @@ def _name(source):
     return "<stdin>" if source == "-" else source
 
 
-def _located(name, exc) -> str:
-    where = exc.where(name)
-    return f"{where}: {exc.reason}"
-
-
 _OBSERVE_PARAM = re.compile(r"The '(\w+)' parameter of Monitor\.observe must be ")
 
 
-def _rejected(name, row, exc, event_columns) -> str:
+def _rejected(name, row, exc, event_columns, line=None) -> str:
     """A row the `Monitor` refused (a prediction back in time, a third label with
-    ``--labels binary``), located like an `EventError`: file, row, the column."""
+    ``--labels binary``), located like an `EventError`: file, line and row, the column."""
     text = str(exc)
     m = _OBSERVE_PARAM.match(text)
     column = event_columns.get(m.group(1)) if m else None
     if column is None:
-        return f"{name}, row {row}: {text}"
-    return f"{name}, row {row}, column {column!r}: must be {text[m.end():]}"
+        return f"{location(name, row, line=line)}: {text}"
+    return f"{location(name, row, column, line=line)}: must be {text[m.end():]}"
 
 
 def _note(text) -> None:

@@ -8,19 +8,18 @@ here.
 from __future__ import annotations
 
 import csv
-import json
 import os
-import re
 import stat as _stat
 import time as _time
 from typing import Iterator, NamedTuple
 
+from ._csvtext import is_blank_record
+from ._detect import FORMATS, detect_format, format_from_name, sniff
+from ._records import EventError, _csv_reason, _json_record
+from ._stopgate import StopGate
+
 __all__ = ["FORMATS", "HEAD_BYTES", "EventError", "EventSource", "InputMismatch",
            "Position", "StopGate", "detect_format"]
-
-FORMATS = ("csv", "tsv", "jsonl", "parquet")
-_EXT = {".csv": "csv", ".tsv": "tsv", ".tab": "tsv", ".txt": "csv", ".jsonl": "jsonl",
-        ".ndjson": "jsonl", ".json": "jsonl", ".parquet": "parquet", ".pq": "parquet"}
 
 
 class Position(NamedTuple):
@@ -32,93 +31,9 @@ class Position(NamedTuple):
     offset: int | None
 
 
-class EventError(ValueError):
-    """A bad row: ``row`` (1-based), the ``column`` and ``value`` at fault (if any), and
-    a ``reason``. ``str()`` is ``"row 3, column 'score': 'abc': not a number"``."""
-
-    def __init__(self, reason, row=None, column=None, value=None):
-        self.reason, self.row, self.column, self.value = reason, row, column, value
-        where = self.where()
-        super().__init__(f"{where}: {reason}" if where else reason)
-
-    def where(self, file=None) -> str:
-        parts = [] if file is None else [str(file)]
-        if self.row is not None:
-            parts.append(f"row {self.row}")
-        if self.column is not None:
-            parts.append(f"column {self.column!r}")
-        text = ", ".join(parts)
-        return text if self.value is None else f"{text}: {self.value!r}"
-
-
-def detect_format(path: str, first_line: str | None = None) -> str:
-    """``csv``, ``tsv``, ``jsonl`` or ``parquet`` from the file extension (a ``.gz``
-    suffix aside), else from the first line (``{`` starts JSON lines).
-
-    >>> detect_format("events.csv.gz"), detect_format("log", '{"id": 1}')
-    ('csv', 'jsonl')
-    """
-    path = str(path)
-    if path.lower().endswith(".gz"):
-        path = path[:-3]
-    ext = os.path.splitext(path)[1].lower()
-    if ext in _EXT:
-        return _EXT[ext]
-    if first_line is not None and first_line.lstrip().startswith("{"):
-        return "jsonl"
-    return "csv"
-
-
-# --------------------------------------------------------------------------- stopping
-class StopGate:
-    """Turns Ctrl-C (SIGINT) and SIGTERM into a *request* to stop between rows.
-
-    A signal arriving while a row is being processed only sets `requested`; the loop
-    checks it after the row, so the monitor's state is never left half-updated (a
-    `KeyboardInterrupt` in the middle of an update could not be undone). A signal
-    arriving while the source *waits* (a poll at the end of a followed file, a read on
-    standard input) raises `KeyboardInterrupt` there, so a stop does not wait for a
-    next line that may never come. Use as a context manager (the previous handlers come
-    back on exit; outside the main thread it installs nothing).
-    """
-
-    def __init__(self):
-        self.requested = False
-        self.blocking = False
-        self.signal = None
-        self._old: dict = {}
-
-    def _handler(self, signum, frame):
-        self.requested = True
-        self.signal = signum
-        if self.blocking:
-            raise KeyboardInterrupt
-
-    def __enter__(self):
-        import signal
-        import threading
-
-        if threading.current_thread() is threading.main_thread():
-            for sig in (signal.SIGINT, signal.SIGTERM):
-                self._old[sig] = signal.signal(sig, self._handler)
-        return self
-
-    def __exit__(self, *exc):
-        import signal
-
-        for sig, old in self._old.items():
-            signal.signal(sig, old)
-        self._old.clear()
-
-
 # --------------------------------------------------------------------------- sources
 #: Bytes at the start of an input that a checkpoint fingerprints (`EventSource.head`).
 HEAD_BYTES = 1 << 16
-
-_OTHER_COMPRESSION = ((b"BZh", "bzip2"), (b"\xfd7zXZ\x00", "xz"),
-                      (b"\x28\xb5\x2f\xfd", "zstd"), (b"PK\x03\x04", "zip"),
-                      (b"\x04\x22\x4d\x18", "lz4"))
-
 
 class InputMismatch(EventError):
     """The input is not the one a resumed position belongs to (another file, one
@@ -135,50 +50,6 @@ def _peek(stream, n=16) -> bytes:
         stream.seek(pos)
         return data
     return b""
-
-
-def _sniff(head: bytes) -> str | None:
-    """``gzip``, ``parquet``, another compression, ``utf-16``, or None (text)."""
-    if head[:2] == b"\x1f\x8b":
-        return "gzip"
-    if head[:4] == b"PAR1":
-        return "parquet"
-    if head[:2] in (b"\xff\xfe", b"\xfe\xff"):
-        return "utf-16"
-    for magic, kind in _OTHER_COMPRESSION:
-        if head.startswith(magic) and (kind != "bzip2" or head[4:10] == b"1AY&SY"):
-            return kind
-    return None
-
-
-def _csv_reason(exc: csv.Error) -> str:
-    """What Python's CSV parser found, in the words of a row error."""
-    text = str(exc)
-    m = re.match(r"field larger than field limit \((\d+)\)", text)
-    if m:
-        return f"a field longer than {m.group(1)} characters (the CSV field limit)"
-    if text.startswith("new-line character seen in unquoted field"):
-        return ("a carriage return (\\r) inside an unquoted field: are the line ends CR "
-                "only (old Mac)? Lines must end with LF or CRLF")
-    return f"not CSV ({text})"
-
-
-class _DupDict(dict):
-    """A JSON object with a repeated field (`dups`: the repeated names)."""
-
-    dups: tuple = ()
-
-
-def _object(pairs):
-    d = dict(pairs)
-    if len(d) != len(pairs):
-        seen: set = set()
-        d = _DupDict(d)
-        d.dups = tuple({k for k, _ in pairs if k in seen or seen.add(k)})
-    return d
-
-
-_JSON = json.JSONDecoder(object_pairs_hook=_object).decode
 
 
 class EventSource:
@@ -230,8 +101,10 @@ class EventSource:
     stop path: at the idle timeout or a stop request the fragment is left unread and the
     position stays before it. Without ``follow`` the end of the input is real, and a
     last line without a newline is read as a row. Blank lines (only spaces, tabs or a
-    CR) are skipped; they keep their number, so CSV row ``r`` is on line ``r + 1`` when
-    no field holds a line break. Each line costs ``O(its length)``; memory is one line.
+    CR) are skipped: in CSV they are no rows (as `streamrank.io.tables.read_columns`
+    numbers them), in JSON lines a row is its line. `line` is the line where the last
+    row starts (a quoted field may span lines). Each line costs ``O(its length)``;
+    memory is one line.
     """
 
     def __init__(self, stream, *, fmt="auto", follow=False, poll=0.2, max_idle=None,
@@ -278,7 +151,7 @@ class EventSource:
         if self.follow and not regular:
             raise ValueError("only a regular file can be followed (a pipe or standard "
                              "input is read until it closes)")
-        kind = _sniff(self._blocking(_peek, self.stream))
+        kind = sniff(self._blocking(_peek, self.stream))
         if kind == "parquet" and fmt == "auto":
             fmt = "parquet"
         elif kind == "gzip" and fmt != "parquet":
@@ -300,15 +173,9 @@ class EventSource:
                              f"(... | streamrank monitor -)")
         if fmt == "auto":
             base = str(self.path or self.name)
-            if base.lower().endswith(".gz"):
-                base = base[:-3]
-            if os.path.splitext(base)[1].lower() in _EXT:
-                fmt = detect_format(base)
-            else:
-                first = self._first_line()
-                fmt = detect_format(base, first.decode("utf-8", "replace"))
-        if fmt not in FORMATS:
-            raise ValueError(f"unknown input format {fmt!r}; use one of {FORMATS}")
+            fmt = format_from_name(base) or detect_format(base, head=self._first_line())
+        else:
+            fmt = detect_format(self.path or self.name, fmt)
         if fmt == "parquet" and (self.path is None or not regular):
             raise ValueError("Parquet is read from a file (not a pipe or standard input)")
         self.format = fmt
@@ -316,6 +183,10 @@ class EventSource:
         self.seekable = regular and self.compression is None and fmt != "parquet"
         self._start = start or Position(0, 0 if self.seekable else None)
         self._rows = 0
+        # Lines: `_line_base` before where `_lines` began (None: not counted yet, after a
+        # seek), `_lines_read` since; the last record's row and its first line.
+        self._line_base, self._lines_read = 0, 0
+        self._record_row, self._record_line = None, None
         self._prev = self._start
         self.header = None
         if fmt == "parquet":
@@ -334,6 +205,25 @@ class EventSource:
     @property
     def position(self) -> Position:
         return Position(self._rows, self._end if self.seekable else None)
+
+    @property
+    def line(self) -> int | None:
+        """The line where the last row yielded starts, as an editor numbers lines (the
+        header is line 1); None for Parquet or before any row. After a resume by seeking,
+        the first call counts the line ends before the position (``O(offset)``)."""
+        if self._record_line is None:
+            return None
+        if self._line_base is None:
+            self._line_base = _count_lines(self.path, self._seeked)
+        return self._line_base + self._record_line
+
+    def locate(self, exc: EventError, row=None) -> EventError:
+        """``exc`` with this input's name and, when it is about the last row yielded (or
+        ``row``), its line."""
+        last = exc.row is not None and exc.row == self._record_row and row in (
+            None, self._record_row)
+        line = self.line if last else None
+        return exc.at(file=self.name, line=line)
 
     @property
     def before(self) -> Position:
@@ -485,13 +375,14 @@ class EventSource:
             text = line.decode("utf-8-sig").rstrip("\r\n")
         except UnicodeDecodeError as exc:
             raise EventError(f"the header line is not UTF-8 text ({exc.reason} at byte "
-                             f"{exc.start})") from None
+                             f"{exc.start})", line=1) from None
         if not text.strip():
             raise EventError("no header line (an empty input)", row=None)
         try:
             self.header = next(csv.reader([text], delimiter=self.delimiter))
         except csv.Error as exc:
-            raise EventError(f"the header line {text[:60]!r}: {_csv_reason(exc)}") \
+            raise EventError(f"the header line {text[:60]!r}: {_csv_reason(exc)}",
+                             line=1) \
                 from None
 
     def _wait(self) -> bool:
@@ -539,6 +430,7 @@ class EventSource:
                 text = raw.decode(codec, "replace")
             codec = "utf-8"
             self._line = text
+            self._lines_read += 1
             yield text
 
     def _seek_or_skip(self) -> int:
@@ -553,6 +445,7 @@ class EventSource:
                                     f"checkpoint's position {start.offset}: it was "
                                     "truncated or replaced")
             self.stream.seek(start.offset)
+            self._seeked, self._line_base = start.offset, None
             self._offset = self._end = self._prev_end = start.offset
             self._pending = b""
             self._rows = start.rows
@@ -572,7 +465,10 @@ class EventSource:
         seekable = self.seekable
         lines = self._lines()
         records = lines if jsonl else csv.reader(lines, delimiter=self.delimiter)
+        if not jsonl and self._line_base is not None:
+            self._line_base = 1     # the header
         while True:
+            first_line = self._lines_read + 1
             try:
                 rec = next(records)
             except StopIteration:
@@ -584,6 +480,10 @@ class EventSource:
                 break   # a CSV record cut by the stop inside a quoted field: unread
             row = self._rows + 1
             bad, self._bad_text = self._bad_text, None
+            if not jsonl and isinstance(rec, list) and (
+                    not rec or is_blank_record(rec, self.delimiter)):
+                self._end = self._offset    # a blank line: no row (as `read_columns`)
+                continue
             if skip:
                 skip -= 1
                 self._rows, self._end = row, self._offset
@@ -600,16 +500,15 @@ class EventSource:
                     self._rows, self._end = row, self._offset  # a blank line
                     continue
                 rec = _json_record(text, row)
-            elif isinstance(rec, list) and (not rec or (len(rec) == 1
-                                                        and not rec[0].strip())):
-                self._rows, self._end = row, self._offset      # a blank line
-                continue
             # the csv reader pulls exactly the lines of one row: the offset now is past
             # this row, and `_end` (at the previous row) is before it
             end = self._end
             self._prev = Position(row - 1, end if seekable else None)
             self._prev_end = end
             self._rows, self._end = row, self._offset
+            self._record_row, self._record_line = row, first_line
+            if isinstance(rec, EventError):
+                rec = self.locate(rec)
             yield row, rec
         if self.stopped:
             return
@@ -632,7 +531,7 @@ class EventSource:
             for i in range(skip, n):
                 row = self._rows + 1
                 self._prev = Position(self._rows, None)
-                self._rows = row
+                self._rows = self._record_row = row
                 yield row, {name: col[i] for name, col in zip(names, cols)}
             skip = 0
         if skip:
@@ -640,14 +539,14 @@ class EventSource:
                                 f"position (row {self._start.rows})")
 
 
-def _json_record(text, row):
-    """A JSON line's value, or the `EventError` saying why it is not one."""
-    try:
-        return _JSON(text)
-    except RecursionError:
-        reason = "nested too deeply"
-    except ValueError as exc:  # JSONDecodeError, or an integer of over 4300 digits
-        reason = getattr(exc, "msg", None) or str(exc)
-    if "\r" in text.rstrip("\r"):
-        reason += "; it holds a carriage return (\\r): are the line ends CR only?"
-    return EventError(f"not a JSON object ({reason})", row=row, value=text[:60])
+def _count_lines(path, offset: int) -> int:
+    """The line ends (LF) in the first ``offset`` bytes of a file. ``O(offset)``."""
+    count = 0
+    with open(path, "rb") as f:
+        while offset > 0:
+            chunk = f.read(min(offset, 1 << 22))
+            if not chunk:
+                break
+            count += chunk.count(b"\n")
+            offset -= len(chunk)
+    return count

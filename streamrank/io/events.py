@@ -10,9 +10,11 @@ reader checks the fingerprint (`EventSource.expect_head`), then seeks to the off
 plain file) or skips that many rows (standard input, compressed files, Parquet), so no
 row is read twice or lost.
 
-Rows are numbered from 1 as a user counts them: CSV data rows after the header (blank
-lines are skipped but keep their number), JSON lines by line number, Parquet rows by
-index + 1.
+Rows are numbered from 1 as a user counts them, as `streamrank.io.tables.read_columns`
+numbers them: CSV data rows after the header (blank lines are skipped and are no rows),
+JSON lines by line number, Parquet rows by index + 1. An `EventError` names the file, the
+line where the row starts (the header is line 1) and the row: ``s.csv, line 4 (row 3),
+column 'score': 'abc': not a number`` (`streamrank.io._located.location`).
 
 ``follow=True`` is ``tail -f``: at the end of the file the source polls every ``poll``
 seconds for more lines, and stops after ``max_idle`` seconds without a complete new line
@@ -38,13 +40,13 @@ Position(rows=2, offset=None)
 
 from __future__ import annotations
 
-import datetime as _dt
-import math
-import re
 from dataclasses import dataclass
 
-from ._eventsource import (FORMATS, HEAD_BYTES, EventError, EventSource,  # noqa: F401
-                           InputMismatch, Position, StopGate, _DupDict, detect_format)
+from ._eventsource import (HEAD_BYTES, EventError, EventSource, InputMismatch,  # noqa: F401
+                           Position, StopGate, detect_format)
+from ._located import LocatedError
+from ._numbers import format_time, parse_period, parse_time, to_number
+from ._records import _DupDict
 
 __all__ = [
     "Columns",
@@ -53,6 +55,7 @@ __all__ = [
     "EventSource",
     "HEAD_BYTES",
     "InputMismatch",
+    "LocatedError",
     "Position",
     "StopGate",
     "detect_format",
@@ -76,112 +79,25 @@ class Columns:
     time: str | None = None
 
 
-# --------------------------------------------------------------------------- values
-_PERIOD = re.compile(r"^\s*([0-9]*\.?[0-9]+(?:[eE][-+]?[0-9]+)?)\s*([smhdw]?)\s*$")
-_UNITS = {"": 1.0, "s": 1.0, "m": 60.0, "h": 3600.0, "d": 86400.0, "w": 604800.0}
-
-
-def parse_period(text) -> float:
-    """``"90"``, ``"90s"``, ``"15m"``, ``"1.5h"``, ``"2d"``, ``"1w"`` -> seconds (a bare
-    number is in the time column's own units). `ValueError` otherwise.
-
-    >>> parse_period("1h"), parse_period("15m"), parse_period("2.5")
-    (3600.0, 900.0, 2.5)
-    """
-    m = _PERIOD.match(str(text))
-    value = float(m.group(1)) * _UNITS[m.group(2)] if m else math.nan
-    if not (value > 0 and math.isfinite(value)):
-        raise ValueError(f"a period must be a positive number with an optional unit s, m, "
-                         f"h, d or w (e.g. 3600, 15m, 1h); got {text!r}")
-    return value
-
-
-def parse_time(value) -> tuple[float, bool]:
-    """``(seconds, is_timestamp)`` of a time cell: a number as it is, or an ISO 8601
-    timestamp as POSIX seconds (no zone: UTC). `ValueError` otherwise.
-
-    >>> parse_time("2024-01-01T00:00:00Z"), parse_time("12.5")
-    ((1704067200.0, True), (12.5, False))
-    """
-    if isinstance(value, (int, float)) and not isinstance(value, bool):
-        try:
-            t = float(value)
-        except OverflowError:
-            raise ValueError("a number too large for a float") from None
-        if not math.isfinite(t):
-            raise ValueError("not a finite time")
-        return t, False
-    if isinstance(value, _dt.datetime):
-        dt = value
-    else:
-        text = str(value).strip()
-        try:
-            t = float(text)
-        except ValueError:
-            pass
-        else:
-            if not math.isfinite(t):
-                raise ValueError("not a finite time")
-            return t, False
-        if text.endswith(("Z", "z")):
-            text = text[:-1] + "+00:00"
-        try:
-            dt = _dt.datetime.fromisoformat(text)
-        except ValueError:
-            raise ValueError("not a number or an ISO 8601 timestamp") from None
-    if dt.tzinfo is None:
-        dt = dt.replace(tzinfo=_dt.timezone.utc)
-    try:
-        return dt.timestamp(), True
-    except (OverflowError, OSError):
-        raise ValueError("a timestamp out of range") from None
-
-
-def format_time(t: float) -> str:
-    """POSIX seconds as an ISO 8601 UTC timestamp (``2024-01-01T00:00:00Z``)."""
-    dt = _dt.datetime.fromtimestamp(t, tz=_dt.timezone.utc)
-    text = dt.isoformat(timespec="milliseconds" if t % 1 else "seconds")
-    return text.replace("+00:00", "Z")
-
-
-
 # --------------------------------------------------------------------------- parsing
-_TRUE = {"true": 1.0, "false": 0.0, "True": 1.0, "False": 0.0, "TRUE": 1.0, "FALSE": 0.0}
-
-
 def _number(value, column, row, what="number"):
-    """A finite float from a cell (str, int, float, bool); None when empty."""
-    t = type(value)
-    if t is float:
+    """A finite float from a cell (`streamrank.io._numbers.to_number`: the number rules
+    of `streamrank.io.tables.read_columns`); None when empty."""
+    if type(value) is float:    # the common case of JSON and Parquet
         if value - value == 0.0:
             return value
         raise EventError(f"not a finite {what}", row, column, value)
-    if t is str:
-        if not value:
-            return None
-        try:
-            x = float(value)
-        except ValueError:
-            if value in _TRUE and what == "label":
-                return _TRUE[value]
-            raise EventError(f"not a {what}", row, column, value) from None
-        if x - x == 0.0:
-            return x
-        raise EventError(f"not a finite {what}", row, column, value)
-    if value is None:
-        return None
-    if t is bool:
-        if what == "label":
-            return float(value)
-        raise EventError(f"not a {what}", row, column, value)
-    if t is int:
-        try:
-            return float(value)
-        except OverflowError:
-            digits = str(value)
-            raise EventError(f"a number too large for a float ({len(digits)} digits)", row,
-                             column, digits[:20] + "...") from None
-    raise EventError(f"not a {what}", row, column, value)
+    try:
+        x = to_number(value)
+    except ValueError as exc:
+        reason = str(exc)
+        if type(value) is int:      # too large for a float: its first digits
+            value = str(value)[:20] + "..."
+        raise EventError(f"not a {what}" if reason == "not a number" else reason, row,
+                         column, value, expected=f"a {what}") from None
+    if x is None or x - x == 0.0:
+        return x
+    raise EventError(f"not a finite {what}", row, column, value, expected=f"a finite {what}")
 
 
 class EventParser:
@@ -201,6 +117,13 @@ class EventParser:
     """
 
     def __init__(self, source: EventSource, columns: Columns):
+        try:
+            self._init(source, columns)
+        except EventError as exc:
+            raise exc.at(file=source.name) from None
+
+    def _init(self, source, columns):
+        self.source = source
         self.columns = columns
         self.name = source.name
         self.format = source.format
@@ -223,7 +146,8 @@ class EventParser:
                 if len(where) > 1:
                     raise EventError(f"the header names column {c!r} more than once "
                                      f"(columns {' and '.join(map(str, where))}): which "
-                                     "one to read is ambiguous; rename one")
+                                     "one to read is ambiguous; rename one",
+                                     line=1 if self._csv else None)
             self._idx = [None if c is None else header.index(c) for c in names]
             self._width = len(header)
         self._names = names
@@ -243,7 +167,14 @@ class EventParser:
             self._checked = True
 
     def __call__(self, row, rec):
-        """``(key, score, label, weight, time)`` of one record (`EventError` if bad)."""
+        """``(key, score, label, weight, time)`` of one record (`EventError` if bad,
+        naming the source's file and, for its last row, the line)."""
+        try:
+            return self._parse(row, rec)
+        except EventError as exc:
+            raise self.source.locate(exc, row) from None
+
+    def _parse(self, row, rec):
         if isinstance(rec, EventError):
             raise rec
         if self._csv:

@@ -1,0 +1,46 @@
+"""Stopping a reader between rows: Ctrl-C and SIGTERM as a request (`StopGate`)."""
+
+from __future__ import annotations
+
+__all__ = ["StopGate"]
+
+
+class StopGate:
+    """Turns Ctrl-C (SIGINT) and SIGTERM into a *request* to stop between rows.
+
+    A signal arriving while a row is being processed only sets `requested`; the loop
+    checks it after the row, so the monitor's state is never left half-updated (a
+    `KeyboardInterrupt` in the middle of an update could not be undone). A signal
+    arriving while the source *waits* (a poll at the end of a followed file, a read on
+    standard input) raises `KeyboardInterrupt` there, so a stop does not wait for a
+    next line that may never come. Use as a context manager (the previous handlers come
+    back on exit; outside the main thread it installs nothing).
+    """
+
+    def __init__(self):
+        self.requested = False
+        self.blocking = False
+        self.signal = None
+        self._old: dict = {}
+
+    def _handler(self, signum, frame):
+        self.requested = True
+        self.signal = signum
+        if self.blocking:
+            raise KeyboardInterrupt
+
+    def __enter__(self):
+        import signal
+        import threading
+
+        if threading.current_thread() is threading.main_thread():
+            for sig in (signal.SIGINT, signal.SIGTERM):
+                self._old[sig] = signal.signal(sig, self._handler)
+        return self
+
+    def __exit__(self, *exc):
+        import signal
+
+        for sig, old in self._old.items():
+            signal.signal(sig, old)
+        self._old.clear()
