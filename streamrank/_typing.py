@@ -12,7 +12,7 @@ from typing import Any, Literal, Union
 
 import numpy as np
 
-__all__ = ["Count", "LabelKind", "Number"]
+__all__ = ["Count", "Empty", "Gain", "LabelKind", "Number", "Ties"]
 
 #: A scalar label, score, weight or time.
 Number = Union[float, np.integer[Any], np.floating[Any], np.bool_]
@@ -20,3 +20,9 @@ Number = Union[float, np.integer[Any], np.floating[Any], np.bool_]
 Count = Union[int, float]
 #: How labels are held: see `streamrank.engine.PairEngine`.
 LabelKind = Literal["auto", "binary", "ordinal", "continuous"]
+#: How the ranking metrics treat tied scores (`streamrank.ranking`).
+Ties = Literal["average", "pessimistic", "optimistic"]
+#: The gain of a relevance grade in DCG: ``2**rel - 1`` or ``rel``.
+Gain = Literal["exponential", "linear"]
+#: What a query without a relevant document counts as: left out, or 0 or 1.
+Empty = Union[Literal["skip"], float]
