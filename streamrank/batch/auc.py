@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 import warnings
 from dataclasses import dataclass
+from collections.abc import Sequence
 from typing import Literal, overload
 
 import numpy as np
@@ -152,18 +153,22 @@ class GroupAUCResult:
 
 
 @overload
-def group_auc_score(y_true: ArrayLike, y_score: ArrayLike, groups: ArrayLike, *,
+def group_auc_score(y_true: ArrayLike, y_score: ArrayLike,
+                    groups: ArrayLike | Sequence[object], *,
                     weighting: _Weighting = ..., sample_weight: ArrayLike | None = ...,
                     return_details: Literal[False] = ...) -> float: ...
 @overload
-def group_auc_score(y_true: ArrayLike, y_score: ArrayLike, groups: ArrayLike, *,
+def group_auc_score(y_true: ArrayLike, y_score: ArrayLike,
+                    groups: ArrayLike | Sequence[object], *,
                     weighting: _Weighting = ..., sample_weight: ArrayLike | None = ...,
                     return_details: Literal[True]) -> GroupAUCResult: ...
 @overload
-def group_auc_score(y_true: ArrayLike, y_score: ArrayLike, groups: ArrayLike, *,
+def group_auc_score(y_true: ArrayLike, y_score: ArrayLike,
+                    groups: ArrayLike | Sequence[object], *,
                     weighting: _Weighting = ..., sample_weight: ArrayLike | None = ...,
                     return_details: bool = ...) -> float | GroupAUCResult: ...
-def group_auc_score(y_true: ArrayLike, y_score: ArrayLike, groups: ArrayLike, *,
+def group_auc_score(y_true: ArrayLike, y_score: ArrayLike,
+                    groups: ArrayLike | Sequence[object], *,
                     weighting: _Weighting = "impressions",
                     sample_weight: ArrayLike | None = None,
                     return_details: bool = False) -> float | GroupAUCResult:
