@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Hashable, Iterable, Iterator
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -167,16 +167,16 @@ class PairCounter:
         s = as_1d_numeric(s, "s", func, allow_empty=True, as_float=True).astype(np.float64,
                                                                              copy=False)
         check_consistent_length(func, keys=keys, y=y, s=s)
-        w = check_weights(w, y.size, func, "w", bounded=True)
+        wv: np.ndarray | None = check_weights(w, y.size, func, "w", bounded=True)
         if len(set(keys)) != len(keys):
             raise param_error("keys", func, "distinct keys", "a key given twice")
         held = [k for k in keys if k in self._slot]
         if held:
             raise KeyError(f"PairCounter.insert_many: key {held[0]!r} is held already "
                            f"({len(held)} held keys); use update_many().")
-        self._engine.add_many(y, s, w, func)
-        self._slot.put_many(keys, y, s, np.ones(y.size) if w is None else w)
-        if w is not None and not np.all(w == 1):
+        self._engine.add_many(y, s, wv, func)
+        self._slot.put_many(keys, y, s, np.ones(y.size) if wv is None else wv)
+        if wv is not None and not np.all(wv == 1):
             self._unit = False
 
     def remove_many(self, keys: Iterable[Hashable]) -> None:
@@ -245,7 +245,7 @@ class PairCounter:
         w = snap.floats("w", n, nonnegative=True)
         snap.finish()
         with snap.rebuild():
-            counter = cls(labels=labels)
+            counter = cls(labels=cast(LabelKind, labels))   # (PairEngine checks it)
             counter.insert_many(keys, y, s, None if np.all(w == 1) else w)
         return counter
 

@@ -201,9 +201,11 @@ class GroupAUC(_BinaryAUCMetric):
                               describe(weighting))
         self.weighting = weighting
         self.pos_val = pos_val
-        self._engines = {}     # group -> PairEngine
-        self._held = {}        # group -> {(label, score, weight): copies in its engine}
-        self._parts = {}       # group -> (v_g, v_g * AUC_g) of the groups with both classes
+        self._engines: dict[Hashable, PairEngine] = {}
+        # group -> {(label, score, weight): copies in its engine}
+        self._held: dict[Hashable, dict[tuple[float, float, Number], int]] = {}
+        # group -> (v_g, v_g * AUC_g) of the groups with both classes
+        self._parts: dict[Hashable, tuple[float, float]] = {}
         self._sums = Sums(True)  # sum v and sum v * AUC, compensated (the first two)
         self._changes = 0      # changes of the sums since they were last recomputed
         self._pending = UpdateBuffer()     # (group, (label, score, weight)) additions
