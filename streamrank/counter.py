@@ -137,8 +137,8 @@ class PairCounter:
         self._engine.remove(y, s, w)
         slot.pop(key)
 
-    def update(self, key: Hashable, *, score: Number | None = None, label: Number | None = None,
-               weight: Number | None = None) -> None:
+    def update(self, key: Hashable, *, score: Number | None = None,
+               label: Number | None = None, weight: Number | None = None) -> None:
         """Change the score, label and/or weight of item ``key``: a removal and an insert,
         ``O(log n)``; validated before anything changes."""
         func = "PairCounter.update"

@@ -214,7 +214,8 @@ class PairEngine:
         return self._cached
 
     # ------------------------------------------------------------------ single changes
-    def add(self, y: Number, s: Number, w: Number = 1, *, caller: str = "PairEngine.add") -> None:
+    def add(self, y: Number, s: Number, w: Number = 1, *,
+            caller: str = "PairEngine.add") -> None:
         """Add one sample; errors name ``caller`` (the public method of the owner).
         Runtime complexity: ``O(log n)`` for at most two label levels, ``O(L log n)``
         for ``L`` levels, ``O(log^2 n)`` amortized with the dominance counter: all in
