@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+from collections.abc import Hashable, Iterable, Iterator
+from typing import Any, cast
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from . import _snapshot
+from ._typing import Count, LabelKind, Number
 from ._validation import (as_1d_numeric, check_consistent_length, check_scalar, check_weight,
                           check_weights, param_error)
 from .counts import PairCounts
@@ -61,7 +65,7 @@ class PairCounter:
     (3, False)
     """
 
-    def __init__(self, *, labels="auto"):
+    def __init__(self, *, labels: LabelKind = "auto") -> None:
         self._engine = PairEngine(labels)
         self._slot = SlotStore()             # key -> (label, score, weight) held
         self._unit = True                    # every weight held is 1
@@ -74,21 +78,21 @@ class PairCounter:
     def __len__(self) -> int:
         return len(self._slot)
 
-    def __contains__(self, key) -> bool:
+    def __contains__(self, key: object) -> bool:
         return key in self._slot
 
-    def __iter__(self):
+    def __iter__(self) -> Iterator[Hashable]:
         return iter(self._slot)
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return f"PairCounter(labels={self.labels!r}) holding {len(self)} items"
 
-    def items(self):
+    def items(self) -> Iterator[tuple[Hashable, tuple[float, float, Count]]]:
         """Iterate over ``(key, (label, score, weight))``."""
         for key, (y, s, w) in self._slot.items():
             yield key, (y, s, _py(w))
 
-    def get(self, key):
+    def get(self, key: Hashable) -> tuple[float, float, Count]:
         """``(label, score, weight)`` of ``key`` (`KeyError` if not held)."""
         y, s, w = self._slot.get(key)
         return y, s, _py(w)
@@ -108,7 +112,7 @@ class PairCounter:
         return self._engine.counts
 
     # ------------------------------------------------------------------ single items
-    def insert(self, key, y, s, w=1.0) -> None:
+    def insert(self, key: Hashable, y: Number, s: Number, w: Number = 1.0) -> None:
         """Insert item ``key`` with label ``y``, score ``s`` and weight ``w``.
 
         Raises `KeyError` if ``key`` is held already (use `update`), `ValueError` /
@@ -125,7 +129,7 @@ class PairCounter:
         if w != 1:
             self._unit = False
 
-    def remove(self, key) -> None:
+    def remove(self, key: Hashable) -> None:
         """Remove item ``key`` (`KeyError`, and nothing changes, if not held)."""
         slot = self._slot
         if key not in slot:
@@ -134,7 +138,8 @@ class PairCounter:
         self._engine.remove(y, s, w)
         slot.pop(key)
 
-    def update(self, key, *, score=None, label=None, weight=None) -> None:
+    def update(self, key: Hashable, *, score: Number | None = None,
+               label: Number | None = None, weight: Number | None = None) -> None:
         """Change the score, label and/or weight of item ``key``: a removal and an insert,
         ``O(log n)``; validated before anything changes."""
         func = "PairCounter.update"
@@ -152,7 +157,8 @@ class PairCounter:
         self._unit = self._unit and w == 1
 
     # ------------------------------------------------------------------ batches
-    def insert_many(self, keys, y, s, w=None) -> None:
+    def insert_many(self, keys: Iterable[Hashable], y: ArrayLike, s: ArrayLike,
+                    w: ArrayLike | None = None) -> None:
         """Insert a batch: validated whole (new, distinct keys; finite labels and scores;
         weights >= 0), then applied with the vectorized delta (see the class docstring)."""
         func = "PairCounter.insert_many"
@@ -162,26 +168,28 @@ class PairCounter:
         s = as_1d_numeric(s, "s", func, allow_empty=True, as_float=True).astype(np.float64,
                                                                              copy=False)
         check_consistent_length(func, keys=keys, y=y, s=s)
-        w = check_weights(w, y.size, func, "w", bounded=True)
+        wv: np.ndarray | None = check_weights(w, y.size, func, "w", bounded=True)
         if len(set(keys)) != len(keys):
             raise param_error("keys", func, "distinct keys", "a key given twice")
         held = [k for k in keys if k in self._slot]
         if held:
             raise KeyError(f"PairCounter.insert_many: key {held[0]!r} is held already "
                            f"({len(held)} held keys); use update_many().")
-        self._engine.add_many(y, s, w, func)
-        self._slot.put_many(keys, y, s, np.ones(y.size) if w is None else w)
-        if w is not None and not np.all(w == 1):
+        self._engine.add_many(y, s, wv, func)
+        self._slot.put_many(keys, y, s, np.ones(y.size) if wv is None else wv)
+        if wv is not None and not np.all(wv == 1):
             self._unit = False
 
-    def remove_many(self, keys) -> None:
+    def remove_many(self, keys: Iterable[Hashable]) -> None:
         """Remove a batch of held keys (all checked first)."""
         keys = list(keys)
         y, s, w = self._slot.columns(self._slot.rows(keys, "PairCounter.remove_many"))
         self._engine.remove_many(y, s, None if self._unit else w)
         self._slot.pop_many(keys)
 
-    def update_many(self, keys, *, scores=None, labels=None, weights=None) -> None:
+    def update_many(self, keys: Iterable[Hashable], *, scores: ArrayLike | None = None,
+                    labels: ArrayLike | None = None,
+                    weights: ArrayLike | None = None) -> None:
         """Change the scores (and/or labels, weights) of a batch of held keys: the batch
         leaves and comes back, each step counted with numpy. Validated whole first."""
         func = "PairCounter.update_many"
@@ -222,7 +230,7 @@ class PairCounter:
                               y=y, s=s, w=w)
 
     @classmethod
-    def from_bytes(cls, data: bytes) -> "PairCounter":
+    def from_bytes(cls, data: bytes) -> PairCounter:
         """Restore a counter written by `to_bytes` (any snapshot version up to the
         current one), in ``O(n log n)``.
 
@@ -238,15 +246,15 @@ class PairCounter:
         w = snap.floats("w", n, nonnegative=True)
         snap.finish()
         with snap.rebuild():
-            counter = cls(labels=labels)
+            counter = cls(labels=cast(LabelKind, labels))   # (PairEngine checks it)
             counter.insert_many(keys, y, s, None if np.all(w == 1) else w)
         return counter
 
-    def __getstate__(self):
+    def __getstate__(self) -> dict[str, object]:
         y, s, w = self._slot.columns()
         return {"labels": self.labels, "keys": self._slot.keys(), "y": y, "s": s, "w": w}
 
-    def __setstate__(self, state):
+    def __setstate__(self, state: dict[str, Any]) -> None:
         self.__init__(labels=state["labels"])
         w = state["w"]
         self.insert_many(state["keys"], state["y"], state["s"],
@@ -263,13 +271,13 @@ class PairCounter:
         self._engine._check(y, s, None if self._unit else w)
 
 
-def _py(x):
+def _py(x: float) -> Count:
     """A stored weight as the engine's number: an int when integral."""
     x = float(x)
     return int(x) if x.is_integer() else x
 
 
-def _batch(values, name, func, k):
+def _batch(values: ArrayLike, name: str, func: str, k: int) -> np.ndarray:
     arr = as_1d_numeric(values, name, func, allow_empty=True, as_float=True).astype(
         np.float64, copy=False)
     if arr.size != k:

@@ -31,7 +31,7 @@ from .exceptions import UndefinedMetricWarning
 __all__ = ["PairCounts"]
 
 
-def _ratio(num, den, name):
+def _ratio(num: int | float, den: int | float, name: str) -> float:
     """``num / den`` as a float; ``nan`` with an `UndefinedMetricWarning` when ``den == 0``."""
     if den == 0:
         warnings.warn(
@@ -47,12 +47,12 @@ def _ratio(num, den, name):
     return float(num) / float(den)
 
 
-def _clamp(x, lo, hi):
+def _clamp(x: float, lo: float, hi: float) -> float:
     # Float rounding in weighted sums can push a ratio a hair outside its range.
     return x if math.isnan(x) else min(hi, max(lo, x))
 
 
-def half_ties(C, T, P, name="AUC") -> float:
+def half_ties(C: int | float, T: int | float, P: int | float, name: str = "AUC") -> float:
     """``(C + T / 2) / P``: the one tie rule of every AUC and concordance index here.
 
     Exact for integer counts (``(2C + T) / 2P``, one rounding); clipped to ``[0, 1]`` for
@@ -62,6 +62,8 @@ def half_ties(C, T, P, name="AUC") -> float:
     >>> half_ties(5, 1, 6)
     0.9166666666666666
     """
+    num: int | float
+    den: int | float
     if isinstance(C, int) and isinstance(T, int) and isinstance(P, int):
         num, den = 2 * C + T, 2 * P
     else:
@@ -109,27 +111,27 @@ class PairCounts:
 
     # ---------------------------------------------------------------- derived counts
     @property
-    def comparable(self):
+    def comparable(self) -> int | float:
         """``P = C + D + T``: pairs with different labels."""
         return self.concordant + self.discordant + self.tied_score
 
     @property
-    def total(self):
+    def total(self) -> int | float:
         """``N0 = P + Ty``: all pairs, ``n (n - 1) / 2`` with unit weights."""
         return self.comparable + self.tied_label
 
     @property
-    def tied_score_all(self):
+    def tied_score_all(self) -> int | float:
         """``Ts = T + Tyy``: all pairs tied in score, whatever their labels."""
         return self.tied_score + self.tied_both
 
     @property
-    def right(self):
+    def right(self) -> int | float:
         """``Right = C + T``: comparable pairs not ordered against the labels."""
         return self.concordant + self.tied_score
 
     @property
-    def wrong(self):
+    def wrong(self) -> int | float:
         """``Wrong = D + T``: comparable pairs not ordered with the labels."""
         return self.discordant + self.tied_score
 
@@ -139,7 +141,7 @@ class PairCounts:
         return not isinstance(self.concordant, int)
 
     # ---------------------------------------------------------------- metrics
-    def _half_ties(self, name) -> float:
+    def _half_ties(self, name: str) -> float:
         return half_ties(self.concordant, self.tied_score, self.comparable, name)
 
     @property
@@ -221,7 +223,7 @@ class PairCounts:
         return _ratio(self.right, self.wrong, "right/wrong ratio")
 
     # ---------------------------------------------------------------- export
-    def as_dict(self) -> dict:
+    def as_dict(self) -> dict[str, int | float]:
         """Every count and metric as a plain ``dict`` (for tables, JSON and logs)."""
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", UndefinedMetricWarning)

@@ -59,8 +59,11 @@ a one-class or all-tied state is therefore ``nan`` (with the warning), never a l
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping, Sequence
+
 import numpy as np
 
+from ._typing import Count, LabelKind, Number
 from .batch._kernels import count_pairs
 from ._validation import INT_TOTAL_MAX, check_scalar, check_weight, describe, param_error
 from .counts import PairCounts
@@ -113,7 +116,12 @@ class PairEngine:
     1.0
     """
 
-    def __init__(self, labels="auto"):
+    _dom: LevelDominanceCounter | DominanceCounter
+    _cached: PairCounts | None
+    _dtype: type[int] | type[float]
+    _kind: str
+
+    def __init__(self, labels: LabelKind = "auto") -> None:
         if labels not in LABEL_KINDS:
             raise param_error("labels", "PairEngine", f"one of {LABEL_KINDS}", describe(labels))
         self.labels = labels
@@ -134,7 +142,7 @@ class PairEngine:
     def __len__(self) -> int:
         return len(self._dom)
 
-    def __setstate__(self, state) -> None:
+    def __setstate__(self, state: dict[str, object]) -> None:
         """Unpickle. State pickled by version 0.1 (sums kept in Python lists, the level
         counts in Python dicts, Python structures, which their compiled successors load)
         is converted."""
@@ -162,7 +170,7 @@ class PairEngine:
         return self._dtype is float
 
     @property
-    def weight(self):
+    def weight(self) -> Count:
         """The weight held (an int while the counts are exact). O(1)."""
         return self._sums.weight()
 
@@ -206,7 +214,8 @@ class PairEngine:
         return self._cached
 
     # ------------------------------------------------------------------ single changes
-    def add(self, y, s, w=1, *, caller: str = "PairEngine.add") -> None:
+    def add(self, y: Number, s: Number, w: Number = 1, *,
+            caller: str = "PairEngine.add") -> None:
         """Add one sample; errors name ``caller`` (the public method of the owner).
         Runtime complexity: ``O(log n)`` for at most two label levels, ``O(L log n)``
         for ``L`` levels, ``O(log^2 n)`` amortized with the dominance counter: all in
@@ -217,7 +226,7 @@ class PairEngine:
         self._add(check_scalar(y, "y", caller), check_scalar(s, "s", caller),
                   check_weight(w, caller), caller)
 
-    def _add(self, y: float, s: float, w, func: str) -> None:
+    def _add(self, y: float, s: float, w: Count, func: str) -> None:
         """`add` of validated values (``w`` an int or a float from `check_weight`)."""
         self.check_label(y, func)
         self._make_room((y,))
@@ -230,7 +239,8 @@ class PairEngine:
         terms = self._dom.add_pairs(y, s, w)  # one walk: the terms, and the insert
         self._accumulate(terms, w)
 
-    def remove(self, y, s, w=1, *, caller: str = "PairEngine.remove") -> None:
+    def remove(self, y: Number, s: Number, w: Number = 1, *,
+               caller: str = "PairEngine.remove") -> None:
         """Remove one sample added with these values (`ValueError`, and nothing changes,
         if none is held; errors name ``caller``). Runtime complexity: as `add`."""
         if self._dom.engine_remove(y, s, w):  # the whole change in C
@@ -247,7 +257,7 @@ class PairEngine:
             raise param_error("w", caller, "the weight of a sample held at "
                               f"({y!r}, {s!r})", repr(w)) from exc
 
-    def _remove(self, y: float, s: float, w) -> None:
+    def _remove(self, y: float, s: float, w: Count) -> None:
         """`remove` of validated values (`ValueError`, nothing changed, for a weight no
         sample can hold: a fractional one while the counts are exact integers)."""
         if self._dtype is float:
@@ -266,7 +276,9 @@ class PairEngine:
         auc = self._dom.engine_auc()
         return default if auc is None else auc
 
-    def apply(self, removes, adds, caller: str = "PairEngine.apply") -> None:
+    def apply(self, removes: Sequence[tuple[float, float, Count]],
+              adds: Mapping[tuple[float, float, Count], int],
+              caller: str = "PairEngine.apply") -> None:
         """Remove the held samples ``removes`` (a list of ``(y, s, w)``), then add
         ``adds`` (a dict ``{(y, s, w): copies}``): the River metrics' buffered changes.
         Items are validated as by `remove` / `add`; unless the dominance counter holds
@@ -284,12 +296,13 @@ class PairEngine:
                     self.add(y, s, w, caller=caller)
                 seen += 1
 
-    def check_label(self, y, func, name="y") -> None:
+    def check_label(self, y: float, func: str, name: str = "y") -> None:
         """Raise, changing nothing, if label ``y`` cannot be added (``labels="binary"``
         already holding two other labels)."""
         self.check_labels_after((), (y,), func, name)
 
-    def check_labels_after(self, removed, added, func, name="y") -> None:
+    def check_labels_after(self, removed: Iterable[float], added: Iterable[float], func: str,
+                           name: str = "y") -> None:
         """Raise, changing nothing, if removing samples labelled ``removed`` and adding
         samples labelled ``added`` would hold more than two labels with
         ``labels="binary"``. Every copy held counts, zero weights included (a label held
@@ -348,7 +361,8 @@ class PairEngine:
             return
         self._change_each(y, s, w, -1, "PairEngine.remove_many")
 
-    def pairs_with_many(self, y: np.ndarray, s: np.ndarray, w: np.ndarray | None = None):
+    def pairs_with_many(self, y: np.ndarray, s: np.ndarray, w: np.ndarray | None = None
+                        ) -> tuple[Count, ...]:
         """``sum_i w_i * (C_i, D_i, T_i, Ty_i, Tyy_i)``: the pairs that the samples ``(y_i,
         s_i)`` would form with the held samples, one by one (not with each other), read
         without changing anything; ``y_i`` may be a label that is not held.

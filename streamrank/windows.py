@@ -16,7 +16,10 @@ labels) all hold one.
 from __future__ import annotations
 
 import math
+from collections.abc import Iterator
+from typing import Any
 
+from ._typing import Count, LabelKind, Number
 from ._validation import check_int, check_period, check_scalar, check_weight, param_error
 from .counts import PairCounts
 from .engine import PairEngine
@@ -61,11 +64,11 @@ class _Window:
 
     _caller = "SlidingPairCounter.push"
 
-    def __init__(self, labels):
+    def __init__(self, labels: LabelKind) -> None:
         self._engine = PairEngine(labels)
         self._win = RowWindow()
 
-    def __setstate__(self, state) -> None:
+    def __setstate__(self, state: dict[str, Any]) -> None:
         """Unpickle: this version's state as it is; one of streamrank 0.1.0 (its events
         in a deque) rebuilt into a `RowWindow` (the engine converts itself)."""
         if "_events" in state:
@@ -87,15 +90,15 @@ class _Window:
     def __len__(self) -> int:
         return len(self._win)
 
-    def __iter__(self):
-        """The events in the window, oldest first."""
+    def __iter__(self) -> Iterator[tuple[float, float, Count]]:
+        """The events ``(y, s, w)`` in the window, oldest first."""
         return iter([e[2:] for e in self._win.items()])
 
     def clear(self) -> None:
         self._engine.clear()
         self._win.clear()
 
-    def _check_slide(self, y, n_out, func) -> None:
+    def _check_slide(self, y: float, n_out: int, func: str) -> None:
         """Raise, changing nothing, if evicting the ``n_out`` oldest events and adding
         label ``y`` would break ``labels="binary"``."""
         if self._engine.labels == "binary":
@@ -134,12 +137,12 @@ class SlidingPairCounter(_Window):
     (3, 0.5)
     """
 
-    def __init__(self, window_size: int, *, labels="auto"):
+    def __init__(self, window_size: int, *, labels: LabelKind = "auto") -> None:
         window_size = check_int(window_size, "window_size", "SlidingPairCounter")
         super().__init__(labels)
         self.window_size = window_size
 
-    def push(self, y, s, w=1.0) -> None:
+    def push(self, y: Number, s: Number, w: Number = 1.0) -> None:
         """Add an event ``(y, s, w)``; the oldest leaves once the window is full. Validated
         first: a bad event changes nothing."""
         func = "SlidingPairCounter.push"
@@ -179,14 +182,14 @@ class TimeSlidingPairCounter(_Window):
     (3, 1.0)
     """
 
-    def __init__(self, period: float, *, labels="auto"):
+    def __init__(self, period: float, *, labels: LabelKind = "auto") -> None:
         period = check_period(period, "period", "TimeSlidingPairCounter")
         super().__init__(labels)
         self.period = period
 
     _caller = "TimeSlidingPairCounter.push"
 
-    def push(self, y, s, w=1.0, *, t) -> None:
+    def push(self, y: Number, s: Number, w: Number = 1.0, *, t: Number) -> None:
         """Add an event ``(y, s, w)`` at time ``t`` and evict the events with
         ``t' <= t - period``. Validated first: a bad event changes nothing."""
         func = "TimeSlidingPairCounter.push"
@@ -205,7 +208,7 @@ class TimeSlidingPairCounter(_Window):
         if win.push(t, y, s, w):
             sync(win, self._engine, func)
 
-    def __iter__(self):
+    def __iter__(self) -> Iterator[tuple[float, float, float, Count]]:  # type: ignore[override]
         """The events ``(t, y, s, w)`` in the window, oldest first."""
         return iter([e[1:] for e in self._win.items()])
 

@@ -2,7 +2,8 @@
 
 Layers, lowest first (a module may import from a lower layer or from its own package):
 
-0. the definitions: `exceptions`, `_validation` (every argument check), `counts`;
+0. the definitions: `exceptions`, `_typing` (type aliases), `_validation` (every argument
+   check), `counts`;
 1. `io` (the file readers) and `batch` (the numpy batch API and its kernels);
 2. the compiled `structures` and their Python face, `engine`;
 3. the incremental API: `counter`, `windows`, `epochs`, `_snapshot`;
@@ -29,7 +30,7 @@ PACKAGE = Path(__file__).resolve().parents[1] / "streamrank"
 #: rank (``io`` and ``batch``; ``metrics`` and ``ranking``; the applications) never import
 #: each other.
 LAYERS = {
-    "exceptions": 0.0, "_validation": 0.1, "counts": 0.2,
+    "exceptions": 0.0, "_typing": 0.0, "_validation": 0.1, "counts": 0.2,
     "io": 1, "batch": 1,
     "structures": 2.0, "engine": 2.1,
     "_snapshot": 3.0, "counter": 3.1, "windows": 3.1, "epochs": 3.1,

@@ -5,9 +5,13 @@ from __future__ import annotations
 import math
 import warnings
 from dataclasses import dataclass
+from collections.abc import Sequence
+from typing import Literal, overload
 
 import numpy as np
+from numpy.typing import ArrayLike
 
+from .._typing import Number
 from ._groups import factorize_groups
 from ._kernels import count_pairs, exclusive_cumsum_in_groups, scale_weights
 from .._validation import (as_1d_numeric, as_score_column, check_binary_labels,
@@ -17,9 +21,12 @@ from ..exceptions import UndefinedMetricWarning
 __all__ = ["GroupAUCResult", "group_auc_score", "roc_auc_score"]
 
 _WEIGHTINGS = ("impressions", "pairs", "uniform")
+_Weighting = Literal["impressions", "pairs", "uniform"]
 
 
-def roc_auc_score(y_true, y_score, *, sample_weight=None, max_fpr=None, pos_label=None) -> float:
+def roc_auc_score(y_true: ArrayLike, y_score: ArrayLike, *,
+                  sample_weight: ArrayLike | None = None, max_fpr: float | None = None,
+                  pos_label: Number | None = None) -> float:
     """Area under the ROC curve, ties in score counted as one half.
 
     ``AUC = (C + T / 2) / P``: the probability that a random positive scores above a random
@@ -134,8 +141,27 @@ class GroupAUCResult:
     group_weights: np.ndarray
 
 
-def group_auc_score(y_true, y_score, groups, *, weighting="impressions", sample_weight=None,
-                    return_details=False, pos_label=None):
+@overload
+def group_auc_score(y_true: ArrayLike, y_score: ArrayLike,
+                    groups: ArrayLike | Sequence[object], *,
+                    weighting: _Weighting = ..., sample_weight: ArrayLike | None = ...,
+                    return_details: Literal[False] = ..., pos_label: Number | None = ...) -> float: ...
+@overload
+def group_auc_score(y_true: ArrayLike, y_score: ArrayLike,
+                    groups: ArrayLike | Sequence[object], *,
+                    weighting: _Weighting = ..., sample_weight: ArrayLike | None = ...,
+                    return_details: Literal[True], pos_label: Number | None = ...) -> GroupAUCResult: ...
+@overload
+def group_auc_score(y_true: ArrayLike, y_score: ArrayLike,
+                    groups: ArrayLike | Sequence[object], *,
+                    weighting: _Weighting = ..., sample_weight: ArrayLike | None = ...,
+                    return_details: bool = ..., pos_label: Number | None = ...) -> float | GroupAUCResult: ...
+def group_auc_score(y_true: ArrayLike, y_score: ArrayLike,
+                    groups: ArrayLike | Sequence[object], *,
+                    weighting: _Weighting = "impressions",
+                    sample_weight: ArrayLike | None = None,
+                    return_details: bool = False,
+                    pos_label: Number | None = None) -> float | GroupAUCResult:
     """Group AUC (GAUC): the AUC within each group, averaged over groups with both classes.
 
     ``GAUC = sum_g v_g AUC_g / sum_g v_g`` over the groups (users, queries, sessions) that

@@ -3,6 +3,10 @@ Somers' D."""
 
 from __future__ import annotations
 
+from typing import Literal
+
+from numpy.typing import ArrayLike
+
 from ._kernels import count_pairs
 from .._validation import describe, param_error
 from .pairs import validate_pairs_input
@@ -12,7 +16,9 @@ __all__ = ["goodman_kruskal_gamma", "kendall_tau", "somers_d"]
 _VARIANTS = ("a", "b", "c")
 
 
-def kendall_tau(y_true, y_score, *, variant="b", sample_weight=None) -> float:
+def kendall_tau(y_true: ArrayLike, y_score: ArrayLike, *,
+                variant: Literal["a", "b", "c"] = "b",
+                sample_weight: ArrayLike | None = None) -> float:
     """Kendall's rank correlation between labels and scores, with ties.
 
     * ``"a"``: ``(C - D) / N0``, all pairs in the denominator;
@@ -39,7 +45,8 @@ def kendall_tau(y_true, y_score, *, variant="b", sample_weight=None) -> float:
     return getattr(count_pairs(y, s, w), "tau_" + variant)
 
 
-def goodman_kruskal_gamma(y_true, y_score, *, sample_weight=None) -> float:
+def goodman_kruskal_gamma(y_true: ArrayLike, y_score: ArrayLike, *,
+                          sample_weight: ArrayLike | None = None) -> float:
     """Goodman and Kruskal's gamma: ``(C - D) / (C + D)``; tied pairs are left out.
 
     Runtime complexity: ``O(n log n)``.
@@ -54,7 +61,8 @@ def goodman_kruskal_gamma(y_true, y_score, *, sample_weight=None) -> float:
     return count_pairs(y, s, w).gamma
 
 
-def somers_d(y_true, y_score, *, sample_weight=None) -> float:
+def somers_d(y_true: ArrayLike, y_score: ArrayLike, *,
+             sample_weight: ArrayLike | None = None) -> float:
     """Somers' D of the score given the label: ``(C - D) / P``, ``P`` the pairs whose labels
     differ. Equal to ``scipy.stats.somersd(y_true, y_score).statistic`` (labels first); with
     binary labels it is ``2 AUC - 1`` (Gini).

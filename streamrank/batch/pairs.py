@@ -5,6 +5,8 @@ from __future__ import annotations
 import dataclasses
 import math
 
+from numpy.typing import ArrayLike
+
 from ._kernels import count_pairs, scale_weights
 from .._validation import as_1d_numeric, check_consistent_length, check_weights, param_error
 from ..counts import PairCounts
@@ -26,7 +28,8 @@ def validate_pairs_input(y_true, y_score, sample_weight, func, *,
     return y, s, (scale_weights(w)[0] if scale else w)
 
 
-def pair_counts(y_true, y_score, *, sample_weight=None) -> PairCounts:
+def pair_counts(y_true: ArrayLike, y_score: ArrayLike, *,
+                sample_weight: ArrayLike | None = None) -> PairCounts:
     """Count every concordant, discordant and tied pair of (label, score) samples.
 
     A pair {i, j} with ``y_i != y_j`` is *concordant* when the scores order it as the labels

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from ._ckernels import sort_count, sort_runs
 from ._kernels import (count_pairs, dense_ranks, exclusive_cumsum_in_groups, int_sum, run_starts,
@@ -103,7 +104,9 @@ def censored_counts(t: np.ndarray, s: np.ndarray, e: np.ndarray, w: np.ndarray |
     return P, D, T
 
 
-def concordance_index(event_times, predicted_scores, event_observed=None, *, sample_weight=None):
+def concordance_index(event_times: ArrayLike, predicted_scores: ArrayLike,
+                      event_observed: ArrayLike | None = None, *,
+                      sample_weight: ArrayLike | None = None) -> float:
     """Harrell's C-index with right-censored times: ``(C + T / 2) / P``.
 
     Follows ``lifelines.utils.concordance_index`` exactly, including its direction and ties:

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+from collections.abc import Hashable
 from dataclasses import dataclass, field
 
 import numpy as np
 
 from .._validation import param_error
 from ._statistic import TOL, PairProblem, check_epsilon, check_table
+from ._table import PerformanceTable
 
 __all__ = ["GSDFront", "gsd_front", "pareto_front"]
 
@@ -48,14 +50,14 @@ class GSDFront:
     epsilon: float = 0.0
     tol: float = TOL
 
-    def _index(self, model) -> int:
+    def _index(self, model: Hashable) -> int:
         for i, m in enumerate(self.models):
             if m == model:
                 return i
         raise param_error("model", "GSDFront.dominates", f"one of {list(self.models)!r}",
                           repr(model))
 
-    def dominates(self, a, b) -> bool:
+    def dominates(self, a: Hashable, b: Hashable) -> bool:
         """Whether model ``a`` GSD-dominates model ``b`` (weakly) at this sample."""
         return bool(self.relation[self._index(a), self._index(b)])
 
@@ -70,7 +72,7 @@ class GSDFront:
                 f"pareto_front={list(self.pareto_front)!r}, strict dominances: {edges})")
 
 
-def pareto_front(table) -> tuple[tuple, np.ndarray]:
+def pareto_front(table: PerformanceTable) -> tuple[tuple, np.ndarray]:
     """Models not Pareto-dominated on the per-data-set metric vectors, and the relation.
 
     ``C'`` Pareto-dominates ``C`` when, on every data set both were evaluated on (at least
@@ -103,7 +105,7 @@ def pareto_front(table) -> tuple[tuple, np.ndarray]:
     return front, dom
 
 
-def gsd_front(table, *, epsilon: float = 0.0, tol: float = TOL) -> GSDFront:
+def gsd_front(table: PerformanceTable, *, epsilon: float = 0.0, tol: float = TOL) -> GSDFront:
     """Empirical GSD relation over all ordered pairs, the empirical GSD front, the Pareto front.
 
     ``C`` dominates ``C'`` at the sample when ``min_u (E[u(C)] - E[u(C')]) >= -tol``; ``C'``

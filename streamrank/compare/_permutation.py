@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import math
 import os
-from collections.abc import Iterable, Sequence
+from collections.abc import Hashable, Iterable, Sequence
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass, field
 from types import MappingProxyType
@@ -23,6 +23,7 @@ from tqdm.auto import tqdm
 
 from .._validation import check_int, describe, param_error
 from ._statistic import TOL, PairProblem, check_epsilon, check_table
+from ._table import PerformanceTable
 
 __all__ = ["GSDTestResult", "PairwiseTest", "gsd_test"]
 
@@ -172,15 +173,15 @@ def _check_contamination(contamination, func) -> tuple:
 
 
 def gsd_test(
-    table,
-    model,
+    table: PerformanceTable,
+    model: Hashable,
     *,
-    competitors: Sequence | None = None,
+    competitors: Sequence[Hashable] | None = None,
     permutations: int = 1000,
     seed: int | None = None,
     alpha: float = 0.05,
     bonferroni: bool = False,
-    contamination=0,
+    contamination: int | Iterable[int] = 0,
     epsilon: float = 0.0,
     n_jobs: int = 1,
     progress: bool = False,

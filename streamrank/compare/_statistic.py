@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Hashable
 from dataclasses import dataclass
 
 import numpy as np
@@ -109,7 +110,7 @@ class PairProblem:
         return epsilon * xi, xi
 
 
-def gsd_statistic(table: PerformanceTable, model, competitor, *,
+def gsd_statistic(table: PerformanceTable, model: Hashable, competitor: Hashable, *,
                   epsilon: float = 0.0) -> GSDStatistic:
     """GSD statistic ``min_u (E[u(competitor)] - E[u(model)])`` on the reduced LP.
 

@@ -14,10 +14,11 @@ bins or dense ranks) reversed when smaller is better.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from .._validation import check_int, describe, param_error
 
@@ -91,7 +92,7 @@ def ordinal(
     direction: str = "larger",
     *,
     bins: int | None = None,
-    categories: Sequence | None = None,
+    categories: Sequence[object] | None = None,
     rightmost_closed: bool = False,
 ) -> Metric:
     """Declare an ordinal metric: only the order of its values is meaningful.
@@ -123,7 +124,7 @@ def ordinal(
     return Metric(name, "ordinal", direction, bins, categories, bool(rightmost_closed))
 
 
-def quantile_bins(values, bins: int, *, rightmost_closed: bool = False) -> np.ndarray:
+def quantile_bins(values: ArrayLike, bins: int, *, rightmost_closed: bool = False) -> np.ndarray:
     """Quantile class (1-based) of every value, with the cut points taken over ``values``.
 
     The cut points are ``np.quantile(values, [0, 1/bins, ..., 1])`` (numpy's default
@@ -181,7 +182,7 @@ class PerformanceTable:
         return (f"PerformanceTable({len(self.models)} models x {len(self.datasets)} data sets, "
                 f"{len(self.model_index)} rows, metrics={list(self.metrics)!r})")
 
-    def rows(self, model) -> np.ndarray:
+    def rows(self, model: Hashable) -> np.ndarray:
         """Oriented metric vectors of ``model``, one row per data set, shape (n_m, n_metrics).
 
         >>> t = performance_table({"model": ["a", "b"], "dataset": [1, 1], "acc": [0.5, 0.7]},
@@ -302,7 +303,7 @@ def _labels(raw: np.ndarray) -> tuple[tuple, np.ndarray]:
 
 
 def performance_table(
-    data,
+    data: object,
     *,
     model: str = "model",
     dataset: str = "dataset",

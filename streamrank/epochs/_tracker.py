@@ -44,7 +44,9 @@ holds the unchanged samples), plus the inversions among the ``k``.
 from __future__ import annotations
 
 import numpy as np
+from numpy.typing import ArrayLike
 
+from .._typing import Count
 from ..batch._kernels import (
     MAX_ORDINAL_LEVELS,
     _count_levels,
@@ -144,7 +146,8 @@ class EpochTracker:
     ([0.667, 1.0, 0.333], [None, 2, 4])
     """
 
-    def __init__(self, y_true, *, sample_weight=None, track_churn=True):
+    def __init__(self, y_true: ArrayLike, *, sample_weight: ArrayLike | None = None,
+                 track_churn: bool = True) -> None:
         func = "EpochTracker"
         y = as_1d_numeric(y_true, "y_true", func)
         w = check_weights(sample_weight, y.size, func, bounded=True)
@@ -180,7 +183,7 @@ class EpochTracker:
         return self.history[-1] if self.history else None
 
     @property
-    def churn(self):
+    def churn(self) -> Count | None:
         """Pairs (weight) whose score order flipped in the latest epoch (``None`` if not
         tracked or before the second epoch)."""
         return self.churn_history[-1] if self.churn_history else None
@@ -197,7 +200,7 @@ class EpochTracker:
         return view
 
     # ------------------------------------------------------------------ epochs
-    def step(self, y_score) -> PairCounts:
+    def step(self, y_score: ArrayLike) -> PairCounts:
         """A new epoch with arbitrary scores: a from-scratch ``O(n log n)`` count.
 
         Runtime complexity: the cost of `streamrank.pair_counts` on pre-encoded labels
@@ -211,7 +214,7 @@ class EpochTracker:
         counts, order = self._count(s)
         return self._commit(s, counts, order, churn)
 
-    def step_additive(self, delta, groups) -> PairCounts:
+    def step_additive(self, delta: ArrayLike, groups: ArrayLike) -> PairCounts:
         """A new epoch where score ``i`` moves by ``delta[groups[i]]``.
 
         Runtime complexity: ``O(n)`` to validate and shift the scores, then the count of
@@ -255,7 +258,7 @@ class EpochTracker:
         counts, order = self._count(new)
         return self._commit(new, counts, order, churn)
 
-    def step_partial(self, indices, new_scores) -> PairCounts:
+    def step_partial(self, indices: ArrayLike, new_scores: ArrayLike) -> PairCounts:
         """A new epoch where only the scores at ``indices`` changed.
 
         Runtime complexity: ``O(k log n)`` for ``k`` changes with binary labels (``k``

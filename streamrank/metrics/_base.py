@@ -33,15 +33,19 @@ from __future__ import annotations
 
 import math
 import warnings
+from collections.abc import Mapping
 from operator import itemgetter
+from typing import Any, Union
 
 import numpy as np
 
+from .._typing import LabelKind, Number
 from .._validation import describe, param_error
 from ..engine import PairEngine, check_scalar, check_weight
 from ..exceptions import UndefinedMetricWarning
 
-__all__ = ["MAX_PENDING", "UNSPLIT_RTOL", "PairEngineMetric", "UpdateBuffer",
+__all__ = ["MAX_PENDING", "UNSPLIT_RTOL", "ClassLabel", "PairEngineMetric", "Prediction",
+           "Target", "UpdateBuffer",
            "apply_changes", "binary_label", "hold", "held_arrays", "label_of",
            "not_held_error", "or_zero", "recounted", "release", "revert_unsplit",
            "sample_arrays", "score_of", "unsplit_fits", "unsplit_shares", "unsplit_take",
@@ -49,6 +53,15 @@ __all__ = ["MAX_PENDING", "UNSPLIT_RTOL", "PairEngineMetric", "UpdateBuffer",
 
 #: Buffered updates are applied once this many are waiting, even if nobody reads.
 MAX_PENDING = 4096
+
+#: ``y_pred`` of these River metrics: a score (any scale), or, for the binary ones, a dict
+#: of class probabilities (River's ``predict_proba_one``).
+Prediction = Union[Number, Mapping[Any, float]]
+#: A class of the binary metrics (``pos_val`` and ``y_true``): a bool, number or string.
+ClassLabel = Union[Number, str]
+#: ``y_true``: a class (binary metrics), a number (the others), or a ``(time,
+#: event_observed)`` pair (``ConcordanceIndex(censoring=True)``).
+Target = Union[ClassLabel, tuple[Number, Number]]
 
 def score_of(y_pred, pos_val, func: str) -> float:
     """The score of the positive class in River's ``y_pred``: a dict of class
@@ -382,7 +395,7 @@ class PairEngineMetric:
 
     _unsplit: dict | None = None  # (label, score) -> (copies, weight, scale): 0.1.0 pickles
 
-    def _init_engine(self, labels: str = "auto") -> None:
+    def _init_engine(self, labels: LabelKind = "auto") -> None:
         self._engine = PairEngine(labels)
         self._held: dict = {}           # (label, score, weight) -> copies in the engine
         self._pending = UpdateBuffer()
@@ -390,12 +403,12 @@ class PairEngineMetric:
     def _sample(self, y_true, y_pred, w, func):  # pragma: no cover - overridden
         raise NotImplementedError
 
-    def update(self, y_true, y_pred, w=1.0) -> None:
+    def update(self, y_true: Target, y_pred: Prediction, w: Number = 1.0) -> None:
         """Add an event. Runtime complexity: O(1) amortized (buffered)."""
         if self._pending.add(self._sample(y_true, y_pred, w, f"{type(self).__name__}.update")):
             self._flush()
 
-    def revert(self, y_true, y_pred, w=1.0) -> None:
+    def revert(self, y_true: Target, y_pred: Prediction, w: Number = 1.0) -> None:
         """Remove one earlier update with these values, in any order; `ValueError`
         (nothing changes) if none is held. Runtime complexity: O(1) for an update still
         buffered, else one removal from the engine."""
@@ -427,7 +440,7 @@ class PairEngineMetric:
         """The engine's `PairCounts` after applying the buffered updates."""
         return self._counted().counts
 
-    def __setstate__(self, state) -> None:
+    def __setstate__(self, state: dict[str, Any]) -> None:
         """Unpickle: this version's state as it is; one of streamrank 0.1.0 (its buffer a
         list) rebuilt in today's layout by `streamrank.metrics._legacy`, which raises
         `SnapshotError` for a state it cannot read."""

@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from river import metrics
 
 from .._validation import describe, param_error
 from ..engine import check_scalar
-from ._base import PairEngineMetric, label_of, not_held_error, or_zero, quiet, weight_of
+from .._typing import Number
+from ._base import (PairEngineMetric, Prediction, Target, label_of, not_held_error, or_zero, quiet,
+                    weight_of)
 from ._censored_engine import CensoredPairEngine
 
 __all__ = ["ConcordanceIndex"]
@@ -65,7 +69,7 @@ class ConcordanceIndex(PairEngineMetric, metrics.base.RegressionMetric):
     1.0
     """
 
-    def __init__(self, censoring=False):
+    def __init__(self, censoring: bool = False) -> None:
         if not isinstance(censoring, bool):
             raise param_error("censoring", "ConcordanceIndex", "a bool", describe(censoring),
                               TypeError)
@@ -100,7 +104,7 @@ class ConcordanceIndex(PairEngineMetric, metrics.base.RegressionMetric):
             return label_of(t, func), bool(e), s, w
         return label_of(y_true, func), True, s, w
 
-    def revert(self, y_true, y_pred, w=1.0) -> None:
+    def revert(self, y_true: Target, y_pred: Prediction, w: Number = 1.0) -> None:
         if not self.censoring:
             return super().revert(y_true, y_pred, w)
         func = "ConcordanceIndex.revert"
@@ -110,12 +114,12 @@ class ConcordanceIndex(PairEngineMetric, metrics.base.RegressionMetric):
         except ValueError:
             raise not_held_error(func, y_true, y_pred, w) from None
 
-    def update(self, y_true, y_pred, w=1.0) -> None:
+    def update(self, y_true: Target, y_pred: Prediction, w: Number = 1.0) -> None:
         if not self.censoring:
             return super().update(y_true, y_pred, w)
         self._engine.add(*self._sample(y_true, y_pred, w, "ConcordanceIndex.update"))
 
-    def __setstate__(self, state) -> None:
+    def __setstate__(self, state: dict[str, Any]) -> None:
         """Unpickle (with censoring there is no buffer; see `PairEngineMetric`)."""
         if (type(state) is dict and state.get("censoring") is True
                 and "_pending" not in state and "_engine" in state):

@@ -3,6 +3,8 @@ Goodman-Kruskal gamma, Somers' D."""
 
 from __future__ import annotations
 
+from typing import Literal
+
 from river import metrics
 
 from .._validation import describe, param_error
@@ -19,7 +21,7 @@ class _PairCountMetric(PairEngineMetric, metrics.base.RegressionMetric):
 
     _prop = ""  # the `PairCounts` property that is the metric
 
-    def __init__(self):
+    def __init__(self) -> None:
         self._init_engine()
 
     def _sample(self, y_true, y_pred, w, func):
@@ -79,7 +81,7 @@ class KendallTau(_PairCountMetric):
     1.0
     """
 
-    def __init__(self, variant="b"):
+    def __init__(self, variant: Literal["a", "b", "c"] = "b") -> None:
         if variant not in _VARIANTS:
             raise param_error("variant", "KendallTau", f"one of {_VARIANTS}", describe(variant))
         super().__init__()

@@ -4,15 +4,19 @@ with their group so that GAUC works inside River's evaluation helpers."""
 from __future__ import annotations
 
 import math
+from collections.abc import Callable, Hashable, Iterable, Mapping
+from typing import Any, Literal, Union
 
 from river import base
+from river.base.typing import ClfTarget, FeatureName
 
 from ..batch._groups import check_group_id
 from .._validation import describe, param_error
+from .._typing import Number
 from ..engine import PairEngine
 from ..structures._cbinary import Sums
-from ._base import (UpdateBuffer, apply_changes, hold, not_held_error, recounted, release,
-                    revert_unsplit, unsplit_fits)
+from ._base import (ClassLabel, Prediction, UpdateBuffer, apply_changes, hold,
+                    not_held_error, recounted, release, revert_unsplit, unsplit_fits)
 from .roc_auc import _BinaryAUCMetric
 
 __all__ = ["GroupAUC", "GroupedProba", "WithGroup"]
@@ -35,12 +39,18 @@ class GroupedProba(dict):
     (0.8, 'u1', True)
     """
 
-    def __init__(self, proba=(), group=None):
+    def __init__(self, proba: Mapping[Any, float] | Iterable[tuple[Any, float]] = (),
+                 group: Hashable = None) -> None:
         super().__init__(proba)
         self.group = group
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return f"GroupedProba({dict.__repr__(self)}, group={self.group!r})"
+
+
+#: ``y_pred`` of `GroupAUC`: a `GroupedProba` (from `WithGroup`) or a ``(prediction,
+#: group)`` pair.
+GroupedPrediction = Union[GroupedProba, tuple[Prediction, Hashable]]
 
 
 class WithGroup(base.Wrapper, base.Classifier):
@@ -74,7 +84,9 @@ class WithGroup(base.Wrapper, base.Classifier):
     ('u1', 0.502)
     """
 
-    def __init__(self, classifier, key, drop=True):
+    def __init__(self, classifier: base.Classifier,
+                 key: Hashable | Callable[[dict[FeatureName, Any]], Hashable],
+                 drop: bool = True) -> None:
         self.classifier = classifier
         self.key = key
         self.drop = drop
@@ -104,14 +116,14 @@ class WithGroup(base.Wrapper, base.Classifier):
             return {k: v for k, v in x.items() if k != self.key}
         return x
 
-    def learn_one(self, x, y, **kwargs):
+    def learn_one(self, x: dict[FeatureName, Any], y: ClfTarget, **kwargs: Any) -> None:
         self.classifier.learn_one(self._strip(x), y, **kwargs)
 
-    def predict_proba_one(self, x, **kwargs):
+    def predict_proba_one(self, x: dict[FeatureName, Any], **kwargs: Any) -> GroupedProba:
         proba = self.classifier.predict_proba_one(self._strip(x), **kwargs)
         return GroupedProba(proba, self._group(x))
 
-    def predict_one(self, x, **kwargs):
+    def predict_one(self, x: dict[FeatureName, Any], **kwargs: Any) -> ClfTarget | None:
         return self.classifier.predict_one(self._strip(x), **kwargs)
 
 
@@ -182,15 +194,18 @@ class GroupAUC(_BinaryAUCMetric):
 
     _unsplit: dict | None = None  # group -> unsplit cells (pickles of 0.1.0: see _base)
 
-    def __init__(self, weighting="impressions", pos_val=True):
+    def __init__(self, weighting: Literal["impressions", "pairs", "uniform"] = "impressions",
+                 pos_val: ClassLabel = True) -> None:
         if weighting not in _WEIGHTINGS:
             raise param_error("weighting", "GroupAUC", f"one of {_WEIGHTINGS}",
                               describe(weighting))
         self.weighting = weighting
         self.pos_val = pos_val
-        self._engines = {}     # group -> PairEngine
-        self._held = {}        # group -> {(label, score, weight): copies in its engine}
-        self._parts = {}       # group -> (v_g, v_g * AUC_g) of the groups with both classes
+        self._engines: dict[Hashable, PairEngine] = {}
+        # group -> {(label, score, weight): copies in its engine}
+        self._held: dict[Hashable, dict[tuple[float, float, Number], int]] = {}
+        # group -> (v_g, v_g * AUC_g) of the groups with both classes
+        self._parts: dict[Hashable, tuple[float, float]] = {}
         self._sums = Sums(True)  # sum v and sum v * AUC, compensated (the first two)
         self._changes = 0      # changes of the sums since they were last recomputed
         self._pending = UpdateBuffer()     # (group, (label, score, weight)) additions
@@ -204,7 +219,7 @@ class GroupAUC(_BinaryAUCMetric):
     def works_with_weights(self) -> bool:
         return True
 
-    def works_with(self, model) -> bool:
+    def works_with(self, model: base.Estimator) -> bool:
         return isinstance(model, base.Classifier)
 
     def _grouped(self, y_true, y_pred, w, func):
@@ -218,12 +233,14 @@ class GroupAUC(_BinaryAUCMetric):
         check_group_id(group, "y_pred", func)
         return group, self._event(y_true, pred, w, func)
 
-    def update(self, y_true, y_pred, w=1.0) -> None:
+    def update(self, y_true: ClassLabel, y_pred: GroupedPrediction,  # type: ignore[override]
+                  w: Number = 1.0) -> None:
         """Add an event to its group. Runtime complexity: O(1) amortized (buffered)."""
         if self._pending.add(self._grouped(y_true, y_pred, w, "GroupAUC.update")):
             self._flush()
 
-    def revert(self, y_true, y_pred, w=1.0) -> None:
+    def revert(self, y_true: ClassLabel, y_pred: GroupedPrediction,  # type: ignore[override]
+                  w: Number = 1.0) -> None:
         """Remove one earlier update with these values (and group), in any order;
         `ValueError` (nothing changes) if none is held. Runtime complexity: O(1) for an
         update still buffered, else one removal from its group's engine."""
@@ -279,7 +296,7 @@ class GroupAUC(_BinaryAUCMetric):
             unsplit = self._unsplit.get(group) if self._unsplit else None
             self._move(group, recounted(engine, held, unsplit), old)
 
-    def __setstate__(self, state) -> None:
+    def __setstate__(self, state: dict[str, Any]) -> None:
         """Unpickle: this version's state as it is; one of streamrank 0.1.0 rebuilt from
         the samples it holds (`streamrank.metrics._legacy`; `SnapshotError` for a state
         it cannot read)."""

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from river import base, metrics
 
-from ._base import PairEngineMetric, binary_label, score_of, weight_of
+from ._base import ClassLabel, PairEngineMetric, binary_label, score_of, weight_of
 
 __all__ = ["ROCAUC"]
 
@@ -12,7 +12,7 @@ __all__ = ["ROCAUC"]
 class _BinaryAUCMetric(metrics.base.BinaryMetric):
     """Shared by the AUC metrics: River's binary-metric traits and reading an event."""
 
-    def works_with(self, model) -> bool:
+    def works_with(self, model: base.Estimator) -> bool:
         return (isinstance(model, (base.Classifier, base.AnomalyDetector, base.AnomalyFilter)))
 
     @property
@@ -86,7 +86,7 @@ class ROCAUC(PairEngineMetric, _BinaryAUCMetric):
     0.5
     """
 
-    def __init__(self, pos_val=True):
+    def __init__(self, pos_val: ClassLabel = True) -> None:
         self.pos_val = pos_val
         self._init_engine("binary")
 

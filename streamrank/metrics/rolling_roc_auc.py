@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from .._validation import check_int
 from ..engine import PairEngine
 from ..structures._cwindow import RowWindow
 from ..windows import sync
 from . import _base
-from ._base import UpdateBuffer
+from .._typing import Number
+from ._base import ClassLabel, Prediction, UpdateBuffer
 from .roc_auc import _BinaryAUCMetric
 
 __all__ = ["RollingROCAUC"]
@@ -71,14 +74,14 @@ class RollingROCAUC(_BinaryAUCMetric):
     0.5
     """
 
-    def __init__(self, window_size=1000, pos_val=True):
+    def __init__(self, window_size: int = 1000, pos_val: ClassLabel = True) -> None:
         self.window_size = check_int(window_size, "window_size", "RollingROCAUC")
         self.pos_val = pos_val
         self._engine = PairEngine("binary")
         # the window, oldest first, and its changes the engine has not received yet
         self._win = RowWindow(_base.MAX_PENDING)
 
-    def update(self, y_true, y_pred, w=1.0) -> None:
+    def update(self, y_true: ClassLabel, y_pred: Prediction, w: Number = 1.0) -> None:
         """Add an event; the oldest leaves once the window is full. Runtime
         complexity: O(1) amortized (one C call; counted at the next read)."""
         s = y_pred.get(self.pos_val, 0.0) if type(y_pred) is dict else y_pred
@@ -94,7 +97,7 @@ class RollingROCAUC(_BinaryAUCMetric):
         if full:
             self._flush()
 
-    def revert(self, y_true, y_pred, w=1.0) -> None:
+    def revert(self, y_true: ClassLabel, y_pred: Prediction, w: Number = 1.0) -> None:
         """Remove the oldest event of the window with these values (nothing happens
         if none is held)."""
         y, s, w = self._event(y_true, y_pred, w, "RollingROCAUC.revert")
@@ -103,7 +106,7 @@ class RollingROCAUC(_BinaryAUCMetric):
     def _flush(self) -> PairEngine:
         return sync(self._win, self._engine, "RollingROCAUC.update")
 
-    def __setstate__(self, state) -> None:
+    def __setstate__(self, state: dict[str, Any]) -> None:
         """Unpickle: this version's state as it is; one whose window was a deque and an
         `UpdateBuffer` (earlier development versions) moved into a `RowWindow`; one of
         streamrank 0.1.0 rebuilt from its window (`streamrank.metrics._legacy`;

@@ -2,8 +2,13 @@
 
 from __future__ import annotations
 
-import numpy as np
+from typing import Literal, overload
 
+import numpy as np
+from numpy.typing import ArrayLike
+
+from .._typing import Empty, Ties
+from ._layout import PerQuery
 from ..batch._kernels import exclusive_cumsum_in_groups
 from types import SimpleNamespace
 
@@ -43,8 +48,22 @@ def _ap_dense_no_ties(groups, y, s, k):
     return ids, hits.sum(axis=1) / np.maximum(R, 1), R
 
 
-def average_precision_score(query_ids, y_true, y_score, *, k=None, ties="average",
-                            empty="skip", return_per_query=False):
+@overload
+def average_precision_score(query_ids: ArrayLike, y_true: ArrayLike, y_score: ArrayLike, *,
+                            k: int | None = ..., ties: Ties = ..., empty: Empty = ...,
+                            return_per_query: Literal[False] = ...) -> float: ...
+@overload
+def average_precision_score(query_ids: ArrayLike, y_true: ArrayLike, y_score: ArrayLike, *,
+                            k: int | None = ..., ties: Ties = ..., empty: Empty = ...,
+                            return_per_query: Literal[True]) -> PerQuery: ...
+@overload
+def average_precision_score(query_ids: ArrayLike, y_true: ArrayLike, y_score: ArrayLike, *,
+                            k: int | None = ..., ties: Ties = ..., empty: Empty = ...,
+                            return_per_query: bool = ...) -> float | PerQuery: ...
+def average_precision_score(query_ids: ArrayLike, y_true: ArrayLike, y_score: ArrayLike, *,
+                            k: int | None = None, ties: Ties = "average",
+                            empty: Empty = "skip",
+                            return_per_query: bool = False) -> float | PerQuery:
     """Average precision per query, averaged over queries (MAP).
 
     ``AP@k = (1/R) * sum over relevant documents at rank r <= k of precision@r``, with

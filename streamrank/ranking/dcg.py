@@ -2,8 +2,13 @@
 
 from __future__ import annotations
 
-import numpy as np
+from typing import Literal, overload
 
+import numpy as np
+from numpy.typing import ArrayLike
+
+from .._typing import Empty, Gain, Ties
+from ._layout import PerQuery
 from types import SimpleNamespace
 
 from ._layout import (
@@ -84,8 +89,21 @@ def _ndcg_dense_fast(groups, y, s, k, gain, ties):
     return ids, dcg, idcg
 
 
-def dcg_score(query_ids, y_true, y_score, *, k=None, gain=DEFAULT_GAIN, ties="average",
-              return_per_query=False):
+@overload
+def dcg_score(query_ids: ArrayLike, y_true: ArrayLike, y_score: ArrayLike, *,
+              k: int | None = ..., gain: Gain = ..., ties: Ties = ...,
+              return_per_query: Literal[False] = ...) -> float: ...
+@overload
+def dcg_score(query_ids: ArrayLike, y_true: ArrayLike, y_score: ArrayLike, *,
+              k: int | None = ..., gain: Gain = ..., ties: Ties = ...,
+              return_per_query: Literal[True]) -> PerQuery: ...
+@overload
+def dcg_score(query_ids: ArrayLike, y_true: ArrayLike, y_score: ArrayLike, *,
+              k: int | None = ..., gain: Gain = ..., ties: Ties = ...,
+              return_per_query: bool = ...) -> float | PerQuery: ...
+def dcg_score(query_ids: ArrayLike, y_true: ArrayLike, y_score: ArrayLike, *,
+              k: int | None = None, gain: Gain = DEFAULT_GAIN, ties: Ties = "average",
+              return_per_query: bool = False) -> float | PerQuery:
     """Discounted cumulative gain at ``k``, averaged over queries.
 
     ``DCG@k = sum_{r <= k} gain(rel_r) / log2(r + 1)`` with documents ranked by
@@ -157,8 +175,21 @@ def dcg_score(query_ids, y_true, y_score, *, k=None, gain=DEFAULT_GAIN, ties="av
     return finish(func, lay, _dcg(lay, kk, gain, D), None, "skip", return_per_query)
 
 
-def ndcg_score(query_ids, y_true, y_score, *, k=None, gain=DEFAULT_GAIN, ties="average",
-               empty="skip", return_per_query=False):
+@overload
+def ndcg_score(query_ids: ArrayLike, y_true: ArrayLike, y_score: ArrayLike, *,
+               k: int | None = ..., gain: Gain = ..., ties: Ties = ..., empty: Empty = ...,
+               return_per_query: Literal[False] = ...) -> float: ...
+@overload
+def ndcg_score(query_ids: ArrayLike, y_true: ArrayLike, y_score: ArrayLike, *,
+               k: int | None = ..., gain: Gain = ..., ties: Ties = ..., empty: Empty = ...,
+               return_per_query: Literal[True]) -> PerQuery: ...
+@overload
+def ndcg_score(query_ids: ArrayLike, y_true: ArrayLike, y_score: ArrayLike, *,
+               k: int | None = ..., gain: Gain = ..., ties: Ties = ..., empty: Empty = ...,
+               return_per_query: bool = ...) -> float | PerQuery: ...
+def ndcg_score(query_ids: ArrayLike, y_true: ArrayLike, y_score: ArrayLike, *,
+               k: int | None = None, gain: Gain = DEFAULT_GAIN, ties: Ties = "average",
+               empty: Empty = "skip", return_per_query: bool = False) -> float | PerQuery:
     """Normalized DCG at ``k``, averaged over queries.
 
     ``NDCG@k = DCG@k / IDCG@k`` per query, IDCG@k being the DCG@k of the documents sorted

@@ -2,8 +2,13 @@
 
 from __future__ import annotations
 
-import numpy as np
+from typing import Literal, overload
 
+import numpy as np
+from numpy.typing import ArrayLike
+
+from .._typing import Empty, Ties
+from ._layout import PerQuery
 from ..batch._kernels import exclusive_cumsum_in_groups
 from .._validation import describe, param_error
 from ._layout import check_k, finish, rank_layout, validate
@@ -11,8 +16,21 @@ from ._layout import check_k, finish, rank_layout, validate
 __all__ = ["err_score"]
 
 
-def err_score(query_ids, y_true, y_score, *, k=None, max_grade=None, ties="average",
-              empty="skip", return_per_query=False):
+@overload
+def err_score(query_ids: ArrayLike, y_true: ArrayLike, y_score: ArrayLike, *,
+              k: int | None = ..., max_grade: float | None = ..., ties: Ties = ...,
+              empty: Empty = ..., return_per_query: Literal[False] = ...) -> float: ...
+@overload
+def err_score(query_ids: ArrayLike, y_true: ArrayLike, y_score: ArrayLike, *,
+              k: int | None = ..., max_grade: float | None = ..., ties: Ties = ...,
+              empty: Empty = ..., return_per_query: Literal[True]) -> PerQuery: ...
+@overload
+def err_score(query_ids: ArrayLike, y_true: ArrayLike, y_score: ArrayLike, *,
+              k: int | None = ..., max_grade: float | None = ..., ties: Ties = ...,
+              empty: Empty = ..., return_per_query: bool = ...) -> float | PerQuery: ...
+def err_score(query_ids: ArrayLike, y_true: ArrayLike, y_score: ArrayLike, *,
+              k: int | None = None, max_grade: float | None = None, ties: Ties = "average",
+              empty: Empty = "skip", return_per_query: bool = False) -> float | PerQuery:
     """Expected reciprocal rank, averaged over queries.
 
     ``R_i = (2**g_i - 1) / 2**g_max`` is the probability that the user stops at a document

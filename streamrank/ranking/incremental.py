@@ -22,12 +22,15 @@ from __future__ import annotations
 
 import math
 from collections import Counter
+from collections.abc import Hashable, Iterable
 from numbers import Integral
 from operator import mul
+from typing import Literal
 
 import numpy as np
 from sortedcontainers import SortedList
 
+from .._typing import Count, Empty, Gain, Number, Ties
 from .._validation import MAX_EXACT_INT, describe, param_error
 from ..engine import PairEngine
 from ._layout import DEFAULT_GAIN, GAINS, TIES, check_choice, check_k
@@ -114,7 +117,7 @@ class QueryRanking:
     1.0
     """
 
-    def __init__(self, *, ties="average", gain=DEFAULT_GAIN):
+    def __init__(self, *, ties: Ties = "average", gain: Gain = DEFAULT_GAIN) -> None:
         check_choice(ties, "ties", "QueryRanking", TIES)
         check_choice(gain, "gain", "QueryRanking", GAINS)
         self.ties = ties
@@ -144,7 +147,7 @@ class QueryRanking:
     def __len__(self) -> int:
         return len(self._docs)
 
-    def __contains__(self, doc) -> bool:
+    def __contains__(self, doc: object) -> bool:
         return doc in self._docs
 
     def _key(self, rel, score, seq):
@@ -153,7 +156,7 @@ class QueryRanking:
             return (-score, 0.0, seq, rel)
         return (-score, rel if self.ties == "pessimistic" else -rel, seq, rel)
 
-    def set(self, doc, rel, score) -> None:
+    def set(self, doc: Hashable, rel: Number, score: Number) -> None:
         """Add ``doc`` or change its relevance and score.
 
         Runtime complexity: ``O(log n)`` for the ranking (a `SortedList`), and for the pair
@@ -179,7 +182,7 @@ class QueryRanking:
         self._levels[rel] += 1
         self._relevant += rel > 0
 
-    def remove(self, doc) -> None:
+    def remove(self, doc: Hashable) -> None:
         """Remove ``doc`` (``KeyError`` if absent). Runtime complexity: as `set`."""
         rel, score, seq = self._docs.pop(doc)
         self._pairs.remove(rel, score, caller="QueryRanking.remove")
@@ -207,14 +210,14 @@ class QueryRanking:
     def _g(self, r):
         return 2.0 ** r - 1.0 if self.gain == "exponential" else r
 
-    def pair_counts(self):
+    def pair_counts(self) -> tuple[Count, Count, Count]:
         """``(D, T, P)``: discordant, score-tied and comparable pairs among documents of
         different relevance (the engine's ``discordant``, ``tied_score`` and
         ``comparable``; the same whatever ``ties``), exact ints. O(1)."""
         c = self._pairs.counts
         return c.discordant, c.tied_score, c.comparable
 
-    def dcg(self, k=None) -> float:
+    def dcg(self, k: int | None = None) -> float:
         """Tie-averaged DCG@k. Runtime complexity: ``O(log n + k + t)`` (``t``: the tie
         group straddling the cut-off), ``O(n)`` with ``k=None``."""
         n = len(self._ranked)
@@ -249,7 +252,7 @@ class QueryRanking:
                 start = i
         return total
 
-    def idcg(self, k=None) -> float:
+    def idcg(self, k: int | None = None) -> float:
         """Ideal DCG@k from the relevance histogram. ``O(L log L + k)``."""
         k = len(self) if k is None else k
         total, pos = 0.0, 0
@@ -262,12 +265,12 @@ class QueryRanking:
                 break
         return total
 
-    def ndcg(self, k=None):
+    def ndcg(self, k: int | None = None) -> float | None:
         """NDCG@k, or None when the query has no relevant document."""
         ideal = self.idcg(k)
         return None if ideal <= 0 else self.dcg(k) / ideal
 
-    def average_precision(self, k=None):
+    def average_precision(self, k: int | None = None) -> float | None:
         """Tie-averaged AP@k (see `average_precision_score`), None without relevant docs.
         ``O(n)``."""
         R = self._relevant
@@ -288,7 +291,7 @@ class QueryRanking:
             above += r
         return total / R
 
-    def mrr(self, k=None):
+    def mrr(self, k: int | None = None) -> float | None:
         """Tie-averaged reciprocal rank of the first relevant document, None without
         relevant documents. ``O(position of the first relevant group)``."""
         if self._relevant == 0:
@@ -307,7 +310,7 @@ class QueryRanking:
             return total
         return 0.0  # pragma: no cover
 
-    def err(self, k=None, max_grade=4.0):
+    def err(self, k: int | None = None, max_grade: float = 4.0) -> float | None:
         """ERR@k with tie-averaged stopping probabilities (see `err_score`), None without
         relevant documents. ``O(k + t)``."""
         if self._relevant == 0:
@@ -325,6 +328,7 @@ class QueryRanking:
 
 
 _METRICS = ("ndcg", "ap", "mrr", "err")
+RankingMetric = Literal["ndcg", "ap", "mrr", "err"]
 
 
 class RankingState:
@@ -355,8 +359,9 @@ class RankingState:
     (1.0, (0, 0, 1))
     """
 
-    def __init__(self, *, k=10, ties="average", gain=DEFAULT_GAIN, empty="skip",
-                 max_grade=4.0, metrics=_METRICS):
+    def __init__(self, *, k: int | None = 10, ties: Ties = "average",
+                 gain: Gain = DEFAULT_GAIN, empty: Empty = "skip", max_grade: float = 4.0,
+                 metrics: Iterable[str] = _METRICS) -> None:
         func = "RankingState"
         self.k = check_k(k, func)
         check_choice(ties, "ties", func, TIES)
@@ -414,7 +419,7 @@ class RankingState:
         for i, x in enumerate(qr.pair_counts()):
             self._pairs[i] += x
 
-    def set(self, query, doc, rel, score) -> None:
+    def set(self, query: Hashable, doc: Hashable, rel: Number, score: Number) -> None:
         """A document joins ``query`` or changes its relevance / score. Runtime complexity:
         ``O(L log n_q)`` for the changed query's ranking and pair counts, plus each kept
         metric's read (``O(k)`` for NDCG@k and ERR@k, ``O(n_q)`` for AP); independent of
@@ -427,25 +432,25 @@ class RankingState:
             _check_gain(rel, func)      # (read right after the change)
         self._change(query, QueryRanking._set, doc, rel, score)
 
-    def remove(self, query, doc) -> None:
+    def remove(self, query: Hashable, doc: Hashable) -> None:
         """A document leaves ``query`` (an emptied query is dropped)."""
         if query not in self._queries or doc not in self._queries[query]:
             raise KeyError((query, doc))
         self._change(query, QueryRanking.remove, doc)
 
-    def query(self, query) -> QueryRanking:
+    def query(self, query: Hashable) -> QueryRanking:
         """The state of one query."""
         return self._queries[query]
 
-    def mean(self, metric="ndcg") -> float:
+    def mean(self, metric: RankingMetric = "ndcg") -> float:
         """The current mean over the queries counted (NaN when none is)."""
         c = self._count[metric]
         return self._sum[metric] / c if c else float("nan")
 
-    def per_query(self, metric="ndcg") -> dict:
+    def per_query(self, metric: RankingMetric = "ndcg") -> dict[Hashable, float | None]:
         """``{query: value}`` (None for a skipped query)."""
         return {q: v[metric] for q, v in self._values.items()}
 
-    def pair_errors(self):
+    def pair_errors(self) -> tuple[int, ...]:
         """Total ``(D, T, P)`` over queries, exact ints."""
         return tuple(self._pairs)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
+from numpy.typing import ArrayLike, NDArray
 
 from .._validation import describe, param_error
 from ._blocks import query_blocks
@@ -11,7 +12,9 @@ from ._layout import check_k, discount_cumsum, gains, ideal_dcg, rank_layout, va
 __all__ = ["lambdarank_gradients"]
 
 
-def lambdarank_gradients(query_ids, y_true, y_score, *, sigma=1.0, k=None):
+def lambdarank_gradients(query_ids: ArrayLike, y_true: ArrayLike, y_score: ArrayLike, *,
+                         sigma: float = 1.0, k: int | None = None
+                         ) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
     """Per-document LambdaRank gradients and hessians, for a custom boosting objective.
 
     For every pair ``(i, j)`` of one query with ``y_i > y_j``, RankNet's cost

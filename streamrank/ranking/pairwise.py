@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import NamedTuple
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from ..batch._kernels import encode_labels, exclusive_cumsum_in_groups, int_sum
 from ._blocks import query_blocks
@@ -61,7 +62,8 @@ def _pairs(x):
     return x * (x - 1) // 2
 
 
-def pairwise_errors(query_ids, y_true, y_score) -> PairwiseErrors:
+def pairwise_errors(query_ids: ArrayLike, y_true: ArrayLike, y_score: ArrayLike
+                    ) -> PairwiseErrors:
     """RankNet's pair counts per query: discordant ``D``, score-tied ``T`` and comparable
     ``P`` pairs among documents of different relevance, exact integers.
 

@@ -2,8 +2,13 @@
 
 from __future__ import annotations
 
-import numpy as np
+from typing import Any, Callable, Literal, TypeVar, overload
 
+import numpy as np
+from numpy.typing import ArrayLike
+
+from .._typing import Empty, Ties
+from ._layout import PerQuery
 from ._layout import check_k, finish, rank_layout, validate
 
 __all__ = ["precision_at_k", "r_precision", "recall_at_k"]
@@ -50,20 +55,36 @@ _K = """    k : int or None
 """
 
 
-def _with_parameters(*, k=True):
+_F = TypeVar("_F", bound=Callable[..., Any])
+
+
+def _with_parameters(*, k: bool = True) -> Callable[[_F], _F]:
     """Put the shared parameter section where a docstring says ``{parameters}`` (without
     ``k`` for `r_precision`), so that `help` and the doctests see the whole text."""
     text = _PARAMETERS if k else _PARAMETERS.replace(_K, "")
 
-    def wrap(func):
+    def wrap(func: Any) -> Any:
         func.__doc__ = func.__doc__.replace("    {parameters}\n", text)
         return func
     return wrap
 
 
+@overload
+def precision_at_k(query_ids: ArrayLike, y_true: ArrayLike, y_score: ArrayLike, *,
+                   k: int | None = ..., ties: Ties = ..., empty: Empty = ...,
+                   return_per_query: Literal[False] = ...) -> float: ...
+@overload
+def precision_at_k(query_ids: ArrayLike, y_true: ArrayLike, y_score: ArrayLike, *,
+                   k: int | None = ..., ties: Ties = ..., empty: Empty = ...,
+                   return_per_query: Literal[True]) -> PerQuery: ...
+@overload
+def precision_at_k(query_ids: ArrayLike, y_true: ArrayLike, y_score: ArrayLike, *,
+                   k: int | None = ..., ties: Ties = ..., empty: Empty = ...,
+                   return_per_query: bool = ...) -> float | PerQuery: ...
 @_with_parameters()
-def precision_at_k(query_ids, y_true, y_score, *, k=10, ties="average", empty="skip",
-                   return_per_query=False):
+def precision_at_k(query_ids: ArrayLike, y_true: ArrayLike, y_score: ArrayLike, *,
+                   k: int | None = 10, ties: Ties = "average", empty: Empty = "skip",
+                   return_per_query: bool = False) -> float | PerQuery:
     """Precision@k: relevant documents in the top ``k``, divided by ``k``, averaged over
     queries (``k`` even when the query has fewer documents, as trec_eval and ranx).
     ``k=None`` divides by the query's length.
@@ -89,9 +110,22 @@ def precision_at_k(query_ids, y_true, y_score, *, k=10, ties="average", empty="s
     return finish("precision_at_k", lay, hits / denom, undefined, empty, return_per_query)
 
 
+@overload
+def recall_at_k(query_ids: ArrayLike, y_true: ArrayLike, y_score: ArrayLike, *,
+                k: int | None = ..., ties: Ties = ..., empty: Empty = ...,
+                return_per_query: Literal[False] = ...) -> float: ...
+@overload
+def recall_at_k(query_ids: ArrayLike, y_true: ArrayLike, y_score: ArrayLike, *,
+                k: int | None = ..., ties: Ties = ..., empty: Empty = ...,
+                return_per_query: Literal[True]) -> PerQuery: ...
+@overload
+def recall_at_k(query_ids: ArrayLike, y_true: ArrayLike, y_score: ArrayLike, *,
+                k: int | None = ..., ties: Ties = ..., empty: Empty = ...,
+                return_per_query: bool = ...) -> float | PerQuery: ...
 @_with_parameters()
-def recall_at_k(query_ids, y_true, y_score, *, k=10, ties="average", empty="skip",
-                return_per_query=False):
+def recall_at_k(query_ids: ArrayLike, y_true: ArrayLike, y_score: ArrayLike, *,
+                k: int | None = 10, ties: Ties = "average", empty: Empty = "skip",
+                return_per_query: bool = False) -> float | PerQuery:
     """Recall@k: relevant documents in the top ``k`` divided by the query's relevant
     documents ``R``, averaged over queries.
 
@@ -113,9 +147,22 @@ def recall_at_k(query_ids, y_true, y_score, *, k=10, ties="average", empty="skip
     return finish("recall_at_k", lay, values, undefined, empty, return_per_query)
 
 
+@overload
+def r_precision(query_ids: ArrayLike, y_true: ArrayLike, y_score: ArrayLike, *,
+                ties: Ties = ..., empty: Empty = ...,
+                return_per_query: Literal[False] = ...) -> float: ...
+@overload
+def r_precision(query_ids: ArrayLike, y_true: ArrayLike, y_score: ArrayLike, *,
+                ties: Ties = ..., empty: Empty = ...,
+                return_per_query: Literal[True]) -> PerQuery: ...
+@overload
+def r_precision(query_ids: ArrayLike, y_true: ArrayLike, y_score: ArrayLike, *,
+                ties: Ties = ..., empty: Empty = ...,
+                return_per_query: bool = ...) -> float | PerQuery: ...
 @_with_parameters(k=False)
-def r_precision(query_ids, y_true, y_score, *, ties="average", empty="skip",
-                return_per_query=False):
+def r_precision(query_ids: ArrayLike, y_true: ArrayLike, y_score: ArrayLike, *,
+                ties: Ties = "average", empty: Empty = "skip",
+                return_per_query: bool = False) -> float | PerQuery:
     """R-precision: precision at ``R``, the query's number of relevant documents
     (equivalently recall at ``R``), averaged over queries.
 

@@ -2,7 +2,13 @@
 
 from __future__ import annotations
 
+from typing import Literal, overload
+
 import numpy as np
+from numpy.typing import ArrayLike
+
+from .._typing import Empty, Ties
+from ._layout import PerQuery
 from scipy.special import gammaln
 
 from ._layout import check_k, finish, rank_layout, validate
@@ -10,8 +16,21 @@ from ._layout import check_k, finish, rank_layout, validate
 __all__ = ["mrr_score"]
 
 
-def mrr_score(query_ids, y_true, y_score, *, k=None, ties="average", empty="skip",
-              return_per_query=False):
+@overload
+def mrr_score(query_ids: ArrayLike, y_true: ArrayLike, y_score: ArrayLike, *,
+              k: int | None = ..., ties: Ties = ..., empty: Empty = ...,
+              return_per_query: Literal[False] = ...) -> float: ...
+@overload
+def mrr_score(query_ids: ArrayLike, y_true: ArrayLike, y_score: ArrayLike, *,
+              k: int | None = ..., ties: Ties = ..., empty: Empty = ...,
+              return_per_query: Literal[True]) -> PerQuery: ...
+@overload
+def mrr_score(query_ids: ArrayLike, y_true: ArrayLike, y_score: ArrayLike, *,
+              k: int | None = ..., ties: Ties = ..., empty: Empty = ...,
+              return_per_query: bool = ...) -> float | PerQuery: ...
+def mrr_score(query_ids: ArrayLike, y_true: ArrayLike, y_score: ArrayLike, *,
+              k: int | None = None, ties: Ties = "average", empty: Empty = "skip",
+              return_per_query: bool = False) -> float | PerQuery:
     """Reciprocal rank of each query's first relevant document, averaged over queries.
 
     ``RR@k = 1 / rank`` of the first relevant document (``y_true > 0``) when that rank is

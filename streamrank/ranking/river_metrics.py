@@ -13,7 +13,11 @@ store each constructor argument under its own name, so ``clone()`` works.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 from river import metrics as _rm
+
+from .._typing import Empty, Gain, Number, Ties
 
 from .._validation import describe, param_error
 from ._layout import DEFAULT_GAIN, GAINS, TIES, check_choice, check_k
@@ -45,7 +49,7 @@ class _QueryMean(_rm.base.Metric):
 
     _fmt = ",.6f"
 
-    def __init__(self, ties="average", empty="skip"):
+    def __init__(self, ties: Ties = "average", empty: Empty = "skip") -> None:
         name = type(self).__name__
         check_choice(ties, "ties", name, TIES)
         if not (isinstance(empty, str) and empty == "skip") and empty not in (0, 1):
@@ -68,14 +72,14 @@ class _QueryMean(_rm.base.Metric):
             v = float(self.empty)
         return v
 
-    def update(self, y_true, y_pred) -> None:
+    def update(self, y_true: Iterable[Number], y_pred: Iterable[Number]) -> None:
         """Add one query. Runtime complexity: ``O(n_q log n_q)``."""
         v = self._one(y_true, y_pred)
         if v is not None:
             self._sum += v
             self._n += 1
 
-    def revert(self, y_true, y_pred) -> None:
+    def revert(self, y_true: Iterable[Number], y_pred: Iterable[Number]) -> None:
         """Remove one query added before (the same arguments)."""
         v = self._one(y_true, y_pred)
         if v is not None:
@@ -92,7 +96,7 @@ class _QueryMean(_rm.base.Metric):
     def bigger_is_better(self) -> bool:
         return True
 
-    def works_with(self, model) -> bool:
+    def works_with(self, model: object) -> bool:
         return True
 
 
@@ -127,7 +131,8 @@ class NDCG(_QueryMean):
     0.9639
     """
 
-    def __init__(self, k=10, gain=DEFAULT_GAIN, ties="average", empty="skip"):
+    def __init__(self, k: int | None = 10, gain: Gain = DEFAULT_GAIN, ties: Ties = "average",
+                 empty: Empty = "skip") -> None:
         super().__init__(ties, empty)
         self.k = check_k(k, "NDCG")
         self.gain = check_choice(gain, "gain", "NDCG", GAINS)
@@ -154,7 +159,8 @@ class MAP(_QueryMean):
     0.5833
     """
 
-    def __init__(self, k=None, ties="average", empty="skip"):
+    def __init__(self, k: int | None = None, ties: Ties = "average",
+                 empty: Empty = "skip") -> None:
         super().__init__(ties, empty)
         self.k = check_k(k, "MAP")
 
@@ -177,7 +183,8 @@ class MRR(_QueryMean):
     0.6667
     """
 
-    def __init__(self, k=None, ties="average", empty="skip"):
+    def __init__(self, k: int | None = None, ties: Ties = "average",
+                 empty: Empty = "skip") -> None:
         super().__init__(ties, empty)
         self.k = check_k(k, "MRR")
 
@@ -200,7 +207,8 @@ class ERR(_QueryMean):
     0.7708
     """
 
-    def __init__(self, k=None, max_grade=4, ties="average", empty="skip"):
+    def __init__(self, k: int | None = None, max_grade: float = 4, ties: Ties = "average",
+                 empty: Empty = "skip") -> None:
         super().__init__(ties, empty)
         self.k = check_k(k, "ERR")
         self.max_grade = max_grade
@@ -227,7 +235,7 @@ class PairwiseErrorRate(_rm.base.Metric):
 
     _fmt = ",.6f"
 
-    def __init__(self, ties_as_errors=False):
+    def __init__(self, ties_as_errors: bool = False) -> None:
         self.ties_as_errors = ties_as_errors
         self.discordant = self.tied = self.comparable = 0
 
@@ -235,13 +243,13 @@ class PairwiseErrorRate(_rm.base.Metric):
         return _query(y_true, y_pred, "average", DEFAULT_GAIN,
                       "PairwiseErrorRate.update").pair_counts()
 
-    def update(self, y_true, y_pred) -> None:
+    def update(self, y_true: Iterable[Number], y_pred: Iterable[Number]) -> None:
         D, T, P = self._counts(y_true, y_pred)
         self.discordant += D
         self.tied += T
         self.comparable += P
 
-    def revert(self, y_true, y_pred) -> None:
+    def revert(self, y_true: Iterable[Number], y_pred: Iterable[Number]) -> None:
         D, T, P = self._counts(y_true, y_pred)
         self.discordant -= D
         self.tied -= T
@@ -257,5 +265,5 @@ class PairwiseErrorRate(_rm.base.Metric):
     def bigger_is_better(self) -> bool:
         return False
 
-    def works_with(self, model) -> bool:
+    def works_with(self, model: object) -> bool:
         return True
