@@ -16,7 +16,7 @@ __version__ = "0.1.0"
 
 # Modules with heavier imports (River, scipy.optimize, dask, pyarrow) load on first use:
 # ``streamrank.metrics.ROCAUC()`` works after a plain ``import streamrank``.
-_LAZY = ("compare", "dask", "io", "metrics", "monitor", "ranking", "structures")
+_LAZY = ("compare", "dask", "io", "metrics", "monitor", "plot", "ranking", "structures")
 
 
 def __getattr__(name):

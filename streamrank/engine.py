@@ -70,7 +70,7 @@ from .counts import PairCounts
 from .structures import BinaryDominanceCounter, DominanceCounter, LevelDominanceCounter
 from .structures._cbinary import Sums
 
-__all__ = ["LABEL_KINDS", "PairEngine", "check_scalar", "check_weight"]
+__all__ = ["LABEL_KINDS", "PairEngine"]
 
 LABEL_KINDS = ("auto", "binary", "ordinal", "continuous")
 

@@ -40,16 +40,15 @@ from typing import Any, Union
 import numpy as np
 
 from .._typing import LabelKind, Number
-from .._validation import describe, param_error
-from ..engine import PairEngine, check_scalar, check_weight
+from .._validation import check_scalar, describe, param_error
+from ..engine import PairEngine
 from ..exceptions import UndefinedMetricWarning
 
 __all__ = ["MAX_PENDING", "UNSPLIT_RTOL", "ClassLabel", "PairEngineMetric", "Prediction",
            "Target", "UpdateBuffer",
-           "apply_changes", "binary_label", "hold", "held_arrays", "label_of",
-           "not_held_error", "or_zero", "recounted", "release", "revert_unsplit",
-           "sample_arrays", "score_of", "unsplit_fits", "unsplit_shares", "unsplit_take",
-           "weight_of"]
+           "binary_label", "hold", "held_arrays", "not_held_error", "or_zero", "recounted",
+           "release", "revert_unsplit", "sample_arrays", "score_of", "unsplit_fits",
+           "unsplit_shares", "unsplit_take"]
 
 #: Buffered updates are applied once this many are waiting, even if nobody reads.
 MAX_PENDING = 4096
@@ -114,14 +113,8 @@ def binary_label(y_true, pos_val, func: str) -> int:
 _NUMBERS = (bool, int, float, np.bool_, np.integer, np.floating)
 
 
-def label_of(y_true, func: str, name: str = "y_true") -> float:
-    """A real-valued ``y_true`` (regression-style metrics)."""
-    return check_scalar(y_true, name, func)
 
 
-def weight_of(w, func: str):
-    """A weight ``>= 0``: an int when integer-valued (exact counts), else a float."""
-    return check_weight(w, func)
 
 
 def not_held_error(func: str, y_true, y_pred, w) -> ValueError:
@@ -153,10 +146,10 @@ class UpdateBuffer:
     engine), else queues the removal of an item the owner knows the engine holds. The
     owner flushes when the metric is read, or when ``add`` / ``remove`` return True
     (`MAX_PENDING` changes waiting); `flush` removes, then adds, in one compiled loop
-    (`apply_changes`).
+    (`PairEngine.apply`).
 
     Items are ``(label, score, weight)`` tuples of validated values; `GroupAUC` queues
-    ``(group, (label, score, weight))`` items and flushes each group with `apply_changes`.
+    ``(group, (label, score, weight))`` items and flushes each group with `PairEngine.apply`.
 
     Runtime complexity: ``add``, ``cancel`` and ``remove`` O(1); `flush` ``O(k)`` for
     ``k`` changes, plus the engine's work.
@@ -229,15 +222,9 @@ class UpdateBuffer:
         if n:
             removes, adds = self.removes, self.adds
             self.removes, self.adds, self.n = [], {}, 0
-            apply_changes(engine, removes, adds, func)
+            engine.apply(removes, adds, func)
 
 
-def apply_changes(engine: PairEngine, removes: list, adds: dict, func: str) -> None:
-    """Remove the held samples ``removes`` (a list) from ``engine``, then add ``adds`` (a
-    multiset ``{sample: copies}``) of validated ``(label, score, weight)`` tuples, in one
-    compiled loop (`PairEngine.apply`). Runtime complexity: ``O(k log n)`` for ``k`` changes (per
-    the engine's structure)."""
-    engine.apply(removes, adds, func)
 
 
 def sample_arrays(samples) -> tuple:
@@ -429,7 +416,7 @@ class PairEngineMetric:
             held = self._held
             for sample, n in adds.items():
                 held[sample] = held.get(sample, 0) + n
-            apply_changes(self._engine, removes, adds, f"{type(self).__name__}.update")
+            self._engine.apply(removes, adds, f"{type(self).__name__}.update")
 
     def _counted(self) -> PairEngine:
         """The engine after applying the buffered updates (and recounting it if stale)."""

@@ -42,7 +42,7 @@ from ..batch._groups import check_group_id
 from .._validation import check_scalar, check_weight, describe
 from ..engine import PairEngine
 from ..exceptions import SnapshotError
-from ._base import UpdateBuffer, apply_changes, hold, sample_arrays, unsplit_shares
+from ._base import UpdateBuffer, hold, sample_arrays, unsplit_shares
 from ._censored_engine import CensoredPairEngine
 
 __all__ = ["VERSION", "group_auc_state", "pair_metric_state", "rolling_state"]
@@ -233,5 +233,5 @@ def _new_engine(exact: dict, unsplit: dict, func: str) -> PairEngine:
     for sample, copies in unsplit_shares(unsplit).items():
         hold(source, sample, copies)
     engine = PairEngine("binary")
-    apply_changes(engine, [], source, func)
+    engine.apply([], source, func)
     return engine

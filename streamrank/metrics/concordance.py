@@ -7,10 +7,9 @@ from typing import Any
 from river import metrics
 
 from .._validation import describe, param_error
-from ..engine import check_scalar
+from .._validation import check_scalar, check_weight
 from .._typing import Number
-from ._base import (PairEngineMetric, Prediction, Target, label_of, not_held_error, or_zero, quiet,
-                    weight_of)
+from ._base import PairEngineMetric, Prediction, Target, not_held_error, or_zero, quiet
 from ._censored_engine import CensoredPairEngine
 
 __all__ = ["ConcordanceIndex"]
@@ -86,13 +85,13 @@ class ConcordanceIndex(PairEngineMetric, metrics.base.RegressionMetric):
 
     def _sample(self, y_true, y_pred, w, func):
         s = check_scalar(y_pred, "y_pred", func)
-        w = weight_of(w, func)
+        w = check_weight(w, func)
         if not self.censoring:
             if isinstance(y_true, tuple):
                 raise param_error("y_true", func, "a number (a time, or any ordinal or real "
                                   "label); pass censoring=True for (time, event_observed) "
                                   "pairs", describe(y_true), TypeError)
-            return label_of(y_true, func), s, w
+            return check_scalar(y_true, "y_true", func), s, w
         if isinstance(y_true, tuple):
             if len(y_true) != 2:
                 raise param_error("y_true", func, "a (time, event_observed) pair",
@@ -101,8 +100,8 @@ class ConcordanceIndex(PairEngineMetric, metrics.base.RegressionMetric):
             if isinstance(e, str) or e not in (0, 1):
                 raise param_error("y_true", func, "a (time, event_observed) pair whose "
                                   "event_observed is a bool or 0/1", describe(y_true))
-            return label_of(t, func), bool(e), s, w
-        return label_of(y_true, func), True, s, w
+            return check_scalar(t, "y_true", func), bool(e), s, w
+        return check_scalar(y_true, "y_true", func), True, s, w
 
     def revert(self, y_true: Target, y_pred: Prediction, w: Number = 1.0) -> None:
         if not self.censoring:

@@ -8,8 +8,8 @@ from typing import Literal
 from river import metrics
 
 from .._validation import describe, param_error
-from ..engine import check_scalar
-from ._base import PairEngineMetric, label_of, quiet, weight_of
+from .._validation import check_scalar, check_weight
+from ._base import PairEngineMetric, quiet
 
 __all__ = ["GoodmanKruskalGamma", "KendallTau", "SomersD"]
 
@@ -25,8 +25,8 @@ class _PairCountMetric(PairEngineMetric, metrics.base.RegressionMetric):
         self._init_engine()
 
     def _sample(self, y_true, y_pred, w, func):
-        return (label_of(y_true, func), check_scalar(y_pred, "y_pred", func),
-                weight_of(w, func))
+        return (check_scalar(y_true, "y_true", func), check_scalar(y_pred, "y_pred", func),
+                check_weight(w, func))
 
     @property
     def bigger_is_better(self) -> bool:

@@ -15,8 +15,8 @@ from .._validation import describe, param_error
 from .._typing import Number
 from ..engine import PairEngine
 from ..structures._cbinary import Sums
-from ._base import (ClassLabel, Prediction, UpdateBuffer, apply_changes, hold,
-                    not_held_error, recounted, release, revert_unsplit, unsplit_fits)
+from ._base import (ClassLabel, Prediction, UpdateBuffer, hold, not_held_error, recounted,
+                    release, revert_unsplit, unsplit_fits)
 from .roc_auc import _BinaryAUCMetric
 
 __all__ = ["GroupAUC", "GroupedProba", "WithGroup"]
@@ -292,7 +292,7 @@ class GroupAUC(_BinaryAUCMetric):
             for event, n in events.items():
                 hold(held, event, n)
             old = self._part(engine)
-            apply_changes(engine, [], events, "GroupAUC.update")
+            engine.apply([], events, "GroupAUC.update")
             unsplit = self._unsplit.get(group) if self._unsplit else None
             self._move(group, recounted(engine, held, unsplit), old)
 

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from river import base, metrics
 
-from ._base import ClassLabel, PairEngineMetric, binary_label, score_of, weight_of
+from .._validation import check_weight
+from ._base import ClassLabel, PairEngineMetric, binary_label, score_of
 
 __all__ = ["ROCAUC"]
 
@@ -30,7 +31,7 @@ class _BinaryAUCMetric(metrics.base.BinaryMetric):
         if type(s) is not float or s - s != 0.0:  # not a finite float: the slow path
             s = score_of(y_pred, self.pos_val, func)
         if w.__class__ is not int or w != 1:
-            w = 1 if w.__class__ is float and w == 1.0 else weight_of(w, func)
+            w = 1 if w.__class__ is float and w == 1.0 else check_weight(w, func)
         return binary_label(y_true, self.pos_val, func), s, w
 
 

@@ -13,9 +13,9 @@ from collections import deque
 
 import numpy as np
 
-from .._validation import check_int, check_period, describe, param_error
+from .._validation import check_int, check_period, check_scalar, check_weight, describe, param_error
 from ..counts import PairCounts
-from ..engine import LABEL_KINDS, PairEngine, check_scalar, check_weight
+from ..engine import LABEL_KINDS, PairEngine
 from ..structures._cwindow import RowWindow
 from ..windows import sync
 from . import _state
