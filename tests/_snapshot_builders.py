@@ -2,7 +2,7 @@
 ``tests/data/snapshots/`` (tests only).
 
 The ``*_v1.npz`` files were written by ``to_bytes`` of snapshot format version 1, before
-the key layout changed: `tests/test_snapshot.py` checks that they still load, and that
+the key layout changed: `tests/incremental/test_snapshot.py` checks that they still load, and that
 the loaded objects equal the ones these functions build now. Never rewrite those files
 with a newer ``to_bytes``: their point is to be old.
 """

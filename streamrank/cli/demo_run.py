@@ -63,7 +63,7 @@ __all__ = [
 
 #: Random states of the two `Sine` generators and of `ConceptDriftStream`'s mixing. The
 #: demo's claim "an alert after the drift and none before it" was checked for these
-#: (tests/test_demo.py runs it).
+#: (tests/cli/test_demo.py runs it).
 SINE_RANDOM_STATES = (7, 8, 9)
 
 

@@ -124,7 +124,7 @@ class GSDProgram:
         # Cardinal differences, in units of each column's range, rounded to _KEY_DECIMALS
         # decimals: 0.8 - 0.7 and 0.7 - 0.6 differ by 1e-16 in binary floating point but
         # are the same exchange (the authors compared them exactly; on their data the
-        # rounding changes none of the PMLB statistics, tests/test_compare.py).
+        # rounding changes none of the PMLB statistics, tests/compare/test_compare.py).
         span = points[:, o:].max(axis=0) - points[:, o:].min(axis=0)
         span[span == 0] = 1.0
         diff = np.round((points[hi, o:] - points[lo, o:]) / span, _KEY_DECIMALS)

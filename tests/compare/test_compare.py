@@ -11,7 +11,6 @@ statistics).
 import csv
 import dataclasses
 import math
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -31,8 +30,9 @@ from streamrank.compare import (
     performance_table,
     quantile_bins,
 )
+from paths import DATA
 
-DATA = Path(__file__).parent / "data" / "gsd"
+DATA = DATA / "gsd"
 MODELS = ("cre", "svmRadial", "J48", "ranger", "knn", "glmnet")
 
 

@@ -1,11 +1,11 @@
 """examples/train_ranknet.py runs, learns, and stops by the pair-count rule (small sizes)."""
 
 import importlib.util
-from pathlib import Path
 
 import numpy as np
+from paths import ROOT
 
-EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "train_ranknet.py"
+EXAMPLE = ROOT / "examples" / "train_ranknet.py"
 
 
 def load():

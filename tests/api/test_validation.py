@@ -242,7 +242,7 @@ def test_non_numeric_weights_are_rejected(fn, kind):
                          ids=[i for i in IDS if i not in CLASS_LABELS])
 def test_string_labels_raise_type_error(fn):
     """Labels of ordered quantities must be numbers (the class labels of `roc_auc_score`
-    and `group_auc_score` may be strings: tests/test_sklearn_conventions.py)."""
+    and `group_auc_score` may be strings: tests/batch/test_sklearn_conventions.py)."""
     with pytest.raises(TypeError, match=message(fn.label, fn.name)):
         fn.call(np.array(["neg", "pos", "neg", "pos", "pos", "neg"]), S)
 

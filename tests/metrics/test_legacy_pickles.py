@@ -16,7 +16,6 @@ import json
 import math
 import pickle
 from collections import defaultdict
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -24,8 +23,8 @@ import pytest
 from streamrank import SnapshotError
 from streamrank import metrics as sm
 from test_release_fixtures import _args, _held, _value
+from paths import DATA
 
-DATA = Path(__file__).parent / "data"
 RELEASE, MODES = DATA / "release", DATA / "release_modes"
 SPECS = {folder: json.loads((folder / "samples.json").read_text())
          for folder in (RELEASE, MODES)}

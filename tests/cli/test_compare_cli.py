@@ -8,7 +8,6 @@ import os
 import runpy
 import subprocess
 import sys
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -20,8 +19,8 @@ from streamrank.compare import (GSDFront, cardinal, gsd_front, gsd_test, ordinal
 from streamrank.cli._compare_output import comparison_report, pair_records
 from streamrank.cli.compare import compare, parse_metric
 from streamrank.plot import plot_comparison
+from paths import ROOT
 
-ROOT = Path(__file__).resolve().parent.parent
 PMLB = ROOT / "tests" / "data" / "gsd" / "pmlb_gsd_input.csv"
 PNG = b"\x89PNG\r\n\x1a\n"
 PMLB_ARGS = [str(PMLB), "--model-col", "classifier", "--dataset-col", "dataset_index",

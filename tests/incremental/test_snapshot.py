@@ -7,7 +7,6 @@ from __future__ import annotations
 import io
 import pickle
 import zipfile
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -19,8 +18,9 @@ from oracle import pair_counts_brute
 from streamrank import PairCounter, SnapshotError
 from streamrank import _snapshot
 from streamrank.monitor import Monitor
+from paths import DATA
 
-DATA = Path(__file__).parent / "data" / "snapshots"
+DATA = DATA / "snapshots"
 FIELDS = ("concordant", "discordant", "tied_score", "tied_label", "tied_both")
 
 

@@ -20,7 +20,6 @@ import contextlib
 import importlib.util
 import math
 import warnings
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -41,6 +40,7 @@ from streamrank import (
     roc_auc_score,
     somers_d,
 )
+from paths import ROOT
 
 TOL = 1e-12
 SEEDS = [0, 1, 2]
@@ -107,7 +107,7 @@ def test_hand_checked_counts():
 def _prototype_merge_sort_counts(trues, preds):
     """The prototype's InversionCounter as benchmarks/mergesort_peer.py ports it to Python 3 (the
     benchmark's peer): returns (StrictRight, StrictWrong, Pair)."""
-    path = Path(__file__).resolve().parents[1] / "benchmarks" / "mergesort_peer.py"
+    path = ROOT / "benchmarks" / "mergesort_peer.py"
     spec = importlib.util.spec_from_file_location("mergesort_peer", path)
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)

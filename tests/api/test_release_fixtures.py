@@ -22,7 +22,6 @@ import subprocess
 import sys
 from collections import Counter, OrderedDict
 from fractions import Fraction
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -33,9 +32,9 @@ from oracle import pair_counts_matrix
 from streamrank import PairCounter, SlidingPairCounter, TimeSlidingPairCounter
 from streamrank.cli.monitor import read_checkpoint
 from streamrank.monitor import Monitor
+from paths import DATA, ROOT
 
-DATA = Path(__file__).parent / "data" / "release"
-ROOT = Path(__file__).resolve().parents[1]
+DATA = DATA / "release"
 SAMPLES = json.loads((DATA / "samples.json").read_text())
 FIXTURES = sorted(k for k in SAMPLES if "." in k)
 METRIC_FIXTURES = [k for k in FIXTURES if k.startswith("metric_")]

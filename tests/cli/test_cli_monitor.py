@@ -17,7 +17,6 @@ import signal
 import subprocess
 import sys
 import time
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -27,6 +26,7 @@ from streamrank import pair_counts
 from streamrank.cli import main
 from streamrank.monitor.checkpoint import read_checkpoint, write_checkpoint
 from streamrank.monitor import Monitor
+from paths import ROOT
 
 PNG = b"\x89PNG\r\n\x1a\n"
 FIELDS = ("id", "score", "label", "ts")
@@ -546,7 +546,7 @@ CMD = [sys.executable, "-m", "streamrank.cli", "monitor"]
 
 def _env():
     env = dict(os.environ)
-    root = str(Path(__file__).resolve().parent.parent)
+    root = str(ROOT)
     env["PYTHONPATH"] = root + os.pathsep + env.get("PYTHONPATH", "")
     return env
 

@@ -17,7 +17,6 @@ import json
 import pickle
 from collections import Counter
 from fractions import Fraction
-from pathlib import Path
 
 import pytest
 
@@ -25,8 +24,9 @@ from oracle import cross_counts, pair_counts_matrix
 from streamrank.engine import PairEngine
 from streamrank.structures import BinaryDominanceCounter, LevelDominanceCounter
 from streamrank.structures._cbinary import _BTree
+from paths import DATA
 
-DATA = Path(__file__).parent / "data" / "tree_nodes_v1"
+DATA = DATA / "tree_nodes_v1"
 SAMPLES = json.loads((DATA / "samples.json").read_text())
 FIXTURES = sorted(k for k in SAMPLES if k.endswith(".pkl"))
 CLASSES = {"BinaryDominanceCounter": BinaryDominanceCounter,
