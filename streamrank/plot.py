@@ -283,7 +283,7 @@ def plot_comparison(front: GSDFront | None = None, test: GSDTestResult | None = 
 
 
 # ============================================================ streamrank epochs
-def plot_epochs(report: Mapping[str, object],
+def plot_epochs(report: Mapping[str, Any],
                 path: str | os.PathLike[str] | None = None) -> Figure:
     """Draw a `streamrank.epochs.summarize_epochs` report: metric, right/wrong ratio, churn.
 
