@@ -150,6 +150,7 @@ import streamrank.metrics
 from streamrank import EpochTracker, PairCounter, SlidingPairCounter, TimeSlidingPairCounter
 from streamrank.epochs import early_stopping, natural_key, summarize_epochs
 from streamrank.monitor import Monitor
+from streamrank.monitor.drift import delong_placements, delong_test, hanley_mcneil_test
 from streamrank.ranking import (NDCG, RankingState, average_precision_score,
                                 lambdarank_gradients, ndcg_score, pairwise_errors)
 
@@ -221,6 +222,9 @@ reveal_type(mon.reference_counts)  # streamrank.counts.PairCounts | None
 reveal_type(list(mon.items()))  # list[tuple[typing.Hashable, float | None, float, int | float, float | None]]
 reveal_type("p1" in mon)  # bool
 reveal_type(Monitor.from_bytes(mon.to_bytes()))  # streamrank.monitor._monitor.Monitor
+reveal_type(hanley_mcneil_test(0.7, 40, 60, reference_auc=0.8, reference_n_pos=50, reference_n_neg=50).p_value)  # float
+reveal_type(delong_test(y, s, y, s[::-1]))  # streamrank.monitor.drift.AUCComparison
+reveal_type(delong_placements(y, s))  # tuple[ndarray, ndarray]
 
 roc = streamrank.metrics.ROCAUC()
 reveal_type(roc.update(1, 0.9))  # None
