@@ -15,9 +15,12 @@ backend, so they work headless, in threads and inside other applications.
 from __future__ import annotations
 
 import math
-from typing import TYPE_CHECKING
+import os
+from collections.abc import Iterable, Mapping
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from ._validation import describe, param_error
 
@@ -25,19 +28,25 @@ if TYPE_CHECKING:   # annotations only; plot_comparison imports them when it run
     from matplotlib.figure import Figure
 
     from .compare import GSDFront, GSDTestResult
+    from .monitor import Report
 
 __all__ = ["plot_comparison", "plot_epochs", "plot_history", "plot_run"]
 
+#: The path a PNG is written to (`plot_history` and `plot_run` return it as given).
+_Path = TypeVar("_Path", bound="str | os.PathLike[str]")
+
 
 # ============================================================ streamrank monitor: a history
-def plot_history(history, path, *, extra=None, marks=None, title=None, dates=False,
-                 dpi=100):
+def plot_history(history: Iterable[Report], path: _Path, *,
+                 extra: Mapping[str, tuple[ArrayLike, ArrayLike]] | None = None,
+                 marks: Mapping[str, float] | None = None, title: str | None = None,
+                 dates: bool = False, dpi: int = 100) -> _Path:
     """Draw a monitor's history to a PNG: the metric against events (or time), the
     reference and its band, the alerts and drifts marked.
 
     Parameters
     ----------
-    history : sequence of Report
+    history : iterable of Report
         ``Monitor.history``.
     path : str or path-like
         The PNG to write.
@@ -139,13 +148,14 @@ def _to_dates(seconds):
 
 
 # ============================================================ streamrank demo: a stream run
-def plot_run(run, path, *, title: str | None = None):
+def plot_run(run: Any, path: _Path, *, title: str | None = None) -> _Path:
     """Draw the exact rolling AUC, River's ``ROCAUC`` and the alerts to a PNG at ``path``.
 
     `plot_history` of the run's reports, with River's binned ``ROCAUC``
     of the same window as an extra series (from the first full window on: before it River's
     few-sample, 10-bin estimate falls far below and would squash the drift out of view)
-    and the drift point marked. Returns the path.
+    and the drift point marked. ``run`` is the demo's `streamrank.cli.demo_run.StreamRun`
+    (typed ``Any`` here: it belongs to a higher layer). Returns the path.
     """
     full = [c for c in run.checkpoints if c.events >= run.window]
     extra = {"River ROCAUC, same window (10 bins)": ([c.events for c in full],
@@ -217,7 +227,7 @@ def _draw_null(ax, test: GSDTestResult, k: int) -> None:
 
 
 def plot_comparison(front: GSDFront | None = None, test: GSDTestResult | None = None,
-                    path=None) -> Figure:
+                    path: str | os.PathLike[str] | None = None) -> Figure:
     """Dominance graph of ``front`` and permutation distributions of ``test``.
 
     Parameters
@@ -273,7 +283,8 @@ def plot_comparison(front: GSDFront | None = None, test: GSDTestResult | None = 
 
 
 # ============================================================ streamrank epochs
-def plot_epochs(report: dict, path=None):
+def plot_epochs(report: Mapping[str, Any],
+                path: str | os.PathLike[str] | None = None) -> Figure:
     """Draw a `streamrank.epochs.summarize_epochs` report: metric, right/wrong ratio, churn.
 
     Three panels over the epochs, sharing the x axis: ``auc`` (or ``c_index`` and

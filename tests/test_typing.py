@@ -1,11 +1,12 @@
 """streamrank is typed: user code calling the README's examples passes ``mypy --strict``,
 and no ``Any`` comes out of a streamrank call.
 
-Both checks run mypy on a snippet written to a temporary folder, with the source tree on
+The checks run mypy on a snippet written to a temporary folder, with the source tree on
 ``MYPYPATH`` (so the package under test is this checkout, not an installed copy) and
 ``--follow-imports=silent``, which reports errors in the user's file only, as mypy does for
-an installed, typed package. A third test checks that the type information ships: the
-``py.typed`` marker and the stubs of the compiled modules are package data.
+an installed, typed package; the `streamrank.dask` snippet needs dask (the 'dask' extra).
+The last test checks that the type information ships: the ``py.typed`` marker and the
+stubs of the compiled modules are package data.
 """
 
 from __future__ import annotations
@@ -28,8 +29,9 @@ needs_mypy = pytest.mark.skipif(
     importlib.util.find_spec("mypy") is None,
     reason="mypy is not installed (it is in the 'test' extra: pip install -e '.[test]')")
 
-# The README's examples of the batch metrics, PairCounter, the windows, EpochTracker, the
-# River metrics and the ranking metrics, as a user's module (the doctests' outputs dropped).
+# The README's examples of the batch metrics, PairCounter, the windows, EpochTracker (and a
+# run of epochs at once), the River metrics, the ranking metrics and the Monitor of a live
+# model, as a user's module (the doctests' outputs dropped).
 README_EXAMPLES = '''
 import threading
 
@@ -39,6 +41,8 @@ import streamrank.metrics
 from river import datasets, evaluate, linear_model, metrics, preprocessing
 from streamrank import (EpochTracker, PairCounter, SlidingPairCounter, SnapshotError,
                         TimeSlidingPairCounter)
+from streamrank.epochs import early_stopping, natural_key, summarize_epochs
+from streamrank.monitor import Monitor
 from streamrank.ranking import (NDCG, RankingState, average_precision_score,
                                 lambdarank_gradients, ndcg_score, pairwise_errors)
 
@@ -88,6 +92,22 @@ print(tracker.step_partial([1], [0.3]).auc)
 leaf = np.array([0, 0, 1, 1, 1])
 print(tracker.step_additive(np.array([0.5, 0.0]), leaf).auc)
 print(tracker.churn, [round(c.auc, 2) for c in tracker.history])
+epochs = [[0.1, 0.6, 0.4, 0.5, 0.9], [0.1, 0.3, 0.4, 0.5, 0.9], [0.6, 0.3, 0.4, 0.5, 0.9]]
+summary = summarize_epochs([0, 0, 1, 1, 1], epochs, names=["e1", "e2", "e3"], patience=1)
+print(summary["best_epoch"], summary["stop_epoch"], tracker.churn_history)
+print(early_stopping([0.70, 0.75, 0.74, 0.76], patience=2),
+      sorted(["e10.csv", "e2.csv"], key=natural_key))
+
+# Monitor a live model (late labels joined by id)
+mon = Monitor(window=100, reference=4, min_window=2, detector="adwin")
+for i, (label, score) in enumerate([(1, 0.9), (0, 0.2), (1, 0.7), (0, 0.4), (1, 0.3)]):
+    mon.observe(f"p{i}", score=score)
+    mon.observe(f"p{i}", label=label)
+    report = mon.report()
+print(report.auc, report.reference_auc, report.p_value, report.alert, report.counts.auc)
+print(mon.history[-1].as_dict(), len(mon.alerts), mon.stats["late"], mon.clock, "p1" in mon)
+print([key for key, held, _, _, _ in mon.items() if held is None])
+assert Monitor.from_bytes(mon.to_bytes()).counts == mon.counts
 
 # River metrics
 model = preprocessing.StandardScaler() | linear_model.LogisticRegression()
@@ -128,6 +148,9 @@ import numpy as np
 import streamrank as sr
 import streamrank.metrics
 from streamrank import EpochTracker, PairCounter, SlidingPairCounter, TimeSlidingPairCounter
+from streamrank.epochs import early_stopping, natural_key, summarize_epochs
+from streamrank.monitor import Monitor
+from streamrank.monitor.drift import delong_placements, delong_test, hanley_mcneil_test
 from streamrank.ranking import (NDCG, RankingState, average_precision_score,
                                 lambdarank_gradients, ndcg_score, pairwise_errors)
 
@@ -178,6 +201,30 @@ reveal_type(tracker.step_additive(np.array([0.5, 0.0]), np.array([0, 0, 1, 1, 1]
 reveal_type(tracker.churn)  # int | float | None
 reveal_type(tracker.counts)  # streamrank.counts.PairCounts | None
 reveal_type(tracker.history)  # list[streamrank.counts.PairCounts]
+reveal_type(tracker.churn_history)  # list[int | float | None]
+reveal_type(summarize_epochs([0, 1], [[0.2, 0.1], [0.1, 0.2]], patience=1))  # dict[str, object]
+reveal_type(early_stopping([0.7, 0.8, 0.75], patience=1))  # tuple[int | None, int | None]
+reveal_type(natural_key("epoch_10.csv"))  # tuple[tuple[int | str, ...], str]
+
+mon = Monitor(window=100, min_window=2)
+reveal_type(mon.observe("p1", score=0.9))  # None
+reveal_type(mon.observe("p1", label=1))  # None
+reveal_type(mon.report())  # streamrank.monitor._report.Report
+reveal_type(mon.history)  # collections.deque[streamrank.monitor._report.Report]
+reveal_type(mon.alerts)  # collections.deque[streamrank.monitor._report.Report]
+reveal_type(mon.history[-1].auc)  # float
+reveal_type(mon.history[-1].time)  # float | None
+reveal_type(mon.history[-1].counts)  # streamrank.counts.PairCounts
+reveal_type(mon.history[-1].as_dict())  # dict[str, object]
+reveal_type(mon.stats)  # dict[str, int]
+reveal_type(mon.clock)  # float | None
+reveal_type(mon.reference_counts)  # streamrank.counts.PairCounts | None
+reveal_type(list(mon.items()))  # list[tuple[typing.Hashable, float | None, float, int | float, float | None]]
+reveal_type("p1" in mon)  # bool
+reveal_type(Monitor.from_bytes(mon.to_bytes()))  # streamrank.monitor._monitor.Monitor
+reveal_type(hanley_mcneil_test(0.7, 40, 60, reference_auc=0.8, reference_n_pos=50, reference_n_neg=50).p_value)  # float
+reveal_type(delong_test(y, s, y, s[::-1]))  # streamrank.monitor.drift.AUCComparison
+reveal_type(delong_placements(y, s))  # tuple[ndarray, ndarray]
 
 roc = streamrank.metrics.ROCAUC()
 reveal_type(roc.update(1, 0.9))  # None
@@ -207,6 +254,44 @@ reveal_type(st.query("q1").ndcg())  # float | None
 n = NDCG(k=3)
 reveal_type(n.update([3, 0, 1], [0.9, 0.8, 0.1]))  # None
 reveal_type(n.get())  # float
+'''
+
+# The README's Dask example (in a function: it connects to a cluster if called; mypy checks
+# it all the same) and the types of the streamrank.dask calls. Dask's own constructors are
+# untyped, so a strict user module marks them, as it marks River's.
+DASK = '''
+import dask.array as da
+import dask.dataframe as dd
+import numpy as np
+from dask.distributed import Client
+from streamrank import dask as srd
+
+
+def on_a_cluster() -> None:
+    client = Client("tcp://scheduler:8786")  # type: ignore[no-untyped-call]  # (Dask's)
+    ddf = dd.read_parquet("s3://bucket/preds/*.parquet", columns=["label", "score", "user"],
+                          split_row_groups=True)
+    pc = srd.pair_counts(ddf, label="label", score="score")
+    print(pc.auc, pc.tau_b, pc.concordant, pc.discordant, pc.tied_score)
+    print(srd.group_auc_score(ddf, label="label", score="score", group="user"))
+    print(srd.evaluate_file("s3://bucket/preds/", label="label", score="score",
+                            scheduler=client))
+
+
+y = da.from_array(np.array([0, 0, 1, 1]), chunks=2)  # type: ignore[no-untyped-call]
+s = da.from_array(np.array([0.1, 0.4, 0.35, 0.8]), chunks=2)  # type: ignore[no-untyped-call]
+g = da.from_array(np.array([1, 1, 2, 2]), chunks=2)  # type: ignore[no-untyped-call]
+reveal_type(srd.pair_counts(y, s, npartitions=2, scheduler="sync"))  # streamrank.counts.PairCounts
+reveal_type(srd.roc_auc_score(y, s, pos_label=1))  # float
+reveal_type(srd.kendall_tau(y, s, variant="c"))  # float
+reveal_type(srd.concordance_index(s, y, y))  # float
+reveal_type(srd.group_auc_score(y, s, g, weighting="pairs"))  # float
+reveal_type(srd.group_auc_score(y, s, g, return_details=True))  # streamrank.batch.auc.GroupAUCResult
+reveal_type(srd.ndcg_score(g, y, s, k=3, gain="linear"))  # float
+reveal_type(srd.ndcg_score(g, y, s, return_per_query=True))  # tuple[float, ndarray, ndarray, fallback=streamrank.ranking._layout.PerQuery]
+reveal_type(srd.average_precision_score(g, y, s, ties="optimistic"))  # float
+reveal_type(srd.average_precision_score(g, y, s, return_per_query=True).mean)  # float
+reveal_type(srd.evaluate_file("preds.parquet", label="label", score="score"))  # dict[str, object]
 '''
 
 _REVEALED = re.compile(r'^.*?:(\d+): note: Revealed type is "(.*)"$')
@@ -259,12 +344,13 @@ def test_readme_examples_pass_mypy_strict(run_mypy):
     assert "error" not in out, out
 
 
-@needs_mypy
-def test_streamrank_calls_reveal_precise_types(run_mypy):
-    code, out = run_mypy("reveals", REVEALS)
+def _check_reveals(run_mypy, name: str, source: str) -> None:
+    """mypy --strict passes on ``source`` and reveals, line by line, the types that its
+    ``reveal_type(...)  # <type>`` lines name; no ``Any`` of streamrank's."""
+    code, out = run_mypy(name, source)
     assert code == 0, out
     expected = {}
-    for number, line in enumerate(textwrap.dedent(REVEALS).splitlines(), start=1):
+    for number, line in enumerate(textwrap.dedent(source).splitlines(), start=1):
         if line.startswith("reveal_type("):
             expected[number] = line.split("  # ", 1)[1]
     revealed = {}
@@ -279,6 +365,21 @@ def test_streamrank_calls_reveal_precise_types(run_mypy):
                                 for n, (got, want) in sorted(wrong.items()))
     # numpy's own Any (array shapes, dtypes) is collapsed above: anything left is ours.
     assert not [t for t in revealed.values() if "Any" in t]
+
+
+@needs_mypy
+def test_streamrank_calls_reveal_precise_types(run_mypy):
+    _check_reveals(run_mypy, "reveals", REVEALS)
+
+
+@needs_mypy
+@pytest.mark.skipif(importlib.util.find_spec("dask") is None,
+                    reason="dask is not installed (the 'dask' extra)")
+def test_dask_calls_pass_mypy_strict_and_reveal_precise_types(run_mypy):
+    """The README's `streamrank.dask` example type-checks, and the dask functions reveal
+    the types of their numpy counterparts (the overloads on ``return_details`` and
+    ``return_per_query`` included)."""
+    _check_reveals(run_mypy, "dask_calls", DASK)
 
 
 def test_type_information_is_package_data():

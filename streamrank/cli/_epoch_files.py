@@ -6,7 +6,8 @@ score per item, matched by id (``--id``) or by row position. `load_labels` reads
 (`collect`, then `aligned_epochs`) yield one aligned score vector per epoch, with the items
 of bad rows dropped from every epoch under ``--on-error skip``. The rules -- which mismatch
 is an error, which row is skipped -- are those of the `streamrank.cli.epochs` docstring;
-every problem is an `InputError` naming the file, the row, the column and the value.
+every problem is an `InputError` naming the file, the line and the row, the column and the
+value (in the words of the readers' errors: `streamrank.cli._common.location`).
 """
 
 from __future__ import annotations
@@ -72,9 +73,21 @@ def _same_kind(keys, other):
     return keys.astype(str)
 
 
-def _where(file, i, column, value, rows, ids) -> str:
-    """Where row ``i`` (0-based among the rows read) is, for a message."""
-    text = location(file, None if rows is None else int(rows[i]), column, value)
+def _lines_of(cols, rows, at) -> list:
+    """The lines of the file where the rows read at positions ``at`` (0-based) start, as
+    the reader's errors name them (`streamrank.io._collect.Columns.line_of`, one reading
+    of the file for all of them); None for each when not known (Parquet, standard input,
+    or rows skipped by the reader, which leave the row numbers unknown too)."""
+    at = np.asarray(at, dtype=np.intp).reshape(-1)
+    if rows is None or cols.line_of is None or not at.size:
+        return [None] * at.size
+    return [v if v > 0 else None for v in np.asarray(cols.line_of(rows[at])).tolist()]
+
+
+def _where(file, i, column, value, rows, ids, line=None) -> str:
+    """Where row ``i`` (0-based among the rows read) is, for a message: file, ``line``
+    (from `_lines_of`) and row, column, value and id."""
+    text = location(file, None if rows is None else int(rows[i]), column, value, line=line)
     if ids is not None:
         text += f" (id {ids[i].item()!r})"
     return text
@@ -130,11 +143,11 @@ def load_labels(file, label_col, weight_col, id_col, on_error, skips, score_col=
         bad = np.flatnonzero(~good & ok)
         if not bad.size:
             continue
-        first = _where(file, bad[0], column, values[bad[0]].item(), rows, ids)
+        noted = bad[:1] if on_error == "fail" else bad[:_MAX_NOTES]
+        messages = [f"{_where(file, i, column, values[i].item(), rows, ids, line)} "
+                    f"{reason}" for i, line in zip(noted, _lines_of(cols, rows, noted))]
         if on_error == "fail":
-            raise InputError(f"{first} {reason} (--on-error skip drops the item).")
-        messages = [f"{_where(file, i, column, values[i].item(), rows, ids)} "
-                    f"{reason}" for i in bad[:_MAX_NOTES]]
+            raise InputError(f"{messages[0]} (--on-error skip drops the item).")
         skips.add(file, bad.size, messages)
         ok[bad] = False
     labels = Labels(file, y[ok], None if w is None else w[ok], keys[ok], int(cols.skipped),
@@ -224,20 +237,26 @@ class Items:
             if n_extra and (on_error == "fail" or n_extra > self.labels.unreadable):
                 i = int(np.flatnonzero(extra)[0])
                 more = f" ({n_extra} such rows)" if n_extra > 1 else ""
+                line = _lines_of(cols, rows, [i])[0]
                 if self.id_col:
                     where = location(file, None if rows is None else int(rows[i]),
-                                     self.id_col, keys[i].item())
+                                     self.id_col, keys[i].item(), line=line)
                     raise InputError(f"{where} is not an id of {label_file}{more}.")
-                raise InputError(f"{file}, row {keys[i].item()}: {label_file} has no such row"
-                                 f"{more}; without --id rows are matched by position.")
+                raise InputError(f"{location(file, int(keys[i]), line=line)}: {label_file} "
+                                 f"has no such row{more}; without --id rows are matched by "
+                                 "position.")
         found = np.flatnonzero(~unknown)
         item = idx[found]
         counts = np.bincount(item, minlength=self.n)
         if (counts > 1).any():
             dup_item = int(np.flatnonzero(counts > 1)[0])
             at = found[item == dup_item][:2]
-            where = (f"rows {rows[at[0]]} and {rows[at[1]]}" if rows is not None
-                     else "two rows")
+            where = "two rows"
+            if rows is not None:
+                where = f"rows {rows[at[0]]} and {rows[at[1]]}"
+                lines = _lines_of(cols, rows, at)
+                if None not in lines:
+                    where = f"lines {lines[0]} and {lines[1]} ({where})"
             raise InputError(f"{file}, {where}, column {self.id_col!r}: id "
                              f"{self.labels.keys[dup_item].item()!r} appears more than once (ids "
                              "must be unique).")
@@ -253,8 +272,10 @@ class Items:
         aligned[item] = scores[found]
         bad_rows = found[~np.isfinite(scores[found])]
         if bad_rows.size:
-            messages = [f"{_where(file, i, score_col, scores[i].item(), rows, ids)}"
-                        " is not a finite number" for i in bad_rows[:_MAX_NOTES]]
+            noted = bad_rows[:1] if on_error == "fail" else bad_rows[:_MAX_NOTES]
+            messages = [f"{_where(file, i, score_col, scores[i].item(), rows, ids, line)}"
+                        " is not a finite number"
+                        for i, line in zip(noted, _lines_of(cols, rows, noted))]
             if on_error == "fail":
                 raise InputError(f"{messages[0]} (--on-error skip drops the item from every "
                                  "epoch).")

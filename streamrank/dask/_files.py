@@ -3,10 +3,15 @@ partition by Dask, the hook of ``streamrank eval --dask``."""
 
 from __future__ import annotations
 
+import os
+from typing import Any
+
 import dask.dataframe as dd
 import numpy as np
 
+from .._typing import Gain, Number, Ties
 from .._validation import describe, param_error
+from ..batch.auc import _Weighting
 from ._groups import group_auc_score
 from ._pairs import _pair_counts
 from ._partition import ROWS_PER_PARTITION
@@ -40,11 +45,16 @@ def _read(path, fmt, columns, blocksize):
     raise param_error("format", "evaluate_file", f"one of {_FILE_FORMATS}", describe(fmt))
 
 
-def evaluate_file(path, *, label=None, score, weight=None, group=None, query=None, time=None,
-                  event=None, pos_label=None, k=None, gain=None, ties="average",
-                  format=None, scheduler=None, n_workers=None, npartitions=None,
-                  rows_per_partition=ROWS_PER_PARTITION, blocksize=None,
-                  weighting="impressions") -> dict:
+def evaluate_file(path: str | os.PathLike[str], *, label: str | None = None, score: str,
+                  weight: str | None = None, group: str | None = None,
+                  query: str | None = None, time: str | None = None,
+                  event: str | None = None, pos_label: Number | None = None,
+                  k: int | None = None, gain: Gain | None = None, ties: Ties = "average",
+                  format: str | None = None, scheduler: Any = None,
+                  n_workers: int | None = None, npartitions: int | None = None,
+                  rows_per_partition: int = ROWS_PER_PARTITION,
+                  blocksize: int | str | None = None,
+                  weighting: _Weighting = "impressions") -> dict[str, object]:
     """Exact metrics of a Parquet, CSV or JSON-lines file (or directory / glob), read
     partition by partition by Dask: the hook of ``streamrank eval --dask
     SCHEDULER_ADDRESS|local``.
@@ -62,7 +72,7 @@ def evaluate_file(path, *, label=None, score, weight=None, group=None, query=Non
 
     Parameters
     ----------
-    path : str
+    path : str or os.PathLike
         A Parquet file, directory or glob, or a CSV / TSV / JSON-lines file or glob (by
         extension, or ``format``).
     label, score : str

@@ -7,13 +7,16 @@ from __future__ import annotations
 import math
 import warnings
 from dataclasses import replace
+from typing import Any, Literal, overload
 
 import dask
 import numpy as np
+from numpy.typing import ArrayLike
 
 from .._validation import check_binary_levels, check_option, describe, param_error
 from ..batch._kernels import encode_labels
-from ..batch.auc import _WEIGHTINGS, GroupAUCResult, group_auc_score as _np_group_auc_score
+from ..batch.auc import (_WEIGHTINGS, GroupAUCResult, _Weighting,
+                         group_auc_score as _np_group_auc_score)
 from ..exceptions import UndefinedMetricWarning
 from ._partition import _check_npartitions, _n_buckets
 from ._spec import _compute_kwargs, _extract, _is_frame, _parts, _require_columns, _Spec
@@ -54,7 +57,7 @@ def _concat_group_pieces(pieces):
                  for k in range(4))
 
 
-def _gauc_bucket(pieces, weighting: str, pos_value):
+def _gauc_bucket(pieces, weighting: _Weighting, pos_value):
     got = _concat_group_pieces(pieces)
     if got is None:
         return None
@@ -84,9 +87,34 @@ def _by_group(res: list, fields: tuple) -> list:
     return [a[order] for a in arrays]
 
 
-def group_auc_score(data=None, y_score=None, groups=None, *, label=None, score=None,
-                    group=None, weight=None, weighting="impressions", sample_weight=None,
-                    return_details=False, npartitions=None, scheduler=None):
+@overload
+def group_auc_score(data: Any = ..., y_score: Any = ..., groups: Any = ..., *,
+                    label: str | None = ..., score: str | None = ...,
+                    group: str | None = ..., weight: str | None = ...,
+                    weighting: _Weighting = ..., sample_weight: ArrayLike | None = ...,
+                    return_details: Literal[False] = ..., npartitions: int | None = ...,
+                    scheduler: Any = ...) -> float: ...
+@overload
+def group_auc_score(data: Any = ..., y_score: Any = ..., groups: Any = ..., *,
+                    label: str | None = ..., score: str | None = ...,
+                    group: str | None = ..., weight: str | None = ...,
+                    weighting: _Weighting = ..., sample_weight: ArrayLike | None = ...,
+                    return_details: Literal[True], npartitions: int | None = ...,
+                    scheduler: Any = ...) -> GroupAUCResult: ...
+@overload
+def group_auc_score(data: Any = ..., y_score: Any = ..., groups: Any = ..., *,
+                    label: str | None = ..., score: str | None = ...,
+                    group: str | None = ..., weight: str | None = ...,
+                    weighting: _Weighting = ..., sample_weight: ArrayLike | None = ...,
+                    return_details: bool = ..., npartitions: int | None = ...,
+                    scheduler: Any = ...) -> float | GroupAUCResult: ...
+def group_auc_score(data: Any = None, y_score: Any = None, groups: Any = None, *,
+                    label: str | None = None, score: str | None = None,
+                    group: str | None = None, weight: str | None = None,
+                    weighting: _Weighting = "impressions",
+                    sample_weight: ArrayLike | None = None, return_details: bool = False,
+                    npartitions: int | None = None,
+                    scheduler: Any = None) -> float | GroupAUCResult:
     """Group AUC (GAUC) of a Dask collection: the numpy `streamrank.group_auc_score` per
     group, after a shuffle by a hash of the group id.
 

@@ -3,6 +3,11 @@ assembled from the range-partitioned count of `streamrank.dask._count`."""
 
 from __future__ import annotations
 
+from typing import Any, Literal
+
+from numpy.typing import ArrayLike
+
+from .._typing import Number
 from .._validation import check_option
 from ..batch.correlation import _VARIANTS
 from ..counts import PairCounts
@@ -42,9 +47,11 @@ def _assemble_pairs(tot: dict | None, n_rows: int, exact: bool) -> PairCounts:
 
 
 
-def pair_counts(data=None, y_score=None, *, label=None, score=None, weight=None,
-                sample_weight=None, npartitions=None, rows_per_partition=ROWS_PER_PARTITION,
-                scheduler=None) -> PairCounts:
+def pair_counts(data: Any = None, y_score: Any = None, *, label: str | None = None,
+                score: str | None = None, weight: str | None = None,
+                sample_weight: ArrayLike | None = None, npartitions: int | None = None,
+                rows_per_partition: int = ROWS_PER_PARTITION,
+                scheduler: Any = None) -> PairCounts:
     """Every concordant, discordant and tied pair of a Dask collection, exactly.
 
     The same `PairCounts` as `streamrank.pair_counts` on the concatenated data (equal
@@ -94,9 +101,11 @@ def pair_counts(data=None, y_score=None, *, label=None, score=None, weight=None,
     return _pair_counts(spec, parts, npartitions, rows_per_partition, scheduler)
 
 
-def roc_auc_score(data=None, y_score=None, *, label=None, score=None, weight=None,
-                  sample_weight=None, pos_label=None, npartitions=None,
-                  rows_per_partition=ROWS_PER_PARTITION, scheduler=None) -> float:
+def roc_auc_score(data: Any = None, y_score: Any = None, *, label: str | None = None,
+                  score: str | None = None, weight: str | None = None,
+                  sample_weight: ArrayLike | None = None, pos_label: Number | None = None,
+                  npartitions: int | None = None, rows_per_partition: int = ROWS_PER_PARTITION,
+                  scheduler: Any = None) -> float:
     """ROC AUC with ties as one half, ``(C + T / 2) / P``, of a Dask collection, exactly.
 
     Equal to `streamrank.roc_auc_score` (and so to scikit-learn) on the same data; inputs as
@@ -119,9 +128,12 @@ def roc_auc_score(data=None, y_score=None, *, label=None, score=None, weight=Non
     return _pair_counts(spec, parts, npartitions, rows_per_partition, scheduler).auc
 
 
-def kendall_tau(data=None, y_score=None, *, variant="b", label=None, score=None, weight=None,
-                sample_weight=None, npartitions=None, rows_per_partition=ROWS_PER_PARTITION,
-                scheduler=None) -> float:
+def kendall_tau(data: Any = None, y_score: Any = None, *,
+                variant: Literal["a", "b", "c"] = "b", label: str | None = None,
+                score: str | None = None, weight: str | None = None,
+                sample_weight: ArrayLike | None = None, npartitions: int | None = None,
+                rows_per_partition: int = ROWS_PER_PARTITION,
+                scheduler: Any = None) -> float:
     """Kendall's tau (``variant`` "a", "b" or "c") between labels and scores, exactly.
 
     Equal to `streamrank.kendall_tau` on the same data; inputs as `pair_counts`.

@@ -4,12 +4,17 @@
 from __future__ import annotations
 
 import warnings
+from typing import TYPE_CHECKING, Any, Literal, overload
 
+from .._typing import Empty, Gain, Ties
 from .._validation import describe, param_error
 from ..exceptions import UndefinedMetricWarning
 from ._groups import _by_group, _concat_group_pieces, _group_shuffle
 from ._partition import _check_npartitions, _n_buckets
 from ._spec import _compute_kwargs, _is_frame, _parts, _require_columns, _Spec
+
+if TYPE_CHECKING:   # (imported where it is built: ranking loads only with these functions)
+    from ..ranking import PerQuery
 
 
 def _ranking_bucket(pieces, name: str, kwargs: dict):
@@ -53,9 +58,29 @@ def _ranking_metric(name, data, y_true, y_score, query, label, score, return_per
     return PerQuery(mean, ids, values) if return_per_query else mean
 
 
-def ndcg_score(data=None, y_true=None, y_score=None, *, query=None, label=None, score=None,
-               k=None, gain=None, ties="average", empty="skip",
-               return_per_query=False, npartitions=None, scheduler=None):
+@overload
+def ndcg_score(data: Any = ..., y_true: Any = ..., y_score: Any = ..., *,
+               query: str | None = ..., label: str | None = ..., score: str | None = ...,
+               k: int | None = ..., gain: Gain | None = ..., ties: Ties = ...,
+               empty: Empty = ..., return_per_query: Literal[False] = ...,
+               npartitions: int | None = ..., scheduler: Any = ...) -> float: ...
+@overload
+def ndcg_score(data: Any = ..., y_true: Any = ..., y_score: Any = ..., *,
+               query: str | None = ..., label: str | None = ..., score: str | None = ...,
+               k: int | None = ..., gain: Gain | None = ..., ties: Ties = ...,
+               empty: Empty = ..., return_per_query: Literal[True],
+               npartitions: int | None = ..., scheduler: Any = ...) -> PerQuery: ...
+@overload
+def ndcg_score(data: Any = ..., y_true: Any = ..., y_score: Any = ..., *,
+               query: str | None = ..., label: str | None = ..., score: str | None = ...,
+               k: int | None = ..., gain: Gain | None = ..., ties: Ties = ...,
+               empty: Empty = ..., return_per_query: bool = ...,
+               npartitions: int | None = ..., scheduler: Any = ...) -> float | PerQuery: ...
+def ndcg_score(data: Any = None, y_true: Any = None, y_score: Any = None, *,
+               query: str | None = None, label: str | None = None, score: str | None = None,
+               k: int | None = None, gain: Gain | None = None, ties: Ties = "average",
+               empty: Empty = "skip", return_per_query: bool = False,
+               npartitions: int | None = None, scheduler: Any = None) -> float | PerQuery:
     """NDCG@k averaged over queries: `streamrank.ranking.ndcg_score` per query after a
     shuffle by a hash of the query id (every query lands whole in one bucket; the mean is
     taken on the client over the per-query values in query order, as numpy does).
@@ -84,9 +109,37 @@ def ndcg_score(data=None, y_true=None, y_score=None, *, query=None, label=None, 
                            return_per_query, npartitions, scheduler, kwargs)
 
 
-def average_precision_score(data=None, y_true=None, y_score=None, *, query=None, label=None,
-                            score=None, k=None, ties="average", empty="skip",
-                            return_per_query=False, npartitions=None, scheduler=None):
+@overload
+def average_precision_score(data: Any = ..., y_true: Any = ..., y_score: Any = ...,
+                            *, query: str | None = ..., label: str | None = ...,
+                            score: str | None = ..., k: int | None = ...,
+                            ties: Ties = ..., empty: Empty = ...,
+                            return_per_query: Literal[False] = ...,
+                            npartitions: int | None = ...,
+                            scheduler: Any = ...) -> float: ...
+@overload
+def average_precision_score(data: Any = ..., y_true: Any = ..., y_score: Any = ...,
+                            *, query: str | None = ..., label: str | None = ...,
+                            score: str | None = ..., k: int | None = ...,
+                            ties: Ties = ..., empty: Empty = ...,
+                            return_per_query: Literal[True],
+                            npartitions: int | None = ...,
+                            scheduler: Any = ...) -> PerQuery: ...
+@overload
+def average_precision_score(data: Any = ..., y_true: Any = ..., y_score: Any = ...,
+                            *, query: str | None = ..., label: str | None = ...,
+                            score: str | None = ..., k: int | None = ...,
+                            ties: Ties = ..., empty: Empty = ...,
+                            return_per_query: bool = ...,
+                            npartitions: int | None = ...,
+                            scheduler: Any = ...) -> float | PerQuery: ...
+def average_precision_score(data: Any = None, y_true: Any = None, y_score: Any = None,
+                            *, query: str | None = None, label: str | None = None,
+                            score: str | None = None, k: int | None = None,
+                            ties: Ties = "average", empty: Empty = "skip",
+                            return_per_query: bool = False,
+                            npartitions: int | None = None,
+                            scheduler: Any = None) -> float | PerQuery:
     """Mean average precision (MAP@k): `streamrank.ranking.average_precision_score` per
     query after a shuffle by a hash of the query id; inputs as `ndcg_score`.
 

@@ -4,6 +4,10 @@ the score and the score in the role of the label."""
 
 from __future__ import annotations
 
+from typing import Any
+
+from numpy.typing import ArrayLike
+
 from ..batch.survival import censored_c_index
 from ._count import _run
 from .._validation import describe, param_error
@@ -11,10 +15,13 @@ from ._partition import ROWS_PER_PARTITION
 from ._spec import _is_frame, _parts, _require_columns, _Spec
 
 
-def concordance_index(data=None, predicted_scores=None, event_observed=None, *, time=None,
-                      score=None, event=None, weight=None, sample_weight=None,
-                      npartitions=None, rows_per_partition=ROWS_PER_PARTITION,
-                      scheduler=None) -> float:
+def concordance_index(data: Any = None, predicted_scores: Any = None,
+                      event_observed: Any = None, *, time: str | None = None,
+                      score: str | None = None, event: str | None = None,
+                      weight: str | None = None, sample_weight: ArrayLike | None = None,
+                      npartitions: int | None = None,
+                      rows_per_partition: int = ROWS_PER_PARTITION,
+                      scheduler: Any = None) -> float:
     """Harrell's C-index with right censoring (lifelines' conventions), exactly.
 
     Equal to `streamrank.concordance_index` on the same data: a higher score means a

@@ -11,10 +11,14 @@ from __future__ import annotations
 import math
 import re
 import warnings
+from collections.abc import Callable, Iterable, Sequence
 from numbers import Real
+from typing import Any
 
 import numpy as np
+from numpy.typing import ArrayLike
 
+from .._typing import Number
 from .._validation import as_1d_numeric, check_weights, describe, param_error
 from ..counts import PairCounts
 from ..exceptions import UndefinedMetricWarning
@@ -26,7 +30,7 @@ __all__ = ["PARTIAL_SHARE", "early_stopping", "natural_key", "summarize_epochs"]
 PARTIAL_SHARE = 0.01
 
 
-def natural_key(name) -> tuple:
+def natural_key(name: object) -> tuple[tuple[int | str, ...], str]:
     """Sort key comparing the digit runs of ``name`` as numbers (``epoch_2`` < ``epoch_10``).
 
     A shell glob sorts ``epoch_10.csv`` before ``epoch_2.csv``; this key does not. The
@@ -78,7 +82,8 @@ def _check_patience(patience, func: str) -> int:
     return int(patience)
 
 
-def early_stopping(values, patience: int):
+def early_stopping(values: Iterable[Number],
+                   patience: int) -> tuple[int | None, int | None]:
     """Replay early stopping on a metric where higher is better.
 
     After each epoch, a strict improvement over the best value so far makes that epoch the
@@ -151,8 +156,11 @@ def _quiet(counts: PairCounts, name: str) -> float:
         return getattr(counts, name)
 
 
-def summarize_epochs(y_true, epoch_scores, *, sample_weight=None, names=None,
-                     patience=None, progress=None) -> dict:
+def summarize_epochs(y_true: ArrayLike, epoch_scores: Iterable[ArrayLike], *,
+                     sample_weight: ArrayLike | None = None,
+                     names: Sequence[str] | None = None, patience: int | None = None,
+                     progress: Callable[[Iterable[Any]], Iterable[Any]] | None = None,
+                     ) -> dict[str, object]:
     """Per-epoch pair counts, AUC or C-index and tau-b, right/wrong ratio and churn.
 
     Score vectors over the same labelled items go through one `streamrank.EpochTracker`,

@@ -125,7 +125,7 @@ class EpochTracker:
     ----------
     history : list of PairCounts
         The counts of every epoch so far.
-    churn_history : list
+    churn_history : list of int, float or None
         The churn between each epoch and the one before (``None`` for the first epoch).
 
     Examples
@@ -164,7 +164,7 @@ class EpochTracker:
         self._order = None   # argsort of the current scores, when known
         self._engine = None  # PairEngine of (label code, score, weight), when built
         self.history: list[PairCounts] = []
-        self.churn_history: list = []
+        self.churn_history: list[Count | None] = []
 
     def __setstate__(self, state) -> None:
         """Unpickle; a tracker of an earlier release (without an engine) builds it at the

@@ -10,8 +10,12 @@ import copy
 import copyreg
 import math
 from collections import deque
+from collections.abc import Hashable, Iterator
+from typing import TYPE_CHECKING, Literal, Union
 
 import numpy as np
+
+from .._typing import Count, LabelKind, Number
 
 from .._validation import check_int, check_period, check_scalar, check_weight, describe, param_error
 from ..counts import PairCounts
@@ -25,9 +29,17 @@ from ._state import _STATS
 from .detectors import _make_detector
 from .drift import _delong, auc_drop_test, hanley_mcneil_variance
 
+if TYPE_CHECKING:   # (River is imported only when a detector is built)
+    from river.base import BinaryDriftDetector, DriftDetector
+
 __all__ = ["TESTS", "Monitor"]
 
 TESTS = ("hanley-mcneil", "delong")
+
+#: The ``detector`` of a `Monitor`: a name of `streamrank.monitor.DETECTORS`, a River
+#: drift detector (cloned), or None.
+_Detector = Union[Literal["adwin", "page-hinkley"], "DriftDetector", "BinaryDriftDetector",
+                  None]
 
 _NAN = math.nan
 
@@ -88,8 +100,11 @@ class Monitor:
         with ``alert`` or ``drift``; kept even when `history` is trimmed).
     """
 
-    def __init__(self, window=None, period=None, reference=None, test="hanley-mcneil",
-                 alpha=0.01, detector=None, labels="auto", min_window=30, max_history=None):
+    def __init__(self, window: int | None = None, period: float | None = None,
+                 reference: int | None = None,
+                 test: Literal["hanley-mcneil", "delong"] = "hanley-mcneil",
+                 alpha: float = 0.01, detector: _Detector = None, labels: LabelKind = "auto",
+                 min_window: int = 30, max_history: int | None = None) -> None:
         func = "Monitor"
         if window is not None and period is not None:
             raise param_error("window", func, "None when 'period' is given (a window of "
@@ -126,14 +141,14 @@ class Monitor:
         # was given; keys leave only by eviction. The engine receives its changes at a
         # read (`_fresh_counts`).
         self._win = RowWindow(tally=True)   # .classes: label -> [count, weight sum]
-        self._clock = None
+        self._clock: float | None = None
         self._ref: _Reference | None = None
         self._fast = False                      # see _set_reference
         # reference=N: key -> [y, s, w] of the labeled predictions in the window, and
         # those of the ones already evicted (their id may come back as a new prediction)
         self._ref_store: dict = {}
         self._ref_left: list = []
-        self.stats = dict.fromkeys(_STATS, 0)
+        self.stats: dict[str, int] = dict.fromkeys(_STATS, 0)
         self.history: deque[Report] = deque(maxlen=self.max_history)
         self.alerts: deque[Report] = deque(maxlen=self.max_history)
 
@@ -142,10 +157,10 @@ class Monitor:
         """Predictions in the window (labeled and pending)."""
         return len(self._win)
 
-    def __contains__(self, key) -> bool:
+    def __contains__(self, key: object) -> bool:
         return key in self._win.store
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         size = f"window={self.window}" if self.period is None else f"period={self.period}"
         return (f"Monitor({size}, test={self.test!r}, alpha={self.alpha}) holding "
                 f"{self.n} labeled + {self.pending} pending predictions")
@@ -166,7 +181,7 @@ class Monitor:
         return len(self._win) - self._win.n_labeled
 
     @property
-    def clock(self):
+    def clock(self) -> float | None:
         """The latest time seen (None if no event had a time)."""
         return self._clock
 
@@ -179,14 +194,16 @@ class Monitor:
         """Counts of the frozen reference window (None until frozen)."""
         return None if self._ref is None else self._ref.counts
 
-    def items(self):
+    def items(self) -> Iterator[tuple[Hashable, float | None, float, Count, float | None]]:
         """``(key, label or None, score, weight, time)`` of each prediction in the window,
         oldest first."""
         for key, t, y, s, w in self._win.items():
             yield key, None if y != y else y, s, w, None if t != t else t
 
     # ------------------------------------------------------------------ events
-    def observe(self, key, *, score=None, label=None, weight=None, time=None) -> None:
+    def observe(self, key: Hashable, *, score: Number | None = None,
+                label: Number | None = None, weight: Number | None = None,
+                time: Number | None = None) -> None:
         """Observe one event: a new prediction, a late label, a re-score, or a reweight.
 
         See the module docstring for the rules. Validated before anything changes: a

@@ -63,7 +63,7 @@ class Report:
     reference_se: float = _NAN
     metric: str = "auc"
 
-    def as_dict(self) -> dict:
+    def as_dict(self) -> dict[str, object]:
         """A flat ``dict`` (the counts as ``concordant``, ``discordant``, ``tied_score``,
         ``comparable``, ``tied_label``, ``tied_both``): for tables, JSON and CSV."""
         c = self.counts

@@ -30,6 +30,7 @@ from __future__ import annotations
 import json
 import os
 import tempfile
+from collections.abc import Mapping
 
 import numpy as np
 
@@ -50,7 +51,8 @@ class CheckpointError(ValueError):
     message starts with the file's path and says which."""
 
 
-def write_checkpoint(path, monitor_bytes: bytes, meta: dict) -> None:
+def write_checkpoint(path: str | os.PathLike[str], monitor_bytes: bytes,
+                     meta: Mapping[str, object]) -> None:
     """Write a checkpoint atomically: temp file in the same directory, fsync, replace.
 
     The file is an ``np.savez`` archive (no pickle): ``meta`` (JSON: format, version,
@@ -118,7 +120,7 @@ def _running(pid) -> bool:
     return True
 
 
-def read_checkpoint(path) -> tuple[dict, bytes]:
+def read_checkpoint(path: str | os.PathLike[str]) -> tuple[dict[str, object], bytes]:
     """``(meta, monitor_bytes)`` of a checkpoint written by `write_checkpoint`.
 
     Anything else (an empty, truncated or foreign file, or one of a newer version) is a
@@ -147,7 +149,7 @@ def read_checkpoint(path) -> tuple[dict, bytes]:
     return meta, data
 
 
-def check_meta(meta, path) -> None:
+def check_meta(meta: Mapping[str, object], path: str | os.PathLike[str]) -> None:
     """The position and counts a resumed run uses are what `write_checkpoint` wrote: a
     `CheckpointError` (a damaged checkpoint) otherwise."""
     def count(key, none_ok=False, min_value=0):
@@ -170,7 +172,7 @@ def _reason(exc) -> str:
     text = str(exc.args[0] if isinstance(exc, KeyError) and exc.args else exc).strip()
     return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
 
-def load_checkpoint(path):
+def load_checkpoint(path: str | os.PathLike[str]) -> tuple[dict[str, object], Monitor]:
     """``(meta, monitor)``: `read_checkpoint` and the `Monitor` restored from its state.
 
     A state `Monitor.from_bytes` cannot load is a `CheckpointError` ("a damaged

@@ -71,7 +71,9 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
+from numpy.typing import ArrayLike, NDArray
 
+from .._typing import Number
 from .._validation import as_1d_numeric, check_consistent_length, check_weights, param_error
 
 __all__ = [
@@ -127,7 +129,7 @@ class AUCComparison:
     p_value: float
 
 
-def hanley_mcneil_variance(auc, n_pos, n_neg) -> float:
+def hanley_mcneil_variance(auc: Number, n_pos: Number, n_neg: Number) -> float:
     """Hanley & McNeil's (1982) variance of an AUC from ``n_pos`` positives, ``n_neg``
     negatives.
 
@@ -240,7 +242,9 @@ def _delong(sp, wp, sn, wn) -> tuple[float, float]:
     return auc, s10 / (w1 - 1.0) / w1 + s01 / (w0 - 1.0) / w0
 
 
-def delong_placements(y_true, y_score, *, sample_weight=None):
+def delong_placements(y_true: ArrayLike, y_score: ArrayLike, *,
+                      sample_weight: ArrayLike | None = None,
+                      ) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
     """DeLong's placement values ``(V10, V01)`` of the positives and the negatives.
 
     ``V10_i`` is the (weighted) share of negatives that positive ``i`` out-scores, ties one
@@ -259,7 +263,8 @@ def delong_placements(y_true, y_score, *, sample_weight=None):
     return v10, v01
 
 
-def delong_variance(y_true, y_score, *, sample_weight=None) -> tuple[float, float]:
+def delong_variance(y_true: ArrayLike, y_score: ArrayLike, *,
+                    sample_weight: ArrayLike | None = None) -> tuple[float, float]:
     """``(auc, variance)``: the AUC and DeLong's (1988) nonparametric variance of it.
 
     See the module docstring for the formula (placements, ``S10 / W1 + S01 / W0``). Ties
@@ -285,7 +290,8 @@ def delong_variance(y_true, y_score, *, sample_weight=None) -> tuple[float, floa
     return _delong(*split)
 
 
-def auc_drop_test(auc, variance, reference_auc, reference_variance) -> AUCComparison:
+def auc_drop_test(auc: Number, variance: Number, reference_auc: Number,
+                  reference_variance: Number) -> AUCComparison:
     """One-sided z-test that ``auc`` is lower than ``reference_auc`` (independent windows).
 
     ``z = (auc - reference_auc) / sqrt(variance + reference_variance)``, ``p = Phi(z)``.
@@ -310,8 +316,8 @@ def auc_drop_test(auc, variance, reference_auc, reference_variance) -> AUCCompar
     return AUCComparison(auc, ref, diff, se, z, p)
 
 
-def hanley_mcneil_test(auc, n_pos, n_neg, *, reference_auc, reference_n_pos,
-                       reference_n_neg) -> AUCComparison:
+def hanley_mcneil_test(auc: Number, n_pos: Number, n_neg: Number, *, reference_auc: Number,
+                       reference_n_pos: Number, reference_n_neg: Number) -> AUCComparison:
     """`auc_drop_test` with Hanley-McNeil variances of both windows. Runtime: O(1).
 
     >>> hanley_mcneil_test(0.7, 0, 10, reference_auc=0.8, reference_n_pos=5,
@@ -323,8 +329,9 @@ def hanley_mcneil_test(auc, n_pos, n_neg, *, reference_auc, reference_n_pos,
                                                 reference_n_neg))
 
 
-def delong_test(y_true, y_score, reference_true, reference_score, *, sample_weight=None,
-                reference_weight=None) -> AUCComparison:
+def delong_test(y_true: ArrayLike, y_score: ArrayLike, reference_true: ArrayLike,
+                reference_score: ArrayLike, *, sample_weight: ArrayLike | None = None,
+                reference_weight: ArrayLike | None = None) -> AUCComparison:
     """`auc_drop_test` with DeLong variances computed from both windows' contents.
 
     Runtime complexity: ``O(n log n + m log m)`` for windows of ``n`` and ``m`` samples.

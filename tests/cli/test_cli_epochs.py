@@ -342,11 +342,11 @@ def test_missing_extra_and_repeated_ids(tmp_path):
     _write(bad, {"id": ids[:-1], "p": s[:-1].tolist()})
     _error(_base(run), f"{bad} lacks 1 of the 120 ids of {run['labels']}: 'item119'")
     _write(bad, {"id": ids[:-1] + ["ghost"], "p": s.tolist()})
-    _error(_base(run), f"{bad}, row 120, column 'id': 'ghost' is not an id of "
+    _error(_base(run), f"{bad}, line 121 (row 120), column 'id': 'ghost' is not an id of "
                        f"{run['labels']}")
     _write(bad, {"id": ids + ["item007"], "p": s.tolist() + [0.5]})
-    _error(_base(run), f"{bad}, rows 8 and 121, column 'id': id 'item007' appears more "
-                       "than once")
+    _error(_base(run), f"{bad}, lines 9 and 122 (rows 8 and 121), column 'id': id 'item007' "
+                       "appears more than once")
     _write(run["labels"], {"id": ids[:5] + ["item002"], "y": [0, 1, 0, 1, 0, 1]})
     _error(_base(run), f"{run['labels']}: id 'item002' appears more than once")
 
@@ -367,7 +367,8 @@ def test_nan_score_names_file_row_and_value(tmp_path, ext):
     if ext == ".jsonl":  # JSON has no NaN literal: a JSON null is a missing value
         s[41] = None
     _write(run["files"][2], {"id": run["ids"], "p": s})
-    expected = (f"{run['files'][2]}, row 42, column 'p': nan (id 'item041') is not a "
+    where = "line 43 (row 42)" if ext == ".csv" else "row 42"   # Parquet: no lines
+    expected = (f"{run['files'][2]}, {where}, column 'p': nan (id 'item041') is not a "
                 f"finite number"
                 if ext != ".jsonl" else
                 f"{run['files'][2]}, line 42, column 'p': missing value")
@@ -396,8 +397,63 @@ def test_bad_weight(tmp_path):
     w[4] = 0.0
     _write(run["labels"], {"id": run["ids"], "y": run["y"].tolist(), "w": w})
     _error(_base(run, "--weight", "w"),
-           f"{run['labels']}, row 5, column 'w': 0.0 (id 'item004') is not a positive "
-           "finite weight")
+           f"{run['labels']}, line 6 (row 5), column 'w': 0.0 (id 'item004') is not a "
+           "positive finite weight")
+
+
+def _csv_file(path: Path, header, rows) -> Path:
+    """A CSV file by the csv module (a field with a newline is quoted, its record spans
+    lines)."""
+    with open(path, "w", newline="") as f:
+        csv.writer(f, lineterminator="\n").writerows([header, *rows])
+    return path
+
+
+def test_errors_name_the_line_after_a_multiline_record(tmp_path):
+    """The messages about rows the reader read (a NaN label or score, an unknown or
+    repeated id, a row without a label row) name the line where the row starts, counted
+    as an editor does (header = line 1) past a quoted record that spans three lines."""
+    n = 10
+    ids = [f"item{i:03d}" for i in range(n)]
+    note = ["", "a\nb\nc"] + [""] * (n - 2)   # row 2 spans lines 3-5: row r >= 3 is line r + 3
+    labels = tmp_path / "labels.csv"
+    epochs = [tmp_path / "e1.csv", tmp_path / "e2.csv"]
+
+    def write(label_rows=None, epoch_rows=None):
+        y = [i % 2 for i in range(n)]
+        _csv_file(labels, ["id", "y", "note"], label_rows or
+                  [[ids[i], y[i], note[i]] for i in range(n)])
+        for k, path in enumerate(epochs):
+            _csv_file(path, ["id", "p", "note"], (epoch_rows if k == 1 and epoch_rows else
+                      [[ids[i], (i * (k + 3)) % 7 / 7, note[i]] for i in range(n)]))
+
+    def rows(**changes):
+        out = [[ids[i], i / n, note[i]] for i in range(n)]
+        for row, (column, value) in changes.items():
+            out[int(row[1:]) - 1][column] = value
+        return out
+
+    args = [*epochs, "--labels", labels, "--label", "y", "--score", "p", "--id", "id"]
+    write()
+    assert _json(args)["items"] == n    # clean files: the multi-line records read fine
+    write(epoch_rows=rows(r6=(1, "nan")))
+    _error(args, f"{epochs[1]}, line 9 (row 6), column 'p': nan (id 'item005') is not a "
+                 "finite number")
+    doc = _json([*args, "--on-error", "skip"])
+    assert doc["dropped_items"] == 1
+    assert any(f"{epochs[1]}, line 9 (row 6), column 'p'" in m for m in doc["first_errors"])
+    write(epoch_rows=rows(r6=(0, "ghost")))
+    _error(args, f"{epochs[1]}, line 9 (row 6), column 'id': 'ghost' is not an id of {labels}")
+    write(epoch_rows=rows(r6=(0, "item001")))
+    _error(args, f"{epochs[1]}, lines 3 and 9 (rows 2 and 6), column 'id': id 'item001' "
+                 "appears more than once")
+    write(label_rows=[[ids[i], "nan" if i == 6 else i % 2, note[i]] for i in range(n)])
+    _error(args, f"{labels}, line 10 (row 7), column 'y': nan (id 'item006') is not a "
+                 "finite number")
+    # Without --id the rows match by position: a row past the label rows has no item.
+    write(epoch_rows=rows() + [["item010", 0.5, ""]])
+    _error([*args[:-2], "--on-error", "skip"],
+           f"{epochs[1]}, line 14 (row 11): {labels} has no such row")
 
 
 # --------------------------------------------------------------------------- --on-error skip
