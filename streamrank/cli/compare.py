@@ -8,7 +8,7 @@ into records by `streamrank.cli._compare_output`.
 Output (``--format``, as for ``streamrank eval``): ``table``, the sections for a terminal;
 ``json``, one JSON object (`comparison_report`; a non-finite number is ``null``); ``csv``,
 one line per ordered pair of models (`csv_records`). Exit codes: 0 success, 2 a usage or
-input error, whose message names the option, or the file, row, column and value.
+input error, whose message names the option, or the file, line, row, column and value.
 """
 
 from __future__ import annotations
@@ -139,7 +139,7 @@ the permutation test of that model's membership in the GSD front.
 \b
 FILE is CSV, TSV, Parquet (a file or a directory), JSON lines, or .gz of the text
 formats ("-" reads CSV from stdin); only the named columns are read. Exit codes: 0 ok,
-2 a usage or input error (the message names the file, the row, the column and the value).
+2 a usage or input error (the message names the file, the line, the row, the column and the value).
 
 \b
 Example:

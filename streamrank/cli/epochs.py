@@ -35,7 +35,7 @@ and what they mean). The files' reading and alignment to the labels are in
 `streamrank.cli._epoch_files`.
 
 Bad input (``--on-error``). ``fail`` (default) stops at the first bad row with exit code 2
-and a message naming the file, row, column and value. ``skip`` drops the item of a bad row
+and a message naming the file, line, row, column and value. ``skip`` drops the item of a bad row
 from *every* epoch, so that all epochs still rank the same items: a bad label or weight
 removes the item; a bad or missing score in any epoch file removes it from all epochs (for
 that the files are read twice, the aligned scores kept in memory in between while they fit

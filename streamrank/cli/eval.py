@@ -330,7 +330,7 @@ Binary labels: the pair counts, AUC (ties count one half), Gini, and with --grou
 group AUC. Other labels: the pair counts, Kendall's tau, gamma, Somers' D, Harrell's C.
 --query: NDCG, MAP, MRR, ERR per query, averaged. --time/--event: the censored C-index.
 Only the named columns are read. Exit codes: 0 ok, 2 a usage or input error (the message
-names the file, the row and the value).
+names the file, the line, the row and the value).
 
 \b
 Examples:

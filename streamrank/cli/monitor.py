@@ -42,7 +42,7 @@ beginning (with a note), so a supervisor can always pass it.
 
 Exit codes: 0 ok; 1 with ``--fail-on-alert`` when any report raised an alert (or the
 detector fired); 2 a usage or input error, never a traceback: the message names the
-file, row, column and value (a malformed row, a field over Python's CSV limit of 128 KiB,
+file, line, row, column and value (a malformed row, a field over Python's CSV limit of 128 KiB,
 a number too large for a float, bytes that are not UTF-8, CR-only line ends, a column
 named twice in the header, a truncated gzip stream, another compression or UTF-16 text).
 Ctrl-C or SIGTERM (or ``--max-idle`` with ``--follow``) ends the stream cleanly, between

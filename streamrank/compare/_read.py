@@ -2,8 +2,8 @@
 
 The columns are read with `streamrank.io.tables.read_columns`, the reader of every
 ``streamrank`` command: only the model, data set and metric columns are read, and a bad
-value stops the read with a `streamrank.io.tables.TableError` that names the file, the row
-(and line), the column and the value. What the reader cannot know, a label outside an
+value stops the read with a `streamrank.io.tables.TableError` that names the file, the
+line, the row, the column and the value. What the reader cannot know, a label outside an
 ordinal metric's declared categories and a second row for the same model and data set, is
 reported here with the same error type and location.
 """
@@ -88,7 +88,7 @@ def read_performance_table(
         A column the file lacks, a file that cannot be read as its format, a value that is
         missing, not a number or not finite in a numeric metric, a label that is not one
         of its metric's categories, two rows for the same model and data set: the message
-        names the file, the row, the column and the value.
+        names the file, the line, the row, the column and the value.
     TypeError, ValueError
         Bad ``metrics`` (the message names the parameter), or no data row.
     OSError

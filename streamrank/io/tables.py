@@ -3,7 +3,7 @@
 `read_columns` is the one reader of the command line (``streamrank eval``, ``epochs``,
 ...). It reads *only* the requested columns, batch by batch, converts them with pyarrow
 and numpy (no Python loop per row), and either stops at the first bad row with a
-`TableError` that names the file, the row, the column and the value, or drops the bad
+`TableError` that names the file, the line, the row, the column and the value, or drops the bad
 rows and counts them (``on_error="skip"``).
 
 Formats, chosen by ``format=``, else by the file name, else by the first bytes
