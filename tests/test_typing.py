@@ -386,9 +386,13 @@ def test_type_information_is_package_data():
     """``py.typed`` and one ``.pyi`` per compiled module exist and are package data, so
     ``pip install .`` ships them (a type checker ignores an installed package without
     ``py.typed``, and cannot read a compiled module without its stub)."""
-    from setuptools.config.pyprojecttoml import read_configuration
+    try:
+        import tomllib
+    except ImportError:                      # Python 3.10
+        tomllib = pytest.importorskip("tomli")
 
-    data = read_configuration(ROOT / "pyproject.toml")["tool"]["setuptools"]["package-data"]
+    with open(ROOT / "pyproject.toml", "rb") as f:
+        data = tomllib.load(f)["tool"]["setuptools"]["package-data"]
     assert (PACKAGE / "py.typed").is_file()
     compiled = sorted(PACKAGE.rglob("*.pyx"))
     assert len(compiled) >= 6
