@@ -64,10 +64,11 @@ import numpy as np
 from .batch._kernels import count_pairs
 from ._validation import INT_TOTAL_MAX, check_scalar, check_weight, describe, param_error
 from .counts import PairCounts
-from .structures import BinaryDominanceCounter, DominanceCounter, LevelDominanceCounter
+from .structures import (BinaryDominanceCounter, DominanceCounter, LevelDominanceCounter,
+                         PlacementMoments)
 from .structures._cbinary import Sums
 
-__all__ = ["LABEL_KINDS", "PairEngine", "check_scalar", "check_weight"]
+__all__ = ["LABEL_KINDS", "PairEngine", "PlacementMoments", "check_scalar", "check_weight"]
 
 LABEL_KINDS = ("auto", "binary", "ordinal", "continuous")
 
@@ -112,6 +113,8 @@ class PairEngine:
     >>> e.remove(0, 0.4); e.counts.auc
     1.0
     """
+
+    _moments = False    # placement moments asked for (engines pickled before: never)
 
     def __init__(self, labels="auto"):
         if labels not in LABEL_KINDS:
@@ -265,6 +268,26 @@ class PairEngine:
         dominance counter holds the samples."""
         auc = self._dom.engine_auc()
         return default if auc is None else auc
+
+    def placement_moments(self) -> PlacementMoments | None:
+        """The `PlacementMoments` of the samples held; ``None`` with more than two label
+        levels (or the dominance counter), a class without weight, or float weights
+        (DeLong reads integer weights as frequencies; fractions have no such reading).
+        The first call turns them on, ``O(n)``; every change then keeps them at ``O(log
+        n)`` and a read is ``O(1)`` (128-bit sums, to a weight held of ``2**40``; past
+        it, or after a third label came and went, a recount: ``O(n log n)``).
+
+        >>> e = PairEngine()
+        >>> for y, s in [(0, 0.1), (1, 0.4), (0, 0.4), (1, 0.8)]:
+        ...     e.add(y, s)
+        >>> e.placement_moments()
+        PlacementMoments(w1=2, w0=2, u=7, q1=25, q0=25)
+        """
+        self._moments = True
+        if self._kind == "continuous" or self._dtype is float:
+            return None
+        moments = self._dom.placement_moments()
+        return None if moments is None else PlacementMoments(*moments)
 
     def apply(self, removes, adds, caller: str = "PairEngine.apply") -> None:
         """Remove the held samples ``removes`` (a list of ``(y, s, w)``), then add
@@ -420,6 +443,8 @@ class PairEngine:
         self._dom = _STRUCTURES[kind](dtype=dtype)
         self._dom.sums = self._sums
         if kind != "continuous":
+            if self._moments:
+                self._dom.enable_moments()   # kept by every change from here on
             # past MAX_LEVELS, "auto" leaves the level counter: engine_add lets the
             # checked path (`_make_room`) take such a level
             self._dom.engine_max_levels = MAX_LEVELS if self.labels == "auto" else 0
