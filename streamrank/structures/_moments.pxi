@@ -29,7 +29,8 @@ cdef enum:
 
 #: The weight held up to which the moments in 128 bits are exact (Q <= 16/27 W**3 < 2**127);
 #: past it they are counted again from the entries, in Python ints, O(n) per read.
-MO_EXACT_MAX = 1 << 40
+cdef int64_t _MO_EXACT = (<int64_t>1) << 40
+MO_EXACT_MAX = _MO_EXACT
 
 
 cdef void _mo_of(_BTree t, int32_t i, sr_uint128* c, sr_uint128* z) noexcept:
@@ -226,7 +227,7 @@ def _placements(neg, pos):
 cdef tuple _mo_read(_BTree t):
     """``(W1, W0, U, Q1, Q0)`` with class 1 positive, Python ints: O(1) while the weight
     held is at most `MO_EXACT_MAX` (the moments are on), else counted again, O(n log n)."""
-    if t.itot[0] + t.itot[1] > MO_EXACT_MAX:
+    if t.itot[0] + t.itot[1] > _MO_EXACT:
         w0, w1 = _tree_weights(t)
         return _placements(w0, w1)
     _mo_on(t)
@@ -284,22 +285,28 @@ def _check_moments(_BTree t):
 
 def _check_mo_node(_BTree t, int32_t i):
     """The concordant weight and ties inside node ``i``, from its leaves, asserting every
-    inner child's `mo` on the way; with the subtree's weights. Python ints."""
+    inner child's `mo` on the way. Python ints."""
     cdef BNode* x = &t.n[i]
     cdef int j
     mask = (1 << 128) - 1
     c = z = below = 0
     if x.leaf:
         for j in range(x.n):
-            c += x.w[1][j].i * below
-            z += x.w[1][j].i * x.w[0][j].i
+            c += <object>x.w[1][j].i * below
+            z += <object>x.w[1][j].i * <object>x.w[0][j].i
             below += x.w[0][j].i
         return c, z
     for j in range(x.n):
         cj, zj = _check_mo_node(t, x.r.child[j])
         assert (_pyu128(t.mo[i].c[j]), _pyu128(t.mo[i].z[j])) == (cj & mask, zj & mask), \
             ("per-child moments", i, j)
-        c += cj + x.w[1][j].i * below
+        c += cj + <object>x.w[1][j].i * below
         z += zj
         below += x.w[0][j].i
     return c, z
+
+
+def _moments_kept(LevelDominanceCounter counter):
+    """Whether the counter's first tree keeps its placement moments now (tests: that a
+    change kept them rather than leaving the next read to count them again)."""
+    return counter._t.mo != NULL
