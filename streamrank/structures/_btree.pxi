@@ -60,9 +60,12 @@ cdef struct BComp:        # per node, float mode: a leaf's Neumaier compensation
 cdef struct BPos:         # per node, once a copy of weight 0 came: a leaf's copies of
     int64_t pc[2][FAN]    # weight > 0
 
-cdef struct BMo:          # per node, with moments on: an inner node's concordant weight
-    sr_uint128 c[FAN]     # (class 0 below class 1) inside child j, and the sum of
-    sr_uint128 z[FAN]     # w0 * w1 per score inside it (mod 2**128; `_moments.pxi`)
+cdef struct BMoE:
+    sr_uint128 c          # the concordant weight (class 0 below class 1) inside a child
+    sr_uint128 z          # and its sum of w0 * w1 per score (mod 2**128; `_moments.pxi`)
+
+cdef struct BMo:          # per node, with moments on: an inner node's `BMoE` per child
+    BMoE e[FAN]
 
 
 cdef inline double _two_sum_add(double* acc, double* comp, double x) noexcept:
@@ -325,8 +328,7 @@ cdef class _BTree:
         if not d.leaf:
             memmove(&d.r.child[dj], &s.r.child[sj], m * sizeof(int32_t))
             if self.mo != NULL:
-                memmove(&self.mo[dst].c[dj], &self.mo[src].c[sj], m * sizeof(sr_uint128))
-                memmove(&self.mo[dst].z[dj], &self.mo[src].z[sj], m * sizeof(sr_uint128))
+                memmove(&self.mo[dst].e[dj], &self.mo[src].e[sj], m * sizeof(BMoE))
             return
         for k in range(2):
             memmove(&d.r.c[k][dj], &s.r.c[k][sj], m * sizeof(int64_t))

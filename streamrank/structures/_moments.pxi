@@ -45,8 +45,8 @@ cdef void _mo_of(_BTree t, int32_t i, sr_uint128* c, sr_uint128* z) noexcept:
             b += <sr_uint128>x.w[0][j].i
     else:
         for j in range(x.n):
-            cc += t.mo[i].c[j] + <sr_uint128>x.w[1][j].i * b
-            zz += t.mo[i].z[j]
+            cc += t.mo[i].e[j].c + <sr_uint128>x.w[1][j].i * b
+            zz += t.mo[i].e[j].z
             b += <sr_uint128>x.w[0][j].i
     c[0] = cc
     z[0] = zz
@@ -54,7 +54,7 @@ cdef void _mo_of(_BTree t, int32_t i, sr_uint128* c, sr_uint128* z) noexcept:
 
 cdef void _mo_set(_BTree t, int32_t p, int j) noexcept:
     """Parent ``p``'s moments of child ``j``, from the child's entries."""
-    _mo_of(t, t.n[p].r.child[j], &t.mo[p].c[j], &t.mo[p].z[j])
+    _mo_of(t, t.n[p].r.child[j], &t.mo[p].e[j].c, &t.mo[p].e[j].z)
 
 
 cdef void _mo_change(_BTree t, double s, int k, int64_t dw, bint after) noexcept:
@@ -74,8 +74,8 @@ cdef void _mo_change(_BTree t, double s, int k, int64_t dw, bint after) noexcept
         x = &t.n[i]
         j = 0
         while j < x.n - 1 and x.key[j] < s:
-            cpre += t.mo[i].c[j] + <sr_uint128>x.w[1][j].i * B
-            zpre += t.mo[i].z[j]
+            cpre += t.mo[i].e[j].c + <sr_uint128>x.w[1][j].i * B
+            zpre += t.mo[i].e[j].z
             B += <sr_uint128>x.w[0][j].i
             A += <sr_uint128>x.w[1][j].i
             j += 1
@@ -109,12 +109,12 @@ cdef void _mo_change(_BTree t, double s, int k, int64_t dw, bint after) noexcept
     N = 2 * above + a
     for l in range(dep):
         if k:               # the child gains d times its negative weight below s
-            t.mo[pn[l]].c[pj[l]] += d * (B - lb[l])
-            t.mo[pn[l]].z[pj[l]] += d * b
+            t.mo[pn[l]].e[pj[l]].c += d * (B - lb[l])
+            t.mo[pn[l]].e[pj[l]].z += d * b
         else:               # ... times its positive weight above s
             own = <sr_uint128>t.n[pn[l]].w[1][pj[l]].i
-            t.mo[pn[l]].c[pj[l]] += d * (own - (A - la[l]) - a)
-            t.mo[pn[l]].z[pj[l]] += d * a
+            t.mo[pn[l]].e[pj[l]].c += d * (own - (A - la[l]) - a)
+            t.mo[pn[l]].e[pj[l]].z += d * a
     if k:
         t.m[M_Q1] += d * P * P
         t.m[M_U] += d * P
@@ -298,8 +298,8 @@ def _check_mo_node(_BTree t, int32_t i):
         return c, z
     for j in range(x.n):
         cj, zj = _check_mo_node(t, x.r.child[j])
-        assert (_pyu128(t.mo[i].c[j]), _pyu128(t.mo[i].z[j])) == (cj & mask, zj & mask), \
-            ("per-child moments", i, j)
+        got = (_pyu128(t.mo[i].e[j].c), _pyu128(t.mo[i].e[j].z))
+        assert got == (cj & mask, zj & mask), ("per-child moments", i, j)
         c += cj + <object>x.w[1][j].i * below
         z += zj
         below += x.w[0][j].i
