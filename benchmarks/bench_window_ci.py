@@ -2,20 +2,22 @@
 does not.
 
 Each round (the modes alternate inside one process) fills a `SlidingPairCounter` of
-``--window`` binary events (scores on a grid of ``--grid`` values: ties), then times
-``--ops`` more pushes, each followed by a read:
+``W`` binary events (scores on a grid of ``W / --ties`` values), then times ``--ops`` more
+pushes, each followed by:
 
-* ``off``: `push`, then `counts` (the window update alone; no moments kept);
-* ``on, counts``: the same with the moments kept (turned on before the timing): what
-  keeping them costs each change;
-* ``on, moments``: `push`, then `placement_moments` (kept and read: what a live DeLong
+* ``update``: the engine taking the push (`streamrank.windows.sync`: one removal and one
+  insert), no moments kept -- the window update alone;
+* ``update, kept``: the same with the moments kept (turned on before the timing): what
+  keeping them costs;
+* ``+ counts``: `counts` read instead, no moments (the usual per-event AUC read);
+* ``+ moments``: `placement_moments` read instead, moments kept (what a live DeLong
   interval needs per event).
 
 It also times the compiled floor, `PairEngine.add` / `remove` holding ``--window`` samples,
 with and without the moments. Times are the process's CPU time (`time.process_time`), which
 a busy shared machine disturbs less than wall time. The table gives medians over
-``--rounds`` and each mode's ratio to ``off``; the goal is ``on, moments`` at most 2x
-``off``.
+``--rounds`` and each mode's ratio to ``update``; the goal is ``+ moments`` at most 2x
+``update``.
 
     python benchmarks/bench_window_ci.py
     python benchmarks/bench_window_ci.py --window 1e4 1e6 --rounds 7
@@ -36,8 +38,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from streamrank import SlidingPairCounter  # noqa: E402
 from streamrank.engine import PairEngine  # noqa: E402
+from streamrank.windows import sync  # noqa: E402
 
-MODES = ("off", "on, counts", "on, moments")
+MODES = ("update", "update, kept", "+ counts", "+ moments")
 
 
 def _events(n: int, grid: int, seed: int):
@@ -48,26 +51,30 @@ def _events(n: int, grid: int, seed: int):
 
 
 def window_round(mode: str, window: int, ops: int, grid: int, seed: int) -> float:
-    """Seconds per event of ``ops`` pushes and reads after the window is full."""
+    """CPU seconds per event of ``ops`` pushes, each with the read of ``mode``, after the
+    window is full."""
     y, s = _events(window + ops, grid, seed)
     win = SlidingPairCounter(window)
-    if mode != "off":
+    if mode in ("update, kept", "+ moments"):
         win.placement_moments()             # on from the empty window: kept from here
     for i in range(window):
         win.push(y[i], s[i])
     win.counts  # noqa: B018 - the filling reaches the engine
-    push = win.push
-    if mode == "on, moments":
+    push, ring, engine = win.push, win._win, win._engine
+    t0 = time.process_time()
+    if mode == "+ moments":
         read = win.placement_moments
-        t0 = time.process_time()
         for i in range(window, window + ops):
             push(y[i], s[i])
             read()
-    else:
-        t0 = time.process_time()
+    elif mode == "+ counts":
         for i in range(window, window + ops):
             push(y[i], s[i])
             win.counts  # noqa: B018
+    else:
+        for i in range(window, window + ops):
+            push(y[i], s[i])
+            sync(ring, engine, "bench")
     return (time.process_time() - t0) / ops
 
 
@@ -93,31 +100,32 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--window", type=float, nargs="+", default=[1e4])
     ap.add_argument("--ops", type=int, default=20_000)
-    ap.add_argument("--grid", type=int, default=1000, help="distinct score values")
+    ap.add_argument("--ties", type=int, default=10,
+                    help="events per distinct score value (the grid is W / ties)")
     ap.add_argument("--rounds", type=int, default=5)
     args = ap.parse_args(argv)
-    print(f"# bench_window_ci: ops={args.ops}, grid={args.grid}, rounds={args.rounds}, "
+    print(f"# bench_window_ci: ops={args.ops}, ties={args.ties}, rounds={args.rounds}, "
           f"load average {os.getloadavg()[0]:.2f}\n")
-    print("| W | measure | off | on, counts | on, moments | on, counts / off | "
-          "on, moments / off |")
-    print("|---|---|---|---|---|---|---|")
+    print("| W | per event | " + " | ".join(MODES) + " | kept / update | + moments / update |")
+    print("|---|---|---|---|---|---|---|---|")
     for window in map(int, args.window):
+        grid = max(1, window // args.ties)
         runs = {m: [] for m in MODES}
         floor = {on: [] for on in (False, True)}
         for r in range(args.rounds):
             for m in MODES:                     # alternate the modes in each round
-                runs[m].append(window_round(m, window, args.ops, args.grid, r))
+                runs[m].append(window_round(m, window, args.ops, grid, r))
             for on in (False, True):
-                floor[on].append(engine_round(on, window, args.ops, args.grid, r))
+                floor[on].append(engine_round(on, window, args.ops, grid, r))
         med = {m: statistics.median(v) for m, v in runs.items()}
-        print(f"| {window:.0e} | SlidingPairCounter.push + read | "
+        print(f"| {window:.0e} | SlidingPairCounter.push | "
               + " | ".join(f"{med[m] * 1e6:.2f} us" for m in MODES)
-              + f" | {med['on, counts'] / med['off']:.2f}x | "
-                f"{med['on, moments'] / med['off']:.2f}x |")
+              + f" | {med['update, kept'] / med['update']:.2f}x | "
+                f"{med['+ moments'] / med['update']:.2f}x |")
         for j, name in enumerate(("PairEngine.add", "PairEngine.remove")):
             off = statistics.median(x[j] for x in floor[False])
             on = statistics.median(x[j] for x in floor[True])
-            print(f"| {window:.0e} | {name} | {off * 1e6:.2f} us | {on * 1e6:.2f} us | | "
+            print(f"| {window:.0e} | {name} | {off * 1e6:.2f} us | {on * 1e6:.2f} us | | | "
                   f"{on / off:.2f}x | |")
     return 0
 
