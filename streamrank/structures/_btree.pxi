@@ -23,7 +23,8 @@
 # child j is <= key[j] < every score under child j + 1; an inner w[k][j] is the sum of
 # child j's; every node but the root holds at least LOW entries, an inner root at least
 # two (so the height is O(log n / log LOW)); `fe` exists exactly in float mode; without
-# `pc` every copy held has weight > 0.
+# `pc` every copy held has weight > 0; `mo` (int mode only) and the moments `m` equal a
+# recount of the entries.
 #
 # A walk reads one node per level and scans at most FAN keys there, adding the weights of
 # the children it passes: `ibelow` / `fbelow` read each class's weight below and at a

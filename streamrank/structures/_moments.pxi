@@ -273,6 +273,7 @@ def _counter_moments(LevelDominanceCounter self):
 
 def _check_moments(_BTree t):
     """Assert that `mo` and `m` equal a recount of the entries (mod 2**128). O(n)."""
+    assert not t.floats, "moments in float mode"
     mask = (1 << 128) - 1
     w0, w1 = _tree_weights(t)
     want = _placements(w0, w1)

@@ -33,7 +33,8 @@ by its label against ``y``. `PairEngine` moves to it when a third label is held.
 
 The compiled counters' exactness rules are in their module docstring. Once asked for, the
 two-level tree also keeps the placement moments of DeLong's variance (`PlacementMoments`,
-``_moments.pxi``) at ``O(log n)`` per change.
+``_moments.pxi``) at ``O(log n)`` per change, in 1,024 bytes beside each node (about 45
+bytes per distinct score).
 """
 
 from __future__ import annotations
