@@ -111,6 +111,21 @@ class PairCounter:
             self._engine.rebuild(*self._slot.columns())
         return self._engine.counts
 
+    def placement_moments(self):
+        """What DeLong's variance of the AUC needs, exact ints: a `PlacementMoments` of
+        the positive (greater label) and negative weights, ``u = 2 C + T`` and each
+        class's sum of squared doubled placements; ``None`` with more than two labels, a
+        class without weight, or fractional weights. Runtime complexity: ``O(n)`` at the
+        first call (it turns them on), then ``O(1)``, every change keeping them at
+        ``O(log n)`` (`PairEngine.placement_moments`).
+
+        >>> pc = PairCounter()
+        >>> pc.insert_many(["a", "b", "c", "d"], [0, 1, 0, 1], [0.1, 0.4, 0.4, 0.8])
+        >>> pc.placement_moments()
+        PlacementMoments(w1=2, w0=2, u=7, q1=25, q0=25)
+        """
+        return self._engine.placement_moments()
+
     # ------------------------------------------------------------------ single items
     def insert(self, key: Hashable, y: Number, s: Number, w: Number = 1.0) -> None:
         """Insert item ``key`` with label ``y``, score ``s`` and weight ``w``.

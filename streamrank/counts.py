@@ -28,7 +28,7 @@ from numbers import Real
 
 from .exceptions import UndefinedMetricWarning
 
-__all__ = ["PairCounts"]
+__all__ = ["PairCounts", "half_ties", "structural_zero"]
 
 
 def _ratio(num: int | float, den: int | float, name: str) -> float:
@@ -250,3 +250,19 @@ _REPORTED = (
     "tied_both", "total", "right", "wrong", "auc", "c_index", "gamma", "somers_d", "tau_a",
     "tau_b", "tau_c", "pairwise_accuracy", "pairwise_error", "right_wrong_ratio",
 )
+
+
+def structural_zero(pc: PairCounts, field: str) -> bool:
+    """Whether the count ``field`` is zero by structure for samples with the level counts
+    of ``pc``: ``C`` and ``D`` with one label or one score level, ``T`` with one label
+    level. Such a count must be exactly 0, whatever weight came and went.
+
+    >>> from streamrank import pair_counts
+    >>> structural_zero(pair_counts([1, 1, 1], [0.1, 0.5, 0.9]), "concordant")
+    True
+    """
+    if field in ("concordant", "discordant"):
+        return pc.n_label_levels <= 1 or pc.n_score_levels <= 1
+    if field == "tied_score":
+        return pc.n_label_levels <= 1
+    return False

@@ -25,31 +25,26 @@ structural zeros):
   (label, score) keys whose nodes hold B+ trees of scores), ``O(log^2 n)`` amortized;
   the move is one ``O(n log n)`` rebuild.
 
-The moves go one way, at the first change that needs them. Anything the compiled path
-does not take (a float weight into exact counts, a new level a structure cannot hold,
-a value that is not a plain number) goes through the checked Python path, which
-validates, moves the structure if needed and calls the structure's fused
-``add_pairs`` / ``remove_pairs``.
+The moves go one way, at the first change that needs them. What the compiled path does
+not take (a float weight into exact counts, a level a structure cannot hold, a value that
+is not a plain number) goes through the checked Python path: it validates, moves the
+structure if needed and calls the structure's fused ``add_pairs`` / ``remove_pairs``.
 
-Batches of ``k`` changes smaller than what is held run as compiled single changes in one
-C loop, in score order (``O(k log n)``, the arithmetic of single changes). A batch as large
-as what is held is counted at once: the pairs inside the batch (the batch kernel,
-``O(k log k)``), the batch against the held samples (``pairs_with_many``), then one
-``O((n + k) log(n + k))`` rebuild. Every path gives the same counts: exactly with integer
-weights, to rounding with float weights.
+Batches of ``k`` changes smaller than what is held run as single changes in one C loop, in
+score order (``O(k log n)``); a batch as large as what is held is counted at once: the
+pairs inside it (the batch kernel, ``O(k log k)``), against the held samples
+(``pairs_with_many``), then one ``O((n + k) log(n + k))`` rebuild. Every path gives the
+same counts: exactly with integer weights, to rounding with float weights.
 
 Exactness: while every weight is an integer up to ``2**53`` (the default ``w=1``) and
 their total stays below ``2**62``, counts are exact Python ints. The first fractional (or
-larger) weight turns the engine to floats for good (a one-time ``O(n)`` rebuild); float
-counts accumulate with Neumaier compensation, so their error is that of the structures'
-partial sums (see their module docstrings) plus ``O(eps)`` per change of the sum of the absolute
-changes. That error grows with the weight that *passed through* the engine, not the weight
-it holds: after a weight of ``1e20`` is inserted and removed among unit weights, every sum
-it went through is off by ``~1e4``. So the engine tracks that weight and reports `stale`
-once it exceeds `REBUILD_RATIO` times the weight held; its keyed owners (`PairCounter`,
-the windows, `Monitor`) then recount from the samples they hold (`rebuild`, ``O(n log
-n)``), which brings the error back to that of a batch count. Amortized over a sliding
-window this is ``O(log n / REBUILD_RATIO)`` per change.
+larger) weight turns the engine to floats for good (an ``O(n)`` rebuild); float counts are
+Neumaier-compensated, their error that of the structures' partial sums plus ``O(eps)`` per
+change of the absolute changes' sum: it grows with the weight that *passed through* (a
+``1e20`` inserted and removed among unit weights leaves every sum it crossed ``~1e4`` off).
+So the engine reports `stale` once that weight exceeds `REBUILD_RATIO` times the weight
+held, and its keyed owners (`PairCounter`, the windows, `Monitor`) recount what they hold
+(`rebuild`, ``O(n log n)``; amortized ``O(log n / REBUILD_RATIO)`` per change of a window).
 
 Counts that are zero by structure are exactly zero whatever came and went: with one label
 level held (with weight), ``C = D = T = 0``; with one score level, ``C = D = 0``; with every
@@ -66,11 +61,12 @@ import numpy as np
 from ._typing import Count, LabelKind, Number
 from .batch._kernels import count_pairs
 from ._validation import INT_TOTAL_MAX, check_scalar, check_weight, describe, param_error
-from .counts import PairCounts
-from .structures import BinaryDominanceCounter, DominanceCounter, LevelDominanceCounter
+from .counts import PairCounts, structural_zero
+from .structures import (BinaryDominanceCounter, DominanceCounter, LevelDominanceCounter,
+                         PlacementMoments)
 from .structures._cbinary import Sums
 
-__all__ = ["LABEL_KINDS", "PairEngine"]
+__all__ = ["LABEL_KINDS", "PairEngine", "PlacementMoments"]
 
 LABEL_KINDS = ("auto", "binary", "ordinal", "continuous")
 
@@ -120,6 +116,7 @@ class PairEngine:
     _cached: PairCounts | None
     _dtype: type[int] | type[float]
     _kind: str
+    _moments = False    # placement moments asked for (engines pickled before: never)
 
     def __init__(self, labels: LabelKind = "auto") -> None:
         if labels not in LABEL_KINDS:
@@ -275,6 +272,26 @@ class PairEngine:
         dominance counter holds the samples."""
         auc = self._dom.engine_auc()
         return default if auc is None else auc
+
+    def placement_moments(self) -> PlacementMoments | None:
+        """The `PlacementMoments` of the samples held; ``None`` with more than two label
+        levels (or the dominance counter), a class without weight, or float weights
+        (DeLong reads integer weights as frequencies; fractions have no such reading).
+        The first call turns them on, ``O(n)``; every change then keeps them at ``O(log
+        n)`` and a read is ``O(1)`` (128-bit sums, to a weight held of ``2**40``; past
+        it, or after a third label came and went, a recount: ``O(n log n)``).
+
+        >>> e = PairEngine()
+        >>> for y, s in [(0, 0.1), (1, 0.4), (0, 0.4), (1, 0.8)]:
+        ...     e.add(y, s)
+        >>> e.placement_moments()
+        PlacementMoments(w1=2, w0=2, u=7, q1=25, q0=25)
+        """
+        self._moments = True
+        if self._kind == "continuous" or self._dtype is float:
+            return None
+        moments = self._dom.placement_moments()
+        return None if moments is None else PlacementMoments(*moments)
 
     def apply(self, removes: Sequence[tuple[float, float, Count]],
               adds: Mapping[tuple[float, float, Count], int],
@@ -434,6 +451,8 @@ class PairEngine:
         self._dom = _STRUCTURES[kind](dtype=dtype)
         self._dom.sums = self._sums
         if kind != "continuous":
+            if self._moments:
+                self._dom.enable_moments()   # kept by every change from here on
             # past MAX_LEVELS, "auto" leaves the level counter: engine_add lets the
             # checked path (`_make_room`) take such a level
             self._dom.engine_max_levels = MAX_LEVELS if self.labels == "auto" else 0
@@ -540,7 +559,7 @@ class PairEngine:
                     (f, a, b)
             else:
                 assert abs(a - b) <= 1e-9 * max(scale, abs(b)), (f, a, b)
-            if b == 0 and fresh is not None and _structural_zero(fresh, f):
+            if b == 0 and fresh is not None and structural_zero(fresh, f):
                 assert a == 0, (f, a)
         if fresh is not None:
             assert got.n_label_levels == fresh.n_label_levels, (got, fresh)
@@ -552,16 +571,6 @@ _W = 5  # the weight held, kept beside the counts
 
 _STRUCTURES = {"binary": BinaryDominanceCounter, "levels": LevelDominanceCounter,
                "continuous": DominanceCounter}
-
-
-def _structural_zero(pc: PairCounts, field: str) -> bool:
-    """Whether ``field`` is zero by structure for samples with these level counts (the
-    module docstring's rules), which the engine must then report as exactly 0."""
-    if field in ("concordant", "discordant"):
-        return pc.n_label_levels <= 1 or pc.n_score_levels <= 1
-    if field == "tied_score":
-        return pc.n_label_levels <= 1
-    return False
 
 
 def _count_value(pc: PairCounts, field: str, dtype):

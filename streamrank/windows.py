@@ -87,6 +87,21 @@ class _Window:
         when float rounding went stale: see `PairEngine.stale`)."""
         return sync(self._win, self._engine, self._caller).counts
 
+    def placement_moments(self):
+        """What DeLong's variance of the window's AUC needs, exact ints: a
+        `PlacementMoments` (`PairEngine.placement_moments`); ``None`` with more than two
+        labels, a class without weight, or fractional weights. Runtime complexity: the
+        engine takes the changes since the last read (``O(log W)`` each), then ``O(1)``
+        (``O(W)`` at the first call, which turns them on).
+
+        >>> win = SlidingPairCounter(3)
+        >>> for y, s in [(1, 0.9), (0, 0.1), (1, 0.4), (0, 0.4)]:
+        ...     win.push(y, s)
+        >>> win.placement_moments()      # the last three events
+        PlacementMoments(w1=1, w0=2, u=3, q1=9, q0=5)
+        """
+        return sync(self._win, self._engine, self._caller).placement_moments()
+
     def __len__(self) -> int:
         return len(self._win)
 

@@ -96,3 +96,8 @@ class ROCAUC(PairEngineMetric, _BinaryAUCMetric):
     def get(self) -> float:
         """The exact AUC of the events held; ``0.0`` while one class is missing."""
         return self._counted().auc_or(0.0)
+
+    def _placement_moments(self):
+        """The engine's `PairEngine.placement_moments` of the events held (the buffered
+        updates applied first): ``O(1)`` per read after the first, ``O(log n)`` per event."""
+        return self._counted().placement_moments()

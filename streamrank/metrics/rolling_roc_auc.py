@@ -131,6 +131,11 @@ class RollingROCAUC(_BinaryAUCMetric):
         Runtime complexity: O(1) after applying the events since the last read."""
         return sync(self._win, self._engine, "RollingROCAUC.update").auc_or(0.0)
 
+    def _placement_moments(self):
+        """The engine's `PairEngine.placement_moments` of the window (its changes applied
+        first): ``O(1)`` per read after the first, ``O(log W)`` per event."""
+        return self._flush().placement_moments()
+
     @property
     def n_events(self) -> int:
         """Events in the window (``window_size`` once full, less after reverts).

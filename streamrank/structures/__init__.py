@@ -6,11 +6,12 @@ per change) and `DominanceCounter` (any labels, arriving unannounced: a dynamic 
 tree in C arrays).
 """
 
-from .binary import BinaryDominanceCounter, LevelDominanceCounter
+from .binary import BinaryDominanceCounter, LevelDominanceCounter, PlacementMoments
 from .dominance import DominanceCounter
 
 __all__ = [
     "BinaryDominanceCounter",
     "DominanceCounter",
     "LevelDominanceCounter",
+    "PlacementMoments",
 ]

@@ -16,13 +16,15 @@
 # float mode; `pc`, the copies of weight > 0, from the first copy of weight 0 on (until
 # then every copy held has weight > 0, so they equal `c`: `_pc` reads `c` then). `pc`
 # stays to the end of the tree once made (freeing it with the last weight-0 copy would
-# make a stream that keeps one coming and going rebuild it every time).
+# make a stream that keeps one coming and going rebuild it every time). A third, `mo`, holds
+# the placement moments of each inner child (int mode, once asked for: `_moments.pxi`).
 #
 # Invariants (checked by `_check`): keys ascend in every node; every score under inner
 # child j is <= key[j] < every score under child j + 1; an inner w[k][j] is the sum of
 # child j's; every node but the root holds at least LOW entries, an inner root at least
 # two (so the height is O(log n / log LOW)); `fe` exists exactly in float mode; without
-# `pc` every copy held has weight > 0.
+# `pc` every copy held has weight > 0; `mo` (int mode only) and the moments `m` equal a
+# recount of the entries.
 #
 # A walk reads one node per level and scans at most FAN keys there, adding the weights of
 # the children it passes: `ibelow` / `fbelow` read each class's weight below and at a
@@ -59,6 +61,13 @@ cdef struct BComp:        # per node, float mode: a leaf's Neumaier compensation
 cdef struct BPos:         # per node, once a copy of weight 0 came: a leaf's copies of
     int64_t pc[2][FAN]    # weight > 0
 
+cdef struct BMoE:
+    sr_uint128 c          # the concordant weight (class 0 below class 1) inside a child
+    sr_uint128 z          # and its sum of w0 * w1 per score (mod 2**128; `_moments.pxi`)
+
+cdef struct BMo:          # per node, with moments on: an inner node's `BMoE` per child
+    BMoE e[FAN]
+
 
 cdef inline double _two_sum_add(double* acc, double* comp, double x) noexcept:
     """``acc += x`` with the rounding kept in ``comp`` (Neumaier)."""
@@ -77,6 +86,8 @@ cdef class _BTree:
     cdef BNode* n
     cdef BComp* fe                    # NULL unless floats
     cdef BPos* pc                     # NULL until a copy of weight 0 comes (pc == c)
+    cdef BMo* mo                      # NULL unless placement moments are on
+    cdef sr_uint128 m[5]              # with `mo`: Q0, Q1, U, C, Z (`_moments.pxi`)
     cdef int32_t cap, size, free_head, root
     cdef bint floats
     cdef public int64_t distinct      # entries (distinct scores held)
@@ -89,6 +100,7 @@ cdef class _BTree:
         self.n = NULL
         self.fe = NULL
         self.pc = NULL
+        self.mo = NULL
         self.cap = 0
         self.floats = False
         self._grow(4)
@@ -98,6 +110,7 @@ cdef class _BTree:
         free(self.n)
         free(self.fe)
         free(self.pc)
+        free(self.mo)
 
     cdef void clear(self) noexcept:
         """Empty, in the same mode (`pc` goes: no copy of weight 0 is held)."""
@@ -112,6 +125,7 @@ cdef class _BTree:
         self.distinct = self.pos_scores = 0
         self.ncopies[0] = self.ncopies[1] = self.npos[0] = self.npos[1] = 0
         self.itot[0] = self.itot[1] = 0
+        self.m[0] = self.m[1] = self.m[2] = self.m[3] = self.m[4] = 0
 
     cdef int set_floats(self, bint floats) except -1:
         """Put the empty tree in float mode (with its `fe`) or int mode."""
@@ -124,6 +138,8 @@ cdef class _BTree:
         elif not floats:
             free(self.fe)
             self.fe = NULL
+        if floats:
+            _mo_off(self)
         self.floats = floats
         return 0
 
@@ -140,22 +156,13 @@ cdef class _BTree:
 
     cdef int _grow(self, int32_t cap) except -1:
         """Room for ``cap`` nodes in every array (each still valid if one fails)."""
-        cdef BNode* p = <BNode*>realloc(self.n, cap * sizeof(BNode))
-        cdef BComp* f
-        cdef BPos* q
-        if p == NULL:
-            raise MemoryError()
-        self.n = p
+        _grow_array(<void**>&self.n, cap * sizeof(BNode))
         if self.fe != NULL:
-            f = <BComp*>realloc(self.fe, cap * sizeof(BComp))
-            if f == NULL:
-                raise MemoryError()
-            self.fe = f
+            _grow_array(<void**>&self.fe, cap * sizeof(BComp))
         if self.pc != NULL:
-            q = <BPos*>realloc(self.pc, cap * sizeof(BPos))
-            if q == NULL:
-                raise MemoryError()
-            self.pc = q
+            _grow_array(<void**>&self.pc, cap * sizeof(BPos))
+        if self.mo != NULL:
+            _grow_array(<void**>&self.mo, cap * sizeof(BMo))
         self.cap = cap
         return 0
 
@@ -184,6 +191,8 @@ cdef class _BTree:
             memset(&self.fe[i], 0, sizeof(BComp))
         if self.pc != NULL:
             memset(&self.pc[i], 0, sizeof(BPos))
+        if self.mo != NULL:
+            memset(&self.mo[i], 0, sizeof(BMo))
 
     cdef void _release(self, int32_t i) noexcept:
         self.n[i].r.child[0] = self.free_head
@@ -230,6 +239,8 @@ cdef class _BTree:
                 self.n[p].w[k][j].f = self._sum_f(ch, k)
             else:
                 self.n[p].w[k][j].i = self._sum_i(ch, k)
+        if self.mo != NULL:
+            _mo_set(self, p, j)
 
     cdef double ftot(self, int k) noexcept:
         return self._sum_f(self.root, k)
@@ -317,6 +328,8 @@ cdef class _BTree:
             memmove(&d.w[k][dj], &s.w[k][sj], m * sizeof(Wt))
         if not d.leaf:
             memmove(&d.r.child[dj], &s.r.child[sj], m * sizeof(int32_t))
+            if self.mo != NULL:
+                memmove(&self.mo[dst].e[dj], &self.mo[src].e[sj], m * sizeof(BMoE))
             return
         for k in range(2):
             memmove(&d.r.c[k][dj], &s.r.c[k][sj], m * sizeof(int64_t))
@@ -357,6 +370,8 @@ cdef class _BTree:
         else:
             for k in range(2):
                 self.n[p].w[k][a].i += self.n[p].w[k][a + 1].i
+        if self.mo != NULL:
+            _mo_set(self, p, a)
         self._move(p, a + 1, p, a + 2, self.n[p].n - a - 2)
         self.n[p].n -= 1
         self._release(right)
@@ -454,6 +469,8 @@ cdef class _BTree:
             self.itot[k] += iw
             for l in range(d):
                 self.n[pn[l]].w[k][pj[l]].i += iw
+            if self.mo != NULL and iw:
+                _mo_change(self, s, k, iw, True)    # the moments after the change
         return 0
 
     cdef int remove_at(self, double s, int k, int64_t iw, double fw, bint positive) except -1:
@@ -467,6 +484,8 @@ cdef class _BTree:
         cdef int64_t* pk
         cdef double* ek
         s += 0.0
+        if self.mo != NULL and iw and not self.floats:
+            _mo_change(self, s, k, -iw, False)      # the moments before the change
         i = self.root
         while not self.n[i].leaf:
             x = &self.n[i]
@@ -533,43 +552,14 @@ cdef class _BTree:
 
     # ------------------------------------------------------------------ copies
     def raw(self):
-        """The tree as it is, bit for bit: ``(layout, nodes, header)`` for `set_raw`;
-        the header ends with the bytes of `fe` and of `pc` (``None`` where absent)."""
-        nodes = (<char*>self.n)[:self.size * sizeof(BNode)]
-        fe = None if self.fe == NULL else (<char*>self.fe)[:self.size * sizeof(BComp)]
-        pc = None if self.pc == NULL else (<char*>self.pc)[:self.size * sizeof(BPos)]
-        header = (self.size, self.free_head, self.root, self.distinct, self.pos_scores,
-                  self.ncopies[0], self.ncopies[1], self.npos[0], self.npos[1],
-                  self.itot[0], self.itot[1], self.floats, fe, pc)
-        return (FAN, sizeof(BNode), LAYOUT), nodes, header
+        """The tree as it is, bit for bit: ``(layout, nodes, header)`` for `set_raw`
+        (`_btree_raw.pxi`; the moments are left out: they are made again when asked for)."""
+        return _tree_raw(self)
 
     def set_raw(self, layout, bytes nodes, header):
         """Restore `raw` into this empty tree; False (nothing changed) if it was written
-        with another node layout (an earlier one: `fe` and `pc` inside the nodes)."""
-        if tuple(layout) != (FAN, sizeof(BNode), LAYOUT) or len(header) != 14:
-            return False
-        size, floats, fe, pc = header[0], header[11], header[12], header[13]
-        if not 1 <= size <= (1 << 30) // FAN or len(nodes) != size * sizeof(BNode):
-            return False
-        if (fe is not None) != bool(floats) or \
-                fe is not None and len(fe) != size * sizeof(BComp):
-            return False
-        if pc is None and tuple(header[5:7]) != tuple(header[7:9]) or \
-                pc is not None and len(pc) != size * sizeof(BPos):
-            return False        # without pc every copy has weight > 0
-        self.clear()
-        self.set_floats(floats)
-        self._grow(max(size, 4))
-        if pc is not None:
-            self._make_pc()
-            memcpy(self.pc, <char*>pc, len(pc))
-        if fe is not None:
-            memcpy(self.fe, <char*>fe, len(fe))
-        memcpy(self.n, <char*>nodes, len(nodes))
-        (self.size, self.free_head, self.root, self.distinct, self.pos_scores,
-         self.ncopies[0], self.ncopies[1], self.npos[0], self.npos[1],
-         self.itot[0], self.itot[1]) = header[:11]
-        return True
+        with another node layout (`_btree_raw.pxi`)."""
+        return _tree_set_raw(self, layout, nodes, header)
 
     # ------------------------------------------------------------------ reading all
     cdef void entries(self, list out) except *:

@@ -17,6 +17,8 @@ def _check_btree(_BTree self):
         assert self.pc != NULL or pos[k] == copies[k], "a copy of weight 0 without pc"
         if not self.floats:
             assert sums[k] == self.itot[k], (sums, k)
+    if self.mo != NULL:
+        _check_moments(self)
     return got
 
 

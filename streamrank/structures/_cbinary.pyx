@@ -16,10 +16,12 @@ two are. Their ``engine_add`` / ``engine_remove`` do a whole change of `PairEngi
 anything unusual (other types, a label past the levels allowed, a weight that needs float
 counts, a sample that is not held) to the engine's checked path, having changed nothing.
 
-Files: `_sums.pxi` (`Sums`), `_btree.pxi` (the tree), `_levels.pxi` (the counter, its
-slots and its Python face), `_levels_core.pxi` (its walks over several trees and whole
-changes in C), `_levels_batch.pxi` (batches, loads, copies and checks); the two-level
-subclass `BinaryDominanceCounter` is here.
+Files: `_sums.pxi` (`Sums`), `_btree.pxi` (the tree; its copies in `_btree_raw.pxi`, its
+checks in `_btree_check.pxi`), `_levels.pxi` (the counter, its slots and its Python face),
+`_levels_core.pxi` (its walks over several trees and whole changes in C),
+`_levels_batch.pxi` (batches, loads, copies and checks), `_moments.pxi` (the placement
+moments of DeLong's variance, kept in the tree once asked for); the two-level subclass
+`BinaryDominanceCounter` is here.
 
 Exactness. ``dtype=int``: int64 weights and sums (the total held stays below ``2**62``).
 ``dtype=float``: each score's own weight is a compensated (Neumaier) sum of the weights
@@ -43,8 +45,10 @@ from .._validation import (check_dtype, check_load_args, check_point, check_poin
 cdef extern from *:
     """
     typedef __int128 sr_int128;
+    typedef unsigned __int128 sr_uint128;
     """
     ctypedef long long sr_int128
+    ctypedef unsigned long long sr_uint128
 
 cdef int64_t _INT_TOTAL_MAX = (<int64_t>1) << 62
 cdef int64_t _EXACT = (<int64_t>1) << 53
@@ -54,10 +58,12 @@ cdef double _HELD_SLACK = 2.0 ** -30   # a removal may exceed a score's weight b
 
 include "_sums.pxi"
 include "_btree.pxi"
+include "_btree_raw.pxi"
 include "_btree_check.pxi"
 include "_levels.pxi"
 include "_levels_core.pxi"
 include "_levels_batch.pxi"
+include "_moments.pxi"
 
 
 cdef class BinaryDominanceCounter(LevelDominanceCounter):

@@ -78,6 +78,7 @@ cdef class LevelDominanceCounter:
     cdef double* _fb
     cdef double* _fe
     cdef str _name
+    cdef bint _moments          # placement moments asked for: kept on tree 0 (int mode)
     cdef public Sums sums       # the engine's running counts (``engine_add`` updates them)
 
     def __cinit__(self, *args, **kwargs):
@@ -92,6 +93,7 @@ cdef class LevelDominanceCounter:
         self._ntrees = 0
         self._max_levels = 0
         self.engine_max_levels = 0
+        self._moments = False
         self._name = type(self).__name__
         self._dtype = int
         self._floats = False
@@ -132,6 +134,8 @@ cdef class LevelDominanceCounter:
         self._npscores = 0
         _add_tree(self)
         self._t = <_BTree>self._trees[0]
+        if self._moments:
+            _mo_on(self._t)
         return 0
 
     @classmethod
@@ -547,6 +551,26 @@ cdef class LevelDominanceCounter:
         (array([1, 2]), array([2, 1]), array([1, 1]))
         """
         return _columns(self)
+
+    def placement_moments(self):
+        """``(W1, W0, U, Q1, Q0)`` of the two levels held, the greater label positive
+        (`_moments.pxi`): their weights, ``U = sum a P``, ``Q1 = sum a P**2``, ``Q0 = sum
+        b N**2`` (``P``: twice the negative weight below a positive plus that tied; ``N``
+        the mirror), exact ints; ``None`` in float mode or unless two levels with weight
+        are held. The first call turns them on (``O(n)``); then each change keeps them in
+        ``O(log n)`` and a read is ``O(1)`` (a recount, ``O(n log n)``, past a weight of
+        ``2**40`` or with the levels on two trees, after a third level came).
+
+        >>> dc = BinaryDominanceCounter.from_arrays([0, 1, 0, 1], [0.1, 0.4, 0.4, 0.8])
+        >>> dc.placement_moments()      # P = 3, 4;  N = 4, 3
+        (2, 2, 7, 25, 25)
+        """
+        return _counter_moments(self)
+
+    def enable_moments(self):
+        """Keep the placement moments from now on (`placement_moments`): ``O(n)`` once."""
+        self._moments = True
+        _mo_on(self._t)
 
     def __reduce__(self):
         """Pickle and copy by value: each tree bit for bit, the levels, and `sums`."""

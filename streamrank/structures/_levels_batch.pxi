@@ -234,6 +234,7 @@ def _load(LevelDominanceCounter self, labels, scores, copies, weights, positive)
         if self._floats:    # a weight > 0 rounded to 0 there, or a residue where none is
             w = np.where(p > 0, w, 0.0)
     self._reset()
+    _mo_off(self._t)        # counted once after the load instead (O(n))
     cdef int q
     for q, level in enumerate(levels.tolist()):
         if q >= 2 * self._ntrees:
@@ -271,6 +272,8 @@ def _load(LevelDominanceCounter self, labels, scores, copies, weights, positive)
             self._nheld -= 1
     if self._ntrees > 1:
         self._npscores = np.unique(s[p > 0] + 0.0).size
+    if self._moments:
+        _mo_on(self._t)
 
 
 def _columns(LevelDominanceCounter self):
@@ -391,6 +394,8 @@ def _adopt(LevelDominanceCounter self, LevelDominanceCounter other):
     self._label[0], self._label[1] = other._label[0], other._label[1]
     self._has[0], self._has[1] = other._has[0], other._has[1]
     self._nheld = other._nheld
+    self._moments = self._moments or other._moments
+    other._moments = False
     other._reset()
 
 
