@@ -14,12 +14,15 @@ in one piece per class, then merges the two sorted pieces of each pair, ``O(n)``
 
 from __future__ import annotations
 
+import math
+import warnings
 from itertools import combinations
 
 import numpy as np
 
 from ._ccurves import threshold_counts
 from .curves import _roc_from_counts, binary_curve_auc, trapezoid_auc
+from ..exceptions import UndefinedMetricWarning
 from .._validation import (_label_values, _ne, check_consistent_length, check_weights,
                            describe, param_error)
 
@@ -223,6 +226,10 @@ def _ovo(codes, k, P, average):
         return sorted_piece[key]
 
     pairs = list(combinations(present.tolist(), 2))
+    if not pairs:        # scikit-learn: nan (macro) or ZeroDivisionError (weighted)
+        warnings.warn("Only one class is present in y_true: the one-vs-one ROC AUC is "
+                      "undefined; returning nan.", UndefinedMetricWarning, stacklevel=4)
+        return math.nan
     pair_scores = np.empty(len(pairs))
     prevalence = np.empty(len(pairs)) if average == "weighted" else None
     for ix, (a, b) in enumerate(pairs):
