@@ -21,6 +21,14 @@ from libc.string cimport memcpy
 
 import numpy as np
 
+# Digits of BITS bits: PASSES passes cover the 64 bits of a key (11-bit digits: six
+# passes; 8-bit ones would take eight, seven for keys of one sign and exponent range).
+cdef enum:
+    BITS = 11
+    PASSES = 6
+    RADIX = 1 << BITS
+    MASK = RADIX - 1
+
 ctypedef fused key_t:
     double
     int64_t
@@ -60,7 +68,7 @@ cdef uint64_t* _radix_core(uint64_t* a, uint64_t* b, double* wa, double* wb,
     returns the buffer that holds the sorted keys (``wout``: its weights)."""
     cdef Py_ssize_t i, p, d
     cdef uint64_t u, total
-    cdef uint64_t pos[256]
+    cdef uint64_t pos[RADIX]
     cdef uint64_t *src = a
     cdef uint64_t *dst = b
     cdef uint64_t *tmp
@@ -68,17 +76,17 @@ cdef uint64_t* _radix_core(uint64_t* a, uint64_t* b, double* wa, double* wb,
     cdef double *wdst = wb
     cdef double *wtmp
     cdef int shift
-    for p in range(8):
-        shift = 8 * p
-        if n == 0 or hist[p, (src[0] >> shift) & 255] == <uint64_t>n:
+    for p in range(PASSES):
+        shift = BITS * p
+        if n == 0 or hist[p, (src[0] >> shift) & MASK] == <uint64_t>n:
             continue                              # one digit value: nothing moves
         total = 0
-        for d in range(256):
+        for d in range(RADIX):
             pos[d] = total
             total += hist[p, d]
         for i in range(n):
             u = src[i]
-            d = (u >> shift) & 255
+            d = (u >> shift) & MASK
             dst[pos[d]] = u
             if weighted:
                 wdst[pos[d]] = wsrc[i]
@@ -112,14 +120,14 @@ cdef void _split_sort(const key_t[::1] k, const uint8_t[::1] pos, const double[:
             a1[j1] = u
             w1[j1] = wi
             j1 += 1
-            for p in range(8):
-                h1[p, (u >> (8 * p)) & 255] += 1
+            for p in range(PASSES):
+                h1[p, (u >> (BITS * p)) & MASK] += 1
         else:
             a0[j0] = u
             w0[j0] = wi
             j0 += 1
-            for p in range(8):
-                h0[p, (u >> (8 * p)) & 255] += 1
+            for p in range(PASSES):
+                h0[p, (u >> (BITS * p)) & MASK] += 1
     r = _radix_core(&a1[0], &b1[0], &w1[0], &v1[0], j1, h1, True, &wr)
     out[0] = r == &b1[0]
     out[1] = wr == &v1[0]
@@ -136,7 +144,8 @@ def weighted_class_sort(keys, pos, weights):
     (ascending; ties in *reversed* input order), ``w`` their float64 weights aligned.
 
     One pass over the input (read backwards) splits, encodes and counts the digits of both
-    classes; then a stable radix sort per class. ``O(n)``. `threshold_counts` merges the
+    classes; then a stable radix sort per class (six passes of 11-bit digits at most; a pass
+    whose digit is the same for every key is skipped). ``O(n)``. `threshold_counts` merges the
     result; `from_bits` decodes its thresholds.
 
     >>> import numpy as np
@@ -158,8 +167,8 @@ def weighted_class_sort(keys, pos, weights):
     n0 = n - n1
     bufs = [np.empty(max(m, 1), dtype=t) for m in (n1, n0) for t in (np.uint64, np.uint64,
                                                                       np.float64, np.float64)]
-    h1 = np.zeros((8, 256), dtype=np.uint64)
-    h0 = np.zeros((8, 256), dtype=np.uint64)
+    h1 = np.zeros((PASSES, RADIX), dtype=np.uint64)
+    h0 = np.zeros((PASSES, RADIX), dtype=np.uint64)
     out = np.zeros(6, dtype=np.intp)
     if k.dtype == np.float64:
         _split_sort[double](k, p, w, *bufs, h1, h0, out)
@@ -174,16 +183,36 @@ def weighted_class_sort(keys, pos, weights):
 
 def from_bits(bits, dtype):
     """The keys of ``dtype`` (float64, int64 or uint64) whose order-preserving bits
-    `weighted_class_sort` gave (``-0.0`` comes back as ``0.0``). ``O(n)``."""
+    `weighted_class_sort` gave (``-0.0`` comes back as ``0.0``). One pass, ``O(n)``.
+
+    >>> import numpy as np
+    >>> k1, _, k0, _ = weighted_class_sort(np.array([-2.5, 0.0, 1.0]),
+    ...                                    np.array([True, False, True]), np.ones(3))
+    >>> from_bits(k1, np.float64).tolist(), from_bits(k0, np.float64).tolist()
+    ([-2.5, 1.0], [0.0])
+    """
     u = np.ascontiguousarray(bits, dtype=np.uint64)
     dtype = np.dtype(dtype)
-    if dtype == np.uint64:
-        return u.copy()
-    top = np.uint64(1 << 63)
-    if dtype == np.int64:
-        return (u ^ top).view(np.int64)
-    neg = u < top                                   # negative floats: all bits flipped
-    return np.where(neg, ~u, u ^ top).view(np.float64)
+    if dtype not in (np.float64, np.int64, np.uint64):
+        raise TypeError("from_bits: dtype must be float64, int64 or uint64")
+    out = np.empty(u.shape[0], dtype=dtype)
+    if u.shape[0] == 0:
+        return out
+    if dtype == np.float64:
+        _decode[double](u, out)
+    elif dtype == np.int64:
+        _decode[int64_t](u, out)
+    else:
+        _decode[uint64_t](u, out)
+    return out
+
+
+cdef void _decode(const uint64_t[::1] u, key_t[::1] out) noexcept:
+    cdef Py_ssize_t i, n = u.shape[0]
+    cdef key_t like = out[0]
+    with nogil:
+        for i in range(n):
+            out[i] = _from_bits(u[i], like)
 
 
 cdef Py_ssize_t _merge(const key_t[::1] P, const key_t[::1] N, const double[::1] wp,
