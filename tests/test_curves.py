@@ -133,9 +133,9 @@ def test_labels_outside_0_1_need_pos_label_as_sklearn(y):
     for name in CURVES:
         with pytest.raises(ValueError):
             getattr(skm, name)(y, [0.1, 0.2, 0.3])
-        with pytest.raises(ValueError, match=rf"The 'pos_label' parameter of {name} must be "
-                           r"given when y_true does not take values in \{0, 1\} or \{-1, 1\}"
-                           r".* Got None \(labels: "):
+        with pytest.raises(ValueError, match=rf"The 'y_true' parameter of {name} must be "
+                           r"of values in \{0, 1\} or \{-1, 1\} when pos_label is not given"
+                           r".* Got labels \["):
             getattr(sr, name)(y, [0.1, 0.2, 0.3])
 
 

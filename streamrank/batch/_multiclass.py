@@ -20,8 +20,7 @@ from itertools import combinations
 
 import numpy as np
 
-from ._ccurves import threshold_counts
-from .curves import _roc_from_counts, binary_curve_auc, trapezoid_auc
+from .curves import binary_curve_auc, sorted_pair_auc
 from ..exceptions import UndefinedMetricWarning
 from .._validation import (_label_values, _ne, check_consistent_length, check_weights,
                            describe, param_error)
@@ -146,12 +145,14 @@ def multiclass_roc_auc(y_true, y_score, sample_weight, max_fpr, pos_label, avera
     """scikit-learn's multiclass ``roc_auc_score`` (module docstring): a float, or the
     per-class AUCs for ``average=None``."""
     func = "roc_auc_score"
+    y = _label_values(y_true, "y_true", func)
+    if np.ndim(y_score) == 2:                # rows first: one row of scores per label
+        check_consistent_length(func, y_true=y, y_score=range(np.shape(y_score)[0]))
     if max_fpr is not None and max_fpr != 1:
         raise param_error("max_fpr", func, "None or 1 with multiclass labels (no partial "
                           "AUC, as in scikit-learn)", describe(max_fpr))
     if multi_class == "raise":
         if np.ndim(y_score) != 2:            # 1-D scores: the labels were meant binary
-            y = _label_values(y_true, "y_true", func)
             shown = _sorted_unique(y, "y_true", func)[:5]
             raise param_error("y_true", func, "binary (two distinct values) with 1-D "
                               "scores; multiclass labels need scores of one column per "
@@ -163,7 +164,6 @@ def multiclass_roc_auc(y_true, y_score, sample_weight, max_fpr, pos_label, avera
     if pos_label is not None:
         raise param_error("pos_label", func, "None with multiclass labels",
                           describe(pos_label))
-    y = _label_values(y_true, "y_true", func)
     P = _score_matrix(y_score, func)
     n = check_consistent_length(func, y_true=y, y_score=P)
     w = check_weights(sample_weight, n, func)
@@ -235,13 +235,7 @@ def _ovo(codes, k, P, average):
     for ix, (a, b) in enumerate(pairs):
         if prevalence is not None:
             prevalence[ix] = (counts[a] + counts[b]) / n   # np.average of the pair's mask
-        a_score = _sorted_pair_auc(piece(a, a), piece(b, a))
-        b_score = _sorted_pair_auc(piece(b, b), piece(a, b))
+        a_score = sorted_pair_auc(piece(a, a), piece(b, a))
+        b_score = sorted_pair_auc(piece(b, b), piece(a, b))
         pair_scores[ix] = (a_score + b_score) / 2
     return float(np.average(pair_scores, weights=prevalence))
-
-
-def _sorted_pair_auc(pos_sorted, neg_sorted) -> float:
-    """AUC of two sorted, non-empty score arrays, as `binary_curve_auc` computes it."""
-    fpr, tpr, _ = _roc_from_counts(*threshold_counts(pos_sorted, neg_sorted), True)
-    return trapezoid_auc(fpr, tpr)

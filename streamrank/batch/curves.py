@@ -55,8 +55,9 @@ def _curve_labels(y_true, pos_label, func: str) -> np.ndarray:
         shown = sorted(set(y.tolist()))
     except TypeError:
         shown = sorted(set(y.tolist()), key=repr)
-    raise param_error("pos_label", func, "given when y_true does not take values in {0, 1} "
-                      "or {-1, 1} (as scikit-learn)", f"None (labels: {describe(shown)})")
+    raise param_error("y_true", func, "of values in {0, 1} or {-1, 1} when pos_label is "
+                      "not given (as in scikit-learn; pass pos_label for other labels)",
+                      f"labels {describe(shown)}")
 
 
 def _curve_inputs(y_true, y_score, pos_label, sample_weight, func: str):
@@ -176,6 +177,13 @@ def binary_curve_auc(pos: np.ndarray, s: np.ndarray, w: np.ndarray | None) -> fl
                       "in that case.", UndefinedMetricWarning, stacklevel=3)
         return float("nan")
     fpr, tpr, _ = _roc_from_counts(*_threshold_counts(pos, s, w), True)
+    return trapezoid_auc(fpr, tpr)
+
+
+def sorted_pair_auc(pos_sorted: np.ndarray, neg_sorted: np.ndarray) -> float:
+    """`binary_curve_auc` of two classes whose scores are given sorted ascending (float64,
+    int64 or uint64, one dtype; neither empty): one merge, ``O(len(pos) + len(neg))``."""
+    fpr, tpr, _ = _roc_from_counts(*threshold_counts(pos_sorted, neg_sorted), True)
     return trapezoid_auc(fpr, tpr)
 
 
