@@ -294,6 +294,23 @@ def test_multiclass_ovo_prevalence_and_string_labels():
             skm.roc_auc_score(y, P, multi_class="ovo", average=average)
 
 
+@pytest.mark.parametrize("labels", [["ant", "bee", "cat"], ["ant", "bee", "cats"]])
+def test_string_labels_given_as_sklearn(labels):
+    rng = np.random.default_rng(12)
+    y = rng.choice(["ant", "bee", "cat"], 60)
+    P = _proba(rng, 60, 3, 4)
+    for multi_class in ("ovr", "ovo"):
+        try:
+            expected = skm.roc_auc_score(y, P, multi_class=multi_class, labels=labels)
+        except ValueError:                  # "cat" is not among the labels
+            with pytest.raises(ValueError, match=r"The 'labels' parameter of roc_auc_score "
+                               r"must be a list holding every label of y_true\. Got "
+                               r"\['ant', 'bee', 'cats'\] \(no 'cat'\) instead"):
+                sr.roc_auc_score(y, P, multi_class=multi_class, labels=labels)
+            continue
+        assert sr.roc_auc_score(y, P, multi_class=multi_class, labels=labels) == expected
+
+
 def test_an_absent_class_gives_nan_and_a_warning_as_sklearn():
     P = np.array([[0.6, 0.3, 0.1], [0.2, 0.7, 0.1], [0.5, 0.4, 0.1], [0.1, 0.8, 0.1]])
     y = [0, 1, 0, 1]

@@ -20,6 +20,7 @@ from itertools import combinations
 
 import numpy as np
 
+from ._kernels import encode_labels
 from .curves import binary_curve_auc, sorted_pair_auc
 from ..exceptions import UndefinedMetricWarning
 from .._validation import (_label_values, _ne, check_consistent_length, check_weights,
@@ -82,18 +83,28 @@ def _score_matrix(y_score, func: str) -> np.ndarray:
     if not np.allclose(1, sums):
         r = int(np.flatnonzero(~np.isclose(1, sums))[0])
         raise param_error("y_score", func, "probabilities with multiclass labels: each row "
-                          "summing to 1 over the classes", f"row {r} summing to {float(sums[r])!r}")
+                          "summing to 1 over the classes",
+                          f"row {r} summing to {float(sums[r])!r}")
     return arr
 
 
 def _classes(y: np.ndarray, labels, n_columns: int, func: str):
     """``(codes, n_classes)``: each row's class index (into ``labels``, or the sorted
-    labels of ``y``), checked as scikit-learn checks them."""
+    labels of ``y``), checked as scikit-learn checks them. ``O(n)`` for up to 255 classes
+    of numbers or strings (`encode_labels`), else a sort or a dict lookup per row."""
     if labels is None:
-        classes = _sorted_unique(y, "y_true", func)
+        enc = encode_labels(y, 255) if y.dtype.kind in "iufUS" else None
+        if enc is not None:
+            codes, levels = enc
+            classes = levels.tolist()
+        else:
+            classes = _sorted_unique(y, "y_true", func)
+            codes = None
         if len(classes) != n_columns:
             raise param_error("y_score", func, f"of {len(classes)} columns, one per class "
                               "in y_true (or pass labels)", f"{n_columns} columns")
+        if codes is not None:
+            return codes.astype(np.intp), len(classes)
     else:
         given = _label_values(labels, "labels", func)
         classes = _sorted_unique(given, "labels", func)
@@ -105,20 +116,17 @@ def _classes(y: np.ndarray, labels, n_columns: int, func: str):
         if len(classes) != n_columns:
             raise param_error("labels", func, f"of length {n_columns}, the columns of "
                               "y_score", f"{len(classes)} labels")
-    index = {c: i for i, c in enumerate(classes)}
-    if y.dtype != object and y.dtype.kind in "biufUS" and \
-            (labels is None or np.asarray(classes).dtype.kind == y.dtype.kind):
-        table = np.asarray(classes, dtype=y.dtype) if labels is not None else None
-        if table is None:
-            codes = np.unique(y, return_inverse=True)[1].astype(np.intp).reshape(-1)
-        else:
-            codes = np.searchsorted(table, y)
-            np.minimum(codes, table.size - 1, out=codes)
-            missing = table[codes] != y
-            if missing.any():
-                raise param_error("labels", func, "a list holding every label of y_true",
-                                  f"{describe(classes)} (no {y[missing][0].item()!r})")
+    table = np.asarray(classes) if y.dtype != object else None
+    if table is not None and table.dtype.kind in "biufUS" and \
+            (table.dtype.kind in "US") == (y.dtype.kind in "US"):
+        codes = np.searchsorted(table, y)          # sorted classes: a binary search per row
+        np.minimum(codes, table.size - 1, out=codes)
+        missing = table[codes] != y
+        if missing.any():
+            raise param_error("labels", func, "a list holding every label of y_true",
+                              f"{describe(classes)} (no {y[missing][0].item()!r})")
         return codes, len(classes)
+    index = {c: i for i, c in enumerate(classes)}
     codes = np.empty(y.size, dtype=np.intp)
     for i, v in enumerate(y.tolist()):
         c = index.get(v)

@@ -9,7 +9,7 @@ class instead of a stable argsort of all the scores:
   compiled merge of the two sorted classes into the distinct thresholds with the counts of
   positives and negatives at or above each (`_ccurves.threshold_counts`);
 * with weights, a stable radix sort of each class's scores that moves the weights along
-  (`_ccurves.radix_sort`, ``O(n)``), so that the merge adds each class's weights in the
+  (`_ccurves.weighted_class_sort`, ``O(n)``), so that the merge adds each class's weights in the
   order scikit-learn's cumulative sums do (decreasing score, ties in input order): the
   running sums are the same floats, bit for bit.
 """
@@ -62,7 +62,8 @@ def _curve_labels(y_true, pos_label, func: str) -> np.ndarray:
 
 def _curve_inputs(y_true, y_score, pos_label, sample_weight, func: str):
     """Validated ``(pos, s, w, dtype)``: positives (bool), scores (1-D, or an (n, 1)
-    column), weights (None or float64) and the scores' own dtype (scikit-learn's precision-recall thresholds keep it)."""
+    column), weights (None or float64) and the scores' own dtype (scikit-learn's
+    precision-recall thresholds keep it)."""
     pos = _curve_labels(y_true, pos_label, func)
     raw = np.asarray(y_score) if not isinstance(y_score, np.ndarray) else y_score
     s = as_score_column(y_score, "y_score", func)
