@@ -36,6 +36,8 @@ extensions = [
               extra_compile_args=["-O3"]),
     Extension("streamrank.batch._clevels", ["streamrank/batch/_clevels.pyx"],
               extra_compile_args=["-O3"]),
+    Extension("streamrank.batch._ccurves", ["streamrank/batch/_ccurves.pyx"],
+              extra_compile_args=["-O3"]),
 ]
 
 setup(cmdclass={"build_ext": BuildCore},

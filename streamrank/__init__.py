@@ -4,8 +4,9 @@ Batch functions count every concordant, discordant and tied pair in O(n log n) w
 the incremental structures update the same counts in O(log n) per change.
 """
 
-from .batch import (GroupAUCResult, concordance_index, goodman_kruskal_gamma, group_auc_score,
-                    kendall_tau, pair_counts, roc_auc_score, somers_d)
+from .batch import (GroupAUCResult, average_precision_score, concordance_index,
+                    goodman_kruskal_gamma, group_auc_score, kendall_tau, pair_counts,
+                    precision_recall_curve, roc_auc_score, roc_curve, somers_d)
 from .counter import PairCounter
 from .counts import PairCounts
 from .epochs import EpochTracker
@@ -35,11 +36,14 @@ __all__ = [
     "SnapshotError",
     "TimeSlidingPairCounter",
     "UndefinedMetricWarning",
+    "average_precision_score",
     "concordance_index",
     "goodman_kruskal_gamma",
     "group_auc_score",
     "kendall_tau",
     "pair_counts",
+    "precision_recall_curve",
     "roc_auc_score",
+    "roc_curve",
     "somers_d",
 ]

@@ -1,15 +1,18 @@
 """The batch API: every pair count and metric of whole numpy arrays, in ``O(n log n)``.
 
 `pair_counts` (`pairs`) counts every concordant, discordant and tied pair once; ROC AUC
-and group AUC (`auc`), Kendall's tau, Somers' D and gamma (`correlation`) and Harrell's
+(binary and multiclass) and group AUC (`auc`), the ROC and precision-recall curves and
+average precision (`curves`), Kendall's tau, Somers' D and gamma (`correlation`) and Harrell's
 C-index (`survival`) read those counts. The kernels under them (`_kernels`, and the compiled
 `_ckernels` and `_clevels`) sort, merge and count without a Python loop per element.
 """
 
 from .auc import GroupAUCResult, group_auc_score, roc_auc_score
+from .curves import average_precision_score, precision_recall_curve, roc_curve
 from .correlation import goodman_kruskal_gamma, kendall_tau, somers_d
 from .pairs import pair_counts
 from .survival import concordance_index
 
-__all__ = ["GroupAUCResult", "concordance_index", "goodman_kruskal_gamma",
-           "group_auc_score", "kendall_tau", "pair_counts", "roc_auc_score", "somers_d"]
+__all__ = ["GroupAUCResult", "average_precision_score", "concordance_index",
+           "goodman_kruskal_gamma", "group_auc_score", "kendall_tau", "pair_counts",
+           "precision_recall_curve", "roc_auc_score", "roc_curve", "somers_d"]

@@ -9,11 +9,12 @@ from collections.abc import Sequence
 from typing import Literal, overload
 
 import numpy as np
-from numpy.typing import ArrayLike
+from numpy.typing import ArrayLike, NDArray
 
 from .._typing import Number
 from ._groups import factorize_groups
 from ._kernels import count_pairs, exclusive_cumsum_in_groups, scale_weights
+from ._multiclass import check_multiclass_options, is_multiclass, multiclass_roc_auc
 from .._validation import (as_1d_numeric, as_score_column, check_binary_labels,
                            check_consistent_length, check_weights, describe, param_error)
 from ..exceptions import UndefinedMetricWarning
@@ -24,27 +25,56 @@ _WEIGHTINGS = ("impressions", "pairs", "uniform")
 _Weighting = Literal["impressions", "pairs", "uniform"]
 
 
+@overload
+def roc_auc_score(y_true: ArrayLike, y_score: ArrayLike, *,
+                  sample_weight: ArrayLike | None = ..., max_fpr: float | None = ...,
+                  pos_label: Number | None = ...,
+                  average: Literal["macro", "weighted", "micro"] = ...,
+                  multi_class: Literal["raise", "ovr", "ovo"] = ...,
+                  labels: ArrayLike | None = ...) -> float: ...
+@overload
+def roc_auc_score(y_true: ArrayLike, y_score: ArrayLike, *,
+                  sample_weight: ArrayLike | None = ..., max_fpr: float | None = ...,
+                  pos_label: Number | None = ..., average: None,
+                  multi_class: Literal["raise", "ovr", "ovo"] = ...,
+                  labels: ArrayLike | None = ...) -> float | NDArray[np.float64]: ...
 def roc_auc_score(y_true: ArrayLike, y_score: ArrayLike, *,
                   sample_weight: ArrayLike | None = None, max_fpr: float | None = None,
-                  pos_label: Number | None = None) -> float:
-    """Area under the ROC curve, ties in score counted as one half.
+                  pos_label: Number | None = None,
+                  average: Literal["macro", "weighted", "micro"] | None = "macro",
+                  multi_class: Literal["raise", "ovr", "ovo"] = "raise",
+                  labels: ArrayLike | None = None) -> float | NDArray[np.float64]:
+    """Area under the ROC curve, ties in score counted as one half; binary or multiclass.
 
     ``AUC = (C + T / 2) / P``: the probability that a random positive scores above a random
     negative, a tie counting 1/2 (the Mann-Whitney U statistic over ``n+ n-``). Equal to
     ``sklearn.metrics.roc_auc_score`` (also with ``sample_weight`` and ``max_fpr``).
 
+    Multiclass labels (more than two), or scores of more than two columns, take
+    scikit-learn's multiclass path, which needs ``multi_class``: ``"ovr"`` averages the
+    AUC of each class against the rest (its column of ``y_score``), ``"ovo"`` that of
+    each pair of classes present, on the pair's rows, both ways (Hand and Till, 2001).
+    Each AUC is computed as scikit-learn computes it (its ROC curve and the trapezoids),
+    so the floats are its floats; its checks and errors are kept (in this package's
+    message format).
+
     Runtime complexity: ``O(n log n)``: two ``np.sort`` of the classes' scores and one merge,
     cheaper than a single ``np.argsort`` of the scores (``max_fpr`` costs one argsort).
+    Multiclass, ``k`` classes: one sort per column, in pieces (``ovr``: the class and the
+    rest; ``ovo``: the rows of each class), then one merge per AUC, ``O(k n log n + k^2 n)``
+    for ``ovo``.
 
     Parameters
     ----------
     y_true : array-like of shape (n,)
         Binary class labels of any type: bools, numbers, strings or other hashable
         objects (two distinct values; one only gives ``nan``).
-    y_score : array-like of shape (n,) or (n, 1)
+    y_score : array-like of shape (n,), (n, 1) or (n, k)
         Scores, finite, any scale; higher means "more likely positive". As in scikit-learn,
-        a 2-D array of two columns (a whole ``predict_proba``) is refused: pass the
-        positive class's column. A scikit-learn scorer,
+        a 2-D array of two columns (a whole ``predict_proba``) is refused with binary
+        labels: pass the positive class's column. Multiclass: the probabilities of the
+        ``k`` classes (rows summing to 1), columns in the order of ``labels`` (by default
+        the sorted labels of ``y_true``). A scikit-learn scorer,
         ``make_scorer(roc_auc_score, response_method="predict_proba")``, passes that
         column, also for string classes.
     sample_weight : array-like of shape (n,), optional
@@ -54,11 +84,24 @@ def roc_auc_score(y_true: ArrayLike, y_score: ArrayLike, *,
     pos_label : label, optional
         The positive class. By default the greater of the two labels, scikit-learn's rule
         (``True``; ``1`` of {0, 1} or {-1, 1}; ``"yes"`` of {"no", "yes"}); labels that do
-        not order, such as ``1`` and ``"a"``, need it (`ValueError` otherwise).
+        not order, such as ``1`` and ``"a"``, need it (`ValueError` otherwise). Binary
+        labels only.
+    average : {"macro", "weighted", "micro", "samples"} or None, default "macro"
+        Multiclass only (ignored for binary labels, as in scikit-learn): the mean of the
+        per-class (``ovr``) or per-pair (``ovo``) AUCs, ``"weighted"`` by class support
+        (``ovr``, with ``sample_weight``) or pair prevalence (``ovo``); ``None`` the
+        per-class AUCs (``ovr`` only); ``"micro"`` (``ovr`` only) the AUC of every
+        (row, class) cell as one binary problem.
+    multi_class : {"raise", "ovr", "ovo"}, default "raise"
+        The multiclass scheme; ``"raise"`` refuses multiclass input (scikit-learn's
+        default). ``"ovo"`` takes no ``sample_weight``, no ``max_fpr``.
+    labels : array-like of shape (k,), optional
+        Multiclass only: the classes of the columns of ``y_score``, unique and sorted,
+        holding every label of ``y_true``.
 
     Returns
     -------
-    float
+    float, or ndarray of shape (k,) for ``average=None``
         ``nan`` with an `UndefinedMetricWarning` when only one class is present.
 
     Examples
@@ -72,8 +115,21 @@ def roc_auc_score(y_true: ArrayLike, y_score: ArrayLike, *,
     0.75
     >>> roc_auc_score(["no", "no", "yes", "yes"], [0.1, 0.4, 0.35, 0.8], pos_label="no")
     0.25
+    >>> y = ["a", "b", "c", "b", "a"]
+    >>> proba = [[0.5, 0.3, 0.2], [0.3, 0.4, 0.3], [0.2, 0.3, 0.5], [0.4, 0.35, 0.25],
+    ...          [0.3, 0.3, 0.4]]
+    >>> roc_auc_score(y, proba, multi_class="ovr")  # the mean of the classes' AUCs
+    0.9166666666666666
+    >>> roc_auc_score(y, proba, multi_class="ovr", average=None).tolist()
+    [0.75, 1.0, 1.0]
+    >>> roc_auc_score(y, proba, multi_class="ovo", average="weighted")
+    0.925
     """
     func = "roc_auc_score"
+    check_multiclass_options(average, multi_class, max_fpr, func)
+    if is_multiclass(y_true, y_score, func):
+        return multiclass_roc_auc(y_true, y_score, sample_weight, max_fpr, pos_label,
+                                  average, multi_class, labels)
     pos = check_binary_labels(y_true, pos_label, func)
     s = as_score_column(y_score, "y_score", func)
     n = check_consistent_length(func, y_true=pos, y_score=s)

@@ -21,12 +21,15 @@ import pytest
 import streamrank
 from streamrank import (
     PairCounts,
+    average_precision_score,
     concordance_index,
     goodman_kruskal_gamma,
     group_auc_score,
     kendall_tau,
     pair_counts,
+    precision_recall_curve,
     roc_auc_score,
+    roc_curve,
     somers_d,
 )
 
@@ -63,6 +66,11 @@ FUNCTIONS = [
     Fn("somers_d", "y_true", "y_score", lambda y, s, **kw: somers_d(y, s, **kw)),
     Fn("concordance_index", "event_times", "predicted_scores",
        lambda y, s, **kw: concordance_index(y, s, **kw)),
+    Fn("roc_curve", "y_true", "y_score", lambda y, s, **kw: roc_curve(y, s, **kw)),
+    Fn("precision_recall_curve", "y_true", "y_score",
+       lambda y, s, **kw: precision_recall_curve(y, s, **kw)),
+    Fn("average_precision_score", "y_true", "y_score",
+       lambda y, s, **kw: average_precision_score(y, s, **kw)),
 ]
 IDS = [f.name for f in FUNCTIONS]
 
@@ -127,11 +135,22 @@ def test_negative_weight_is_rejected(fn, bad):
 
 
 def _comparable(result):
+    if isinstance(result, tuple):    # the curves: exactly the arrays of the dropped rows
+        return _SameArrays(result)
     if isinstance(result, PairCounts):
         d = result.as_dict()
         d.pop("n")  # n reports every row given, zero weights included
         return pytest.approx(d, rel=1e-12)
     return pytest.approx(result, rel=1e-12)
+
+
+class _SameArrays:
+    def __init__(self, arrays):
+        self.arrays = arrays
+
+    def __eq__(self, other):
+        return len(other) == len(self.arrays) and all(
+            np.array_equal(a, b) for a, b in zip(other, self.arrays))
 
 
 @pytest.mark.parametrize("fn", FUNCTIONS, ids=IDS)
@@ -159,6 +178,10 @@ def test_weights_of_wrong_length_are_rejected(fn, length):
         fn.call(Y, S, sample_weight=np.ones(length))
 
 
+#: Functions that take scores of shape (n, 1), as scikit-learn's do.
+COLUMN_SCORES = ("roc_auc_score", "roc_curve", "precision_recall_curve",
+                 "average_precision_score")
+
 SHAPES = {
     "column": lambda a: a.reshape(-1, 1),
     "row": lambda a: a.reshape(1, -1),
@@ -170,8 +193,8 @@ SHAPES = {
 @pytest.mark.parametrize("shape", list(SHAPES))
 @pytest.mark.parametrize("fn", FUNCTIONS, ids=IDS)
 def test_non_1d_scores_are_rejected(fn, shape):
-    if fn.name == "roc_auc_score" and shape == "column":   # taken, as scikit-learn does
-        assert fn.call(Y, SHAPES[shape](S)) == fn.call(Y, S)
+    if fn.name in COLUMN_SCORES and shape == "column":   # taken, as scikit-learn does
+        assert _comparable(fn.call(Y, S)) == fn.call(Y, SHAPES[shape](S))
         return
     with pytest.raises(ValueError, match=message(fn.score, fn.name)):
         fn.call(Y, SHAPES[shape](S))
@@ -211,6 +234,9 @@ NON_NUMERIC = {
 
 #: Functions whose labels are classes of any type (`check_binary_labels`).
 CLASS_LABELS = ("roc_auc_score", "group_auc_score")
+#: The curves: classes of any type too, but labels outside {0, 1} and {-1, 1} need
+#: pos_label (average precision: pos_label=1 by default), scikit-learn's rule.
+CURVE_LABELS = ("roc_curve", "precision_recall_curve", "average_precision_score")
 
 
 @pytest.mark.parametrize("kind", list(NON_NUMERIC))
@@ -219,6 +245,13 @@ def test_non_numeric_labels_are_rejected(fn, kind):
     if fn.name in CLASS_LABELS and kind in ("strings", "string-list"):
         # class labels: strings are labels, the greater one positive (as scikit-learn)
         assert fn.call(NON_NUMERIC[kind](Y), S) == fn.call(Y, S)
+        return
+    if fn.name in CURVE_LABELS and kind in ("strings", "string-list"):
+        with pytest.raises(ValueError, match=message("(y_true|pos_label)", fn.name)):
+            fn.call(NON_NUMERIC[kind](Y), S)
+        positive = "v1" if kind == "strings" else "1"
+        assert _comparable(fn.call(Y, S)) == fn.call(NON_NUMERIC[kind](Y), S,
+                                                     pos_label=positive)
         return
     with pytest.raises((TypeError, ValueError), match=message(fn.label, fn.name)):
         fn.call(NON_NUMERIC[kind](Y), S)
@@ -238,8 +271,9 @@ def test_non_numeric_weights_are_rejected(fn, kind):
         fn.call(Y, S, sample_weight=NON_NUMERIC[kind](W))
 
 
-@pytest.mark.parametrize("fn", [f for f in FUNCTIONS if f.name not in CLASS_LABELS],
-                         ids=[i for i in IDS if i not in CLASS_LABELS])
+@pytest.mark.parametrize("fn", [f for f in FUNCTIONS
+                                if f.name not in CLASS_LABELS + CURVE_LABELS],
+                         ids=[i for i in IDS if i not in CLASS_LABELS + CURVE_LABELS])
 def test_string_labels_raise_type_error(fn):
     """Labels of ordered quantities must be numbers (the class labels of `roc_auc_score`
     and `group_auc_score` may be strings: tests/batch/test_sklearn_conventions.py)."""

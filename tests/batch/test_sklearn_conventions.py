@@ -3,7 +3,8 @@
 * Binary class labels of any type (`roc_auc_score`, `group_auc_score`): strings, bools,
   numbers, object arrays; the positive class by default the greater label, the rule of
   ``sklearn.metrics.roc_auc_score``; ``pos_label`` for another one.
-* `roc_auc_score` takes scores of shape (n, 1) and refuses (n, 2), as scikit-learn does.
+* `roc_auc_score` takes scores of shape (n, 1) and refuses (n, 2) with binary labels, as
+  scikit-learn does; more columns are multiclass scores (`multi_class`).
 * scikit-learn scorers and ``cross_val_score`` on string targets.
 * `ndcg_score` and `dcg_score` equal scikit-learn's with the defaults of both (linear gain).
 * The River adapters with string classes (``pos_val``).
@@ -178,17 +179,39 @@ def test_scores_of_shape_n_by_one_as_sklearn():
                         sk_roc_auc(y, col, sample_weight=w), rel_tol=1e-12)
 
 
-@pytest.mark.parametrize("n_columns", [2, 3])
-def test_scores_of_two_columns_are_refused_as_in_sklearn(n_columns):
+def test_scores_of_two_columns_are_refused_as_in_sklearn():
     y01, s, _ = _binary(14)
-    proba = np.column_stack([1 - s] + [s] * (n_columns - 1))
+    proba = np.column_stack([1 - s, s])
     with pytest.raises(ValueError):
         sk_roc_auc(y01, proba)
     with pytest.raises(ValueError, match=r"The 'y_score' parameter of roc_auc_score must "
                        r"be a 1-D array of scores, or of shape \(n, 1\).*y_score\[:, 1\]"
-                       rf"\)\. Got an array of shape \({y01.size}, {n_columns}\) instead"):
+                       rf"\)\. Got an array of shape \({y01.size}, 2\) instead"):
         sr.roc_auc_score(y01, proba)
     assert sr.roc_auc_score(y01, proba[:, 1]) == pytest.approx(sk_roc_auc(y01, s), rel=1e-12)
+
+
+def test_binary_labels_with_three_columns_take_the_multiclass_path_as_sklearn():
+    # scikit-learn: more than two columns are multiclass scores, even for binary labels;
+    # multi_class must then be given, and the columns must match the (given) labels.
+    y01, s, _ = _binary(14)
+    proba = np.column_stack([1 - s, s / 2, s / 2])
+    with pytest.raises(ValueError):
+        sk_roc_auc(y01, proba)
+    with pytest.raises(ValueError, match=r"The 'multi_class' parameter of roc_auc_score "
+                       r"must be 'ovr' or 'ovo'.* Got 'raise' instead"):
+        sr.roc_auc_score(y01, proba)
+    with pytest.raises(ValueError):
+        sk_roc_auc(y01, proba, multi_class="ovr")
+    with pytest.raises(ValueError, match=r"The 'y_score' parameter of roc_auc_score must "
+                       r"be of 2 columns, one per class in y_true"):
+        sr.roc_auc_score(y01, proba, multi_class="ovr")
+    with pytest.warns(UndefinedMetricWarning):      # class 2 absent: its AUC is nan
+        got = sr.roc_auc_score(y01, proba, multi_class="ovr", labels=[0, 1, 2],
+                               average=None)
+    with pytest.warns(SkUndefinedMetricWarning):
+        expected = sk_roc_auc(y01, proba, multi_class="ovr", labels=[0, 1, 2], average=None)
+    np.testing.assert_array_equal(got, expected)
 
 
 # ------------------------------------------------------------------ scorers
