@@ -4,8 +4,9 @@ Batch functions count every concordant, discordant and tied pair in O(n log n) w
 the incremental structures update the same counts in O(log n) per change.
 """
 
-from .batch import (GroupAUCResult, concordance_index, goodman_kruskal_gamma, group_auc_score,
-                    kendall_tau, pair_counts, roc_auc_score, somers_d)
+from .batch import (AUCInterval, GroupAUCResult, PairedAUCMatrix, PairedAUCTest, bootstrap_ci,
+                    concordance_index, delong_test, goodman_kruskal_gamma, group_auc_score,
+                    kendall_tau, pair_counts, roc_auc_ci, roc_auc_score, somers_d)
 from .counter import PairCounter
 from .counts import PairCounts
 from .epochs import EpochTracker
@@ -27,19 +28,25 @@ def __getattr__(name):
     raise AttributeError(f"module 'streamrank' has no attribute {name!r}")
 
 __all__ = [
+    "AUCInterval",
     "EpochTracker",
     "GroupAUCResult",
     "PairCounter",
     "PairCounts",
+    "PairedAUCMatrix",
+    "PairedAUCTest",
     "SlidingPairCounter",
     "SnapshotError",
     "TimeSlidingPairCounter",
     "UndefinedMetricWarning",
+    "bootstrap_ci",
     "concordance_index",
+    "delong_test",
     "goodman_kruskal_gamma",
     "group_auc_score",
     "kendall_tau",
     "pair_counts",
+    "roc_auc_ci",
     "roc_auc_score",
     "somers_d",
 ]
