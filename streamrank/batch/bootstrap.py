@@ -155,8 +155,8 @@ def bootstrap_arrays(metric, y, s, w, level, n_resamples, method, random_state, 
         return out.reshape(lead)
 
     batch = max(1, _BATCH_ELEMENTS // max(1, y.size))
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", stats.DegenerateDataWarning)
+    with warnings.catch_warnings(), np.errstate(invalid="ignore", divide="ignore"):
+        warnings.simplefilter("ignore", stats.DegenerateDataWarning)   # handled below
         res = stats.bootstrap(data, statistic, n_resamples=n_resamples, batch=batch,
                               vectorized=True, paired=False, confidence_level=level,
                               method=method, rng=rng)
