@@ -4,9 +4,9 @@
 placement of a negative the share of positives that out-score it; ties count one half,
 as in `roc_auc_score`. They are computed here in *half pairs* (`streamrank.intervals`):
 ``p_i = 2 W0(s < s_i) + W0(s == s_i)``, ``q_j = 2 W1(s > s_j) + W1(s == s_j)``, integers
-with unit or integer weights. One sort per class and a binary search of every sample in
-the other class's sorted scores: ``O(n log n)``, instead of the ``O(n_pos n_neg)`` pair
-matrix, and without the three midrank passes per model of the usual implementation of
+with unit or integer weights. One sort per class and one linear merge of the two classes'
+distinct sorted scores: ``O(n log n)``, instead of the ``O(n_pos n_neg)`` pair matrix, and
+without the three midrank passes per model of the usual implementation of
 Sun & Xu (2014). Their moments (sums of placements, of their squares, of the products of
 two models' placements) are exact Python ints (`int_sum`), and `streamrank.intervals`
 turns them into DeLong's variance and covariance without cancellation.
@@ -34,7 +34,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ._kernels import _search_right, count_pairs, int_sum, scale_weights
+from ._kernels import count_pairs, int_sum, run_starts, scale_weights
 from .._validation import (as_1d_numeric, as_score_column, check_binary_labels,
                            check_consistent_length, check_int, check_level, check_option,
                            check_weights, describe, param_error)
@@ -52,72 +52,56 @@ _EXACT = 2 ** 62
 
 
 # --------------------------------------------------------------------------- kernel
-def _sorted_with_cumw(s, w):
-    """``(sorted scores, their weights in that order or None, cumulative weights with a
-    leading 0, or None for unit weights: the weight below rank k is k itself)``."""
-    if w is None:
-        return np.sort(s), None, None
-    order = np.argsort(s)
-    ws = w[order]
-    cum = np.empty(s.size + 1, dtype=w.dtype)
+def _runs(s, w, order):
+    """The runs of tied scores of one class: ``(sorted scores, distinct values, run
+    lengths, run weights, cumulative run weights with a leading 0)``. ``order`` sorts
+    ``s`` (None: sort by value, without an argsort when the weights are units)."""
+    if order is None:
+        if w is None:
+            ss, ws = np.sort(s), None
+        else:
+            order = np.argsort(s)
+    if order is not None:
+        ss = s[order]
+        ws = None if w is None else w[order]
+    starts = run_starts(ss)
+    lengths = np.diff(starts, append=ss.size)
+    size = lengths if ws is None else np.add.reduceat(ws, starts)
+    cum = np.empty(size.size + 1, dtype=size.dtype)
     cum[0] = 0
-    np.cumsum(ws, out=cum[1:])
-    return s[order], ws, cum
+    np.cumsum(size, out=cum[1:])
+    return ss[starts], lengths, size, cum
 
 
-def _half_below(sorted_other, cum, queries):
-    """``2 W(other < x) + W(other == x)`` of each query ``x``: ``cum[lo] + cum[hi]``."""
-    lo = np.searchsorted(sorted_other, queries, side="left")
-    hi = _search_right(sorted_other, queries, lo)
-    if cum is None:
-        lo += hi
-        return lo
-    return cum[lo] + cum[hi]
+def _merged_placements(pv, pcum, nv, ncum):
+    """Half-pair placements of each distinct positive and negative score.
 
-
-def _sorted_query(sorted_self, order, sorted_other, cum):
-    """`_half_below` of a class's scores in input order, found on its sorted scores (in
-    order: a cache-friendly search) and scattered back by ``order``."""
-    out = np.empty_like(h := _half_below(sorted_other, cum, sorted_self))
-    out[order] = h
-    return out
-
-
-def class_placements(sp, wp, sn, wn, *, input_order=True):
-    """Half-pair placements ``(p, q, W1, W0, wp, wn)`` of the positives and the negatives.
-
-    ``sp``, ``sn``: the classes' float64 scores (both non-empty); ``wp``, ``wn``: their
-    positive weights, or None (unit weights). Integer weights are passed as int64 arrays
-    (`integer_weights`): the placements are then exact int64, as with unit weights; float
-    weights give float64 placements. ``W1``, ``W0`` are the class weights (ints or
-    floats). With ``input_order=False`` the placements, and the weights returned with them,
-    come in each class's sorted-score order, which is all a variance needs (sums over
-    samples do not depend on the order) and saves an argsort per class.
-
-    Runtime complexity: ``O(n log n)``: one sort per class (an argsort with weights, or
-    with ``input_order``), and one binary search per sample, mostly on sorted queries.
+    ``pv``, ``nv``: the classes' distinct scores, sorted; ``pcum``, ``ncum``: their
+    cumulative run weights with a leading 0. One merge of the two sorted arrays (a stable
+    argsort of their concatenation, which timsort does in linear time), negatives first
+    among equal values: a positive value ``x`` at merged position ``k`` (the ``i``-th
+    positive value) has ``r = k - i`` negative values ``<= x``, the last of them equal
+    to ``x`` when the classes tie there; the same, mirrored, for the negatives.
     """
-    if input_order:
-        po, no = np.argsort(sp), np.argsort(sn)
-        pos_sorted, neg_sorted = sp[po], sn[no]
-        pos_w = None if wp is None else wp[po]
-        neg_w = None if wn is None else wn[no]
-        pos_cum = None if wp is None else np.concatenate(([0], np.cumsum(pos_w)))
-        neg_cum = None if wn is None else np.concatenate(([0], np.cumsum(neg_w)))
-        w1 = sp.size if wp is None else _total(pos_cum)
-        w0 = sn.size if wn is None else _total(neg_cum)
-        p = _sorted_query(pos_sorted, po, neg_sorted, neg_cum)
-        q = _sorted_query(neg_sorted, no, pos_sorted, pos_cum)
-        q = 2 * w1 - q
-        return p, q, w1, w0, wp, wn
-    pos_sorted, wps, pos_cum = _sorted_with_cumw(sp, wp)
-    neg_sorted, wns, neg_cum = _sorted_with_cumw(sn, wn)
-    w1 = sp.size if wp is None else _total(pos_cum)
-    w0 = sn.size if wn is None else _total(neg_cum)
-    p = _half_below(neg_sorted, neg_cum, pos_sorted)
-    q = _half_below(pos_sorted, pos_cum, neg_sorted)
-    np.subtract(2 * w1, q, out=q)
-    return p, q, w1, w0, wps, wns
+    both = np.concatenate((nv, pv))
+    order = np.argsort(both, kind="stable")
+    is_pos = order >= nv.size
+    r = np.flatnonzero(is_pos)
+    r -= np.arange(pv.size)                    # negative values <= each positive value
+    rn = np.flatnonzero(~is_pos)
+    rn -= np.arange(nv.size)                   # positive values < each negative value
+    # ties between the classes: the negative value just below (or at) x equals x
+    tie_p = r > 0
+    tie_p[tie_p] = nv[r[tie_p] - 1] == pv[tie_p]
+    tie_n = rn < pv.size
+    tie_n[tie_n] = pv[rn[tie_n]] == nv[tie_n]
+    nsize = np.diff(ncum)
+    psize = np.diff(pcum)
+    p = 2 * ncum[r]
+    p[tie_p] -= nsize[r[tie_p] - 1]            # 2 W0(< x) + W0(== x)
+    q = 2 * (pcum[-1] - pcum[rn])
+    q[tie_n] -= psize[rn[tie_n]]               # 2 W1(> x) + W1(== x)
+    return p, q
 
 
 def _total(cum):
@@ -125,19 +109,63 @@ def _total(cum):
     return int(t) if cum.dtype.kind == "i" else float(t)
 
 
+def class_placements(sp, wp, sn, wn, *, input_order=True):
+    """Half-pair placements ``(p, q, W1, W0, wp, wn)`` of the positives and the negatives.
+
+    ``sp``, ``sn``: the classes' float64 scores (both non-empty); ``wp``, ``wn``: their
+    positive weights, or None (unit weights). Integer weights are passed as int64 arrays
+    (`as_exact_weights`): the placements are then exact int64, as with unit weights;
+    float weights give float64 placements. ``W1``, ``W0`` are the class weights (ints or
+    floats).
+
+    With ``input_order=True`` ``p`` and ``q`` hold one placement per sample, in input
+    order, with the weights given. With ``input_order=False`` they hold one placement per
+    *run of tied scores* of the class, in score order, and ``wp``, ``wn`` come back as
+    the runs' weights (their lengths with unit weights): sums over samples, all a variance
+    needs, are the same, and the merge runs on distinct values only.
+
+    Runtime complexity: ``O(n log n)``: one sort per class (``np.sort``, or an argsort
+    with weights or ``input_order``) and one linear merge of the classes' distinct
+    scores.
+    """
+    po = np.argsort(sp) if input_order else None
+    no = np.argsort(sn) if input_order else None
+    pv, plen, psize, pcum = _runs(sp, wp, po)
+    nv, nlen, nsize, ncum = _runs(sn, wn, no)
+    w1, w0 = _total(pcum), _total(ncum)
+    p, q = _merged_placements(pv, pcum, nv, ncum)
+    if not input_order:
+        return p, q, w1, w0, psize, nsize
+    return _unsort(p, plen, po), _unsort(q, nlen, no), w1, w0, wp, wn
+
+
+def _unsort(run_values, lengths, order):
+    """Per-sample values in input order from per-run values in score order."""
+    out = np.empty(order.size, dtype=run_values.dtype)
+    out[order] = np.repeat(run_values, lengths)
+    return out
+
+
 def _wsum(w, a, b=None):
-    """``sum w a b`` (``b`` omitted: ``sum w a``): an exact Python int for integer arrays
-    whose terms fit int64, a float64 sum otherwise."""
+    """``sum w a b`` (``b`` omitted: ``sum w a``) of nonnegative arrays: an exact Python
+    int for integer arrays (terms split in two halves of 31 bits when their product with
+    the weights could leave int64), a float64 sum otherwise."""
     if a.size == 0:
         return 0
     ints = a.dtype.kind == "i" and (w is None or w.dtype.kind == "i") \
         and (b is None or b.dtype.kind == "i")
     if ints:
-        top = int(a.max()) * (1 if b is None else int(b.max())) \
-            * (1 if w is None else int(w.max()))
-        if top < _EXACT:
+        amax = int(a.max())
+        tmax = amax * (1 if b is None else int(b.max()))
+        if tmax < _EXACT:
             t = a if b is None else a * b
-            return int_sum(t if w is None else t * w)
+            if w is None:
+                return int_sum(t)
+            wmax = int(w.max())
+            if tmax * wmax < _EXACT:
+                return int_sum(t * w)
+            if wmax < 1 << 31:
+                return (int_sum((t >> 31) * w) << 31) + int_sum((t & ((1 << 31) - 1)) * w)
     t = a.astype(np.float64) if b is None else a.astype(np.float64) * b
     return float(t.sum() if w is None else np.dot(w.astype(np.float64), t))
 
@@ -366,8 +394,8 @@ class PairedAUCMatrix:
     adjust: str | None
 
 
-def _score_matrix(y_score_a, y_score_b, func):
-    """The scores as an ``(n, k)`` float64 matrix (validated column by column)."""
+def _score_columns(y_score_a, y_score_b, func):
+    """The ``k`` models' scores as a list of 1-D float64 arrays (validated one by one)."""
     if y_score_b is None:
         arr = np.asarray(y_score_a)
         if arr.ndim != 2 or arr.shape[1] < 2:
@@ -379,7 +407,7 @@ def _score_matrix(y_score_a, y_score_b, func):
         cols = [as_score_column(y_score_a, "y_score_a", func),
                 as_score_column(y_score_b, "y_score_b", func)]
         check_consistent_length(func, y_score_a=cols[0], y_score_b=cols[1])
-    return np.stack([c.astype(np.float64, copy=False) for c in cols], axis=1)
+    return [c.astype(np.float64, copy=False) for c in cols]
 
 
 def _holm(p, alternative):
@@ -462,13 +490,13 @@ def delong_test(y_true, y_score_a, y_score_b=None, *, sample_weight=None,
     level = check_level(level, func)
     adjust = check_option(adjust, "adjust", func, (None, "holm"))
     pos = check_binary_labels(y_true, pos_label, func)
-    S = _score_matrix(y_score_a, y_score_b, func)
-    n = check_consistent_length(func, y_true=pos, y_score_a=S)
+    S = _score_columns(y_score_a, y_score_b, func)
+    n = check_consistent_length(func, y_true=pos, y_score_a=S[0])
     w = integer_weights(check_weights(sample_weight, n, func), func)
-    k = S.shape[1]
+    k = len(S)
     if w is not None and not (w > 0).all():
         keep = w > 0
-        pos, S, w = pos[keep], S[keep], w[keep]
+        pos, S, w = pos[keep], [c[keep] for c in S], w[keep]
     if not pos.any() or pos.all():
         _undefined(func)
         res = _matrix(None, k, alternative, level)
@@ -487,13 +515,12 @@ def delong_test(y_true, y_score_a, y_score_b=None, *, sample_weight=None,
 def _moments(pos, S, w):
     """``(W1, W0, U, Xp, Xn)`` of the k models: class weights, each model's placement sum
     and the k x k sums of products of placements over the positives and the negatives."""
-    wp, wn = (None, None) if w is None else (w[pos], w[~pos])
-    Sp, Sn = S[pos], S[~pos]
-    k = S.shape[1]
+    neg = ~pos
+    wp, wn = (None, None) if w is None else (w[pos], w[neg])
+    k = len(S)
     ps, qs, U = [], [], []
     for j in range(k):
-        p, q, w1, w0, _, _ = class_placements(np.ascontiguousarray(Sp[:, j]), wp,
-                                              np.ascontiguousarray(Sn[:, j]), wn)
+        p, q, w1, w0, _, _ = class_placements(S[j][pos], wp, S[j][neg], wn)
         ps.append(p)
         qs.append(q)
         U.append(_wsum(wp, p))
