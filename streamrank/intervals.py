@@ -36,8 +36,6 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from fractions import Fraction
-from statistics import NormalDist
 
 
 __all__ = [
@@ -52,7 +50,6 @@ __all__ = [
 ]
 
 _NAN = math.nan
-_STD = NormalDist()
 ALTERNATIVES = ("two-sided", "greater", "less")
 
 
@@ -115,7 +112,9 @@ def normal_quantile(p: float) -> float:
     >>> round(normal_quantile(0.975), 6)
     1.959964
     """
-    return _STD.inv_cdf(p)
+    from statistics import NormalDist   # loaded on first use (import time of the CLI)
+
+    return NormalDist().inv_cdf(p)
 
 
 def normal_p_value(z: float, alternative: str = "two-sided") -> float:
@@ -213,7 +212,9 @@ def hanley_mcneil_variance(auc, n_pos, n_neg) -> float:
 
 
 def _exact(x):
-    """An int stays an int; a float becomes the rational it is exactly (or nan)."""
+    """An int stays an int; a float becomes the rational it is exactly (or None)."""
+    from fractions import Fraction   # loaded on first use (import time of the CLI)
+
     if isinstance(x, int):
         return x
     x = float(x)
@@ -255,6 +256,8 @@ def delong_covariance(w_pos, w_neg, pos_a, pos_b, pos_cross, neg_a, neg_b,
                                  neg_cross)]
     if any(v is None for v in vals):
         return _NAN
+    from fractions import Fraction
+
     w1, w0, ua, ub, x1, va, vb, x0 = vals
     if not (w1 > 1 and w0 > 1):
         return _NAN

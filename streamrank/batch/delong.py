@@ -317,8 +317,8 @@ def roc_auc_ci(y_true, y_score, *, sample_weight=None, level=0.95, method="delon
     if method == "delong":
         auc, var = delong_auc_variance(*split)
     else:
-        auc = count_pairs(pos, s, scale_weights(w)[0] if w is not None
-                          and w.dtype.kind == "f" else w).auc
+        auc = count_pairs(pos, s, None if w is None
+                          else scale_weights(w.astype(np.float64))[0]).auc
         w1 = split[0].size if w is None else float(split[1].sum())
         w0 = split[2].size if w is None else float(split[3].sum())
         var = hanley_mcneil_variance(auc, w1, w0) if w1 > 1 and w0 > 1 else _NAN
