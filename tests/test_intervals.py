@@ -76,8 +76,10 @@ def test_delong_variance_equals_the_pair_matrix(seed, levels):
 
 
 @pytest.mark.parametrize("seed", range(4))
-def test_delong_covariance_equals_the_pair_matrix(seed):
-    y, S = tied_data(250, seed, k=3)
+@pytest.mark.parametrize("levels", [8, 10 ** 9])   # heavy ties; no tie at all
+def test_delong_covariance_equals_the_pair_matrix(seed, levels):
+    y, S = tied_data(250, seed, k=3, levels=levels)
+    assert (np.unique(S[:, 0]).size == 250) == (levels > 8)
     aucs, cov = delong_oracle(y, S)
     m = delong_test(y, S)
     assert isinstance(m, PairedAUCMatrix)
