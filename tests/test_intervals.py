@@ -10,7 +10,6 @@ under H0 and of the intervals' coverage of a known AUC.
 from __future__ import annotations
 
 import math
-import warnings
 
 import numpy as np
 import pytest

@@ -2,15 +2,16 @@
 
 `pair_counts` (`pairs`) counts every concordant, discordant and tied pair once; ROC AUC
 and group AUC (`auc`), Kendall's tau, Somers' D and gamma (`correlation`) and Harrell's
-C-index (`survival`) read those counts; `roc_auc_ci`, `delong_test` (`delong`) and
-`bootstrap_ci` (`bootstrap`) say how sure those numbers are. The kernels under them (`_kernels`, and the compiled
+C-index (`survival`) read those counts; `roc_auc_ci` (`delong`), `delong_test`
+(`paired`) and `bootstrap_ci` (`bootstrap`) say how sure those numbers are. The kernels under them (`_kernels`, and the compiled
 `_ckernels` and `_clevels`) sort, merge and count without a Python loop per element.
 """
 
 from .auc import GroupAUCResult, group_auc_score, roc_auc_score
 from .bootstrap import bootstrap_ci
 from .correlation import goodman_kruskal_gamma, kendall_tau, somers_d
-from .delong import PairedAUCMatrix, PairedAUCTest, delong_test, roc_auc_ci
+from .delong import roc_auc_ci
+from .paired import PairedAUCMatrix, PairedAUCTest, delong_test
 from .pairs import pair_counts
 from .survival import concordance_index
 from ..intervals import AUCInterval
