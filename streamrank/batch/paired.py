@@ -20,7 +20,6 @@ from dataclasses import dataclass
 import numpy as np
 
 from ._clevels import level_codes
-from ._kernels import _few_values
 from .delong import (_auc, _merged_placements, _runs, _total, _undefined, _wsum,
                      integer_weights, row_placements)
 from .._validation import (as_1d_numeric, as_score_column, check_binary_labels,
@@ -243,12 +242,13 @@ def _moments(pos, S, w):
 
 
 def _model_placements(s, pos, neg, wp, wn, w):
-    """One model's placements row by row (`row_placements`). Scores of few distinct
-    values (at most `_FEW_LEVELS` per class) skip its argsort of all rows, slow on large
-    arrays: each class sorted (``np.sort``), the run placements of the merge, and each
-    row's run found by a branch-free binary search in the class's distinct scores
-    (`level_codes`, in cache)."""
-    if _few_values(s):
+    """One model's placements row by row. When the first rows hold ties, each class is
+    sorted (``np.sort``, cheap); with few distinct scores (at most `_FEW_LEVELS` per class) the merge gives every run's
+    placements and each row finds its run by a branch-free binary search in the class's
+    distinct scores (`level_codes`, in cache); with more, `row_placements` (one argsort
+    of all rows, whose random memory access is slower than those searches in cache)."""
+    head = s[:4096]
+    if np.unique(head).size < 0.9 * head.size:   # ties in a sample: perhaps few values
         sp, sn = s[pos], s[neg]
         pv, _, _, pcum = _runs(sp, wp)
         nv, _, _, ncum = _runs(sn, wn)
