@@ -4,9 +4,10 @@ Batch functions count every concordant, discordant and tied pair in O(n log n) w
 the incremental structures update the same counts in O(log n) per change.
 """
 
-from .batch import (GroupAUCResult, average_precision_score, concordance_index,
+from .batch import (AUCInterval, GroupAUCResult, PairedAUCMatrix, PairedAUCTest,
+                    average_precision_score, bootstrap_ci, concordance_index, delong_test,
                     goodman_kruskal_gamma, group_auc_score, kendall_tau, pair_counts,
-                    precision_recall_curve, roc_auc_score, roc_curve, somers_d)
+                    precision_recall_curve, roc_auc_ci, roc_auc_score, roc_curve, somers_d)
 from .counter import PairCounter
 from .counts import PairCounts
 from .epochs import EpochTracker
@@ -28,21 +29,27 @@ def __getattr__(name):
     raise AttributeError(f"module 'streamrank' has no attribute {name!r}")
 
 __all__ = [
+    "AUCInterval",
     "EpochTracker",
     "GroupAUCResult",
     "PairCounter",
     "PairCounts",
+    "PairedAUCMatrix",
+    "PairedAUCTest",
     "SlidingPairCounter",
     "SnapshotError",
     "TimeSlidingPairCounter",
     "UndefinedMetricWarning",
     "average_precision_score",
+    "bootstrap_ci",
     "concordance_index",
+    "delong_test",
     "goodman_kruskal_gamma",
     "group_auc_score",
     "kendall_tau",
     "pair_counts",
     "precision_recall_curve",
+    "roc_auc_ci",
     "roc_auc_score",
     "roc_curve",
     "somers_d",

@@ -50,6 +50,7 @@ __all__ = [
     "check_binary_levels",
     "check_consistent_length",
     "check_dtype",
+    "check_level",
     "check_load_args",
     "check_option",
     "check_point",
@@ -588,3 +589,11 @@ def counter_from_arrays(cls, labels, scores, weights, dtype):
     counter = cls(dtype=dtype)
     counter.load(y, s, None, w)
     return counter
+
+
+def check_level(level, func: str) -> float:
+    """A confidence level strictly between 0 and 1 (a real, not bool), as a float."""
+    value = check_scalar(level, "level", func, kind="number strictly between 0 and 1")
+    if isinstance(level, (bool, np.bool_)) or not 0.0 < value < 1.0:
+        raise param_error("level", func, "a number strictly between 0 and 1", describe(level))
+    return value

@@ -30,7 +30,7 @@ PACKAGE = Path(__file__).resolve().parents[1] / "streamrank"
 #: rank (``io`` and ``batch``; ``metrics`` and ``ranking``; the applications) never import
 #: each other.
 LAYERS = {
-    "exceptions": 0.0, "_typing": 0.0, "_validation": 0.1, "counts": 0.2,
+    "exceptions": 0.0, "_typing": 0.0, "_validation": 0.1, "counts": 0.2, "intervals": 0.3,
     "io": 1, "batch": 1,
     "structures": 2.0, "engine": 2.1,
     "_snapshot": 3.0, "counter": 3.1, "windows": 3.1, "epochs": 3.1,

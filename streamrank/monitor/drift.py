@@ -33,6 +33,9 @@ than the reference did. Two estimates of ``Var(A)`` are offered.
   weights). Runtime complexity ``O(n log n)``: one sort per class and a binary search of
   every sample in the other class's sorted scores (in the spirit of Sun & Xu 2014's fast
   DeLong, with sorts instead of midranks), instead of the ``O(n_pos n_neg)`` pair matrix.
+  The placements and the formulas are those of `streamrank.roc_auc_ci` and
+  `streamrank.delong_test` (`streamrank.batch.delong`, `streamrank.intervals`), where the
+  paired test of two models on the same samples lives.
 
 **Weights** are *frequency* weights in both: a sample of integer weight ``k`` gives
 exactly the variance of ``k`` copies of it (``n_pos``, ``n_neg`` are weight sums).
@@ -75,6 +78,8 @@ from numpy.typing import ArrayLike, NDArray
 
 from .._typing import Number
 from .._validation import as_1d_numeric, check_consistent_length, check_weights, param_error
+from ..batch.delong import as_exact_weights, class_placements, delong_auc_variance
+from ..intervals import hanley_mcneil_variance, normal_cdf
 
 __all__ = [
     "AUCComparison",
@@ -88,17 +93,6 @@ __all__ = [
 ]
 
 _NAN = math.nan
-
-
-def normal_cdf(z: float) -> float:
-    """``Phi(z)``, the standard normal CDF, accurate in the tails (``erfc``, not ``1 - erf``).
-
-    ``Phi(-inf) = 0``, ``Phi(inf) = 1``, ``Phi(nan) = nan``.
-
-    >>> round(normal_cdf(-1.959964), 4)
-    0.025
-    """
-    return 0.5 * math.erfc(-z / math.sqrt(2.0))
 
 
 @dataclass(frozen=True)
@@ -129,33 +123,6 @@ class AUCComparison:
     p_value: float
 
 
-def hanley_mcneil_variance(auc: Number, n_pos: Number, n_neg: Number) -> float:
-    """Hanley & McNeil's (1982) variance of an AUC from ``n_pos`` positives, ``n_neg``
-    negatives.
-
-    ``Var = [A(1-A) + (n_pos-1)(Q1-A^2) + (n_neg-1)(Q2-A^2)] / (n_pos n_neg)`` with
-    ``Q1 = A/(2-A)``, ``Q2 = 2A^2/(1+A)``. Runtime complexity: O(1).
-
-    ``n_pos`` and ``n_neg`` may be (frequency) weight sums. Returns ``nan`` when the AUC is
-    not finite or a class is empty; clamps a rounding-negative result to 0 (``A`` = 0 or
-    1 gives exactly 0).
-
-    >>> round(hanley_mcneil_variance(0.8, 50, 50), 6)
-    0.00198
-    >>> hanley_mcneil_variance(float("nan"), 50, 50)
-    nan
-    """
-    auc = float(auc)
-    if not (math.isfinite(auc) and 0.0 <= auc <= 1.0) or not (n_pos > 0 and n_neg > 0):
-        return _NAN
-    a2 = auc * auc
-    q1 = auc / (2.0 - auc)
-    q2 = 2.0 * a2 / (1.0 + auc)
-    var = (auc * (1.0 - auc) + (n_pos - 1.0) * (q1 - a2) + (n_neg - 1.0) * (q2 - a2)) \
-        / (float(n_pos) * float(n_neg))
-    return max(var, 0.0)
-
-
 def _binary_split(y_true, y_score, sample_weight, func):
     """Validated scores and weights of each class: ``(s_pos, w_pos, s_neg, w_neg)``, or
     ``None`` when fewer than two classes are present. The higher label is positive."""
@@ -181,65 +148,10 @@ def _binary_split(y_true, y_score, sample_weight, func):
     return s[pos], w[pos], s[~pos], w[~pos]
 
 
-def _below_and_equal(sorted_scores, cum_w, queries):
-    """Weight of ``sorted_scores`` strictly below, and equal to, each query (``cum_w`` the
-    cumulative weights with a leading 0)."""
-    lo = np.searchsorted(sorted_scores, queries, side="left")
-    hi = np.searchsorted(sorted_scores, queries, side="right")
-    below = cum_w[lo]
-    return below, cum_w[hi] - below
-
-
-def _sorted_with_cumw(s, w):
-    """``(sorted scores, their weights in that order or None, cumulative weights with a
-    leading 0)``."""
-    if w is None:
-        # unit weights: the weight below rank k is k itself, and np.sort needs no argsort
-        return np.sort(s), None, np.arange(s.size + 1, dtype=np.float64)
-    order = np.argsort(s)
-    ws = w[order]
-    cum = np.empty(s.size + 1)
-    cum[0] = 0.0
-    np.cumsum(ws, out=cum[1:])
-    return s[order], ws, cum
-
-
-def _placements(sp, wp, sn, wn, *, input_order=True):
-    """``(V10, V01, W1, W0, wp, wn)`` of validated class arrays (both classes non-empty).
-
-    With ``input_order=False`` the placements (and the weights returned with them) come
-    in sorted-score order: the binary searches then run on sorted queries, several
-    times faster on large windows (memory access in order), and the AUC and variance,
-    sums over the samples, do not depend on the order.
-    """
-    neg_sorted, wn_sorted, neg_cum = _sorted_with_cumw(sn, wn)
-    pos_sorted, wp_sorted, pos_cum = _sorted_with_cumw(sp, wp)
-    w0, w1 = neg_cum[-1], pos_cum[-1]
-    if not input_order:
-        sp, wp, sn, wn = pos_sorted, wp_sorted, neg_sorted, wn_sorted
-    below, equal = _below_and_equal(neg_sorted, neg_cum, sp)
-    v10 = (below + 0.5 * equal) / w0
-    below, equal = _below_and_equal(pos_sorted, pos_cum, sn)
-    v01 = ((w1 - below - equal) + 0.5 * equal) / w1
-    return v10, v01, float(w1), float(w0), wp, wn
-
-
 def _delong(sp, wp, sn, wn) -> tuple[float, float]:
-    """DeLong's ``(auc, variance)`` of validated class arrays (both non-empty)."""
-    v10, v01, w1, w0, wp, wn = _placements(sp, wp, sn, wn, input_order=False)
-    if wp is None:
-        auc = float(v10.sum()) / w1
-    else:
-        auc = float(wp @ v10) / w1
-    auc = min(1.0, max(0.0, auc))
-    if w1 <= 1.0 or w0 <= 1.0:
-        return auc, _NAN
-    d10, d01 = v10 - auc, v01 - auc
-    if wp is None:
-        s10, s01 = float(d10 @ d10), float(d01 @ d01)
-    else:
-        s10, s01 = float(wp @ (d10 * d10)), float(wn @ (d01 * d01))
-    return auc, s10 / (w1 - 1.0) / w1 + s01 / (w0 - 1.0) / w0
+    """DeLong's ``(auc, variance)`` of validated class arrays (both non-empty), by
+    `streamrank.batch.delong.delong_auc_variance` (whole-number weights exactly)."""
+    return delong_auc_variance(sp, as_exact_weights(wp), sn, as_exact_weights(wn))
 
 
 def delong_placements(y_true: ArrayLike, y_score: ArrayLike, *,
@@ -259,8 +171,9 @@ def delong_placements(y_true: ArrayLike, y_score: ArrayLike, *,
     split = _binary_split(y_true, y_score, sample_weight, "delong_placements")
     if split is None:
         return np.empty(0), np.empty(0)
-    v10, v01, *_ = _placements(*split)
-    return v10, v01
+    sp, wp, sn, wn = split
+    p, q, w1, w0, _, _ = class_placements(sp, as_exact_weights(wp), sn, as_exact_weights(wn))
+    return p / (2.0 * w0), q / (2.0 * w1)
 
 
 def delong_variance(y_true: ArrayLike, y_score: ArrayLike, *,

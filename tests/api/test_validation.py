@@ -22,12 +22,15 @@ import streamrank
 from streamrank import (
     PairCounts,
     average_precision_score,
+    bootstrap_ci,
     concordance_index,
+    delong_test,
     goodman_kruskal_gamma,
     group_auc_score,
     kendall_tau,
     pair_counts,
     precision_recall_curve,
+    roc_auc_ci,
     roc_auc_score,
     roc_curve,
     somers_d,
@@ -35,8 +38,20 @@ from streamrank import (
 
 Y = np.array([0, 1, 0, 1, 1, 0])
 S = np.array([0.1, 0.4, 0.35, 0.8, 0.5, 0.2])
-W = np.array([1.0, 2.0, 0.5, 1.0, 1.0, 3.0])
+W = np.array([1.0, 2.0, 4.0, 1.0, 1.0, 3.0])  # whole numbers: DeLong's frequency weights
 GROUPS = np.array([1, 1, 1, 2, 2, 2])
+
+
+def _interval(r):
+    return (r.auc, r.low, r.high, r.se)
+
+
+def _second_model(s):
+    """Model b's scores for `delong_test`: a function of model a's, row by row (numbers
+    only; anything else is passed on, as bad as it is)."""
+    a = np.asarray(s)
+    with np.errstate(invalid="ignore"):
+        return np.cos(7.0 * a) if a.dtype.kind in "iuf" else s
 
 
 def _groups_for(y):
@@ -71,6 +86,12 @@ FUNCTIONS = [
        lambda y, s, **kw: precision_recall_curve(y, s, **kw)),
     Fn("average_precision_score", "y_true", "y_score",
        lambda y, s, **kw: average_precision_score(y, s, **kw)),
+    Fn("roc_auc_ci", "y_true", "y_score", lambda y, s, **kw: _interval(roc_auc_ci(y, s, **kw))),
+    Fn("bootstrap_ci", "y_true", "y_score",
+       lambda y, s, **kw: _interval(bootstrap_ci("auc", y, s, n_resamples=30, random_state=0,
+                                                 **kw))),
+    Fn("delong_test", "y_true", "y_score_a",
+       lambda y, s, **kw: delong_test(y, s, _second_model(s), **kw).p_value),
 ]
 IDS = [f.name for f in FUNCTIONS]
 
@@ -190,11 +211,15 @@ SHAPES = {
 }
 
 
+#: Functions that take binary labels' scores as an (n, 1) column too (`as_score_column`).
+SCORE_COLUMNS = ("roc_auc_score", "roc_auc_ci", "bootstrap_ci", "delong_test")
+
+
 @pytest.mark.parametrize("shape", list(SHAPES))
 @pytest.mark.parametrize("fn", FUNCTIONS, ids=IDS)
 def test_non_1d_scores_are_rejected(fn, shape):
-    if fn.name in COLUMN_SCORES and shape == "column":   # taken, as scikit-learn does
-        assert _comparable(fn.call(Y, S)) == fn.call(Y, SHAPES[shape](S))
+    if fn.name in COLUMN_SCORES + SCORE_COLUMNS and shape == "column":   # as scikit-learn
+        assert _comparable(fn.call(Y, SHAPES[shape](S))) == fn.call(Y, S)
         return
     with pytest.raises(ValueError, match=message(fn.score, fn.name)):
         fn.call(Y, SHAPES[shape](S))
@@ -233,7 +258,7 @@ NON_NUMERIC = {
 
 
 #: Functions whose labels are classes of any type (`check_binary_labels`).
-CLASS_LABELS = ("roc_auc_score", "group_auc_score")
+CLASS_LABELS = ("roc_auc_score", "group_auc_score", "roc_auc_ci", "bootstrap_ci", "delong_test")
 #: The curves: classes of any type too, but labels outside {0, 1} and {-1, 1} need
 #: pos_label (average precision: pos_label=1 by default), scikit-learn's rule.
 CURVE_LABELS = ("roc_curve", "precision_recall_curve", "average_precision_score")

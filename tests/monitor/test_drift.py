@@ -14,10 +14,17 @@ from hypothesis import given
 from hypothesis import strategies as st
 from sklearn.metrics import roc_auc_score
 
+from streamrank.intervals import hanley_mcneil_variance, normal_cdf
+from streamrank.monitor import drift
 from streamrank.monitor.drift import (
     AUCComparison, auc_drop_test, delong_placements, delong_test, delong_variance,
-    hanley_mcneil_test, hanley_mcneil_variance, normal_cdf,
+    hanley_mcneil_test,
 )
+
+
+def test_the_formulas_moved_to_intervals_keep_their_old_names():
+    assert drift.hanley_mcneil_variance is hanley_mcneil_variance
+    assert drift.normal_cdf is normal_cdf
 
 
 # --------------------------------------------------------------------------- oracles

@@ -1,0 +1,285 @@
+"""How sure is the number: the result type of an interval and the formulas behind it.
+
+Nothing here looks at data: the batch functions (`streamrank.roc_auc_ci`,
+`streamrank.delong_test`) and any incremental engine compute their sums and call the same
+formulas, so every path gives the same interval for the same data.
+
+* `AUCInterval`: an estimate with its standard error and interval (``auc``, ``low``,
+  ``high``, ``se``, ``method``, ``level``).
+* `normal_cdf`, `normal_quantile`, `normal_p_value`: the standard normal, from the
+  standard library (`statistics.NormalDist`, ``math.erfc``); no scipy.
+* `logit_interval`: the Wald interval of a proportion on the logit scale, mapped back, so
+  that it stays inside ``[0, 1]`` (a plain ``A +- z se`` steps above 1 near ``A = 1``).
+* `hanley_mcneil_variance`: the variance of an AUC from the AUC and the class sizes.
+* `delong_covariance`, `delong_variance`: DeLong's (1988) variance and covariance of AUCs
+  from the *placement moments* of each class: its weight, the sums of its placements and
+  of their squares (or cross products, for two models). In exact integer arithmetic when
+  the sums are integers, so ``W1 Q1 - U^2`` does not cancel.
+
+**Placements in half pairs.** The placement of a positive ``i`` is counted here as
+``p_i = 2 W0(s < s_i) + W0(s == s_i)``: twice the weight of the negatives it out-scores,
+ties counting one half; DeLong's placement value is ``V10_i = p_i / (2 W0)``. The
+placement of a negative ``j`` is ``q_j = 2 W1(s > s_j) + W1(s == s_j)``. With unit or
+integer weights both are integers, and so are their sums: ``U = sum_i w_i p_i =
+sum_j w_j q_j = 2 C + T`` (concordant and tied pairs), and ``AUC = U / (2 W1 W0)``.
+
+References
+----------
+E. R. DeLong, D. M. DeLong and D. L. Clarke-Pearson, "Comparing the areas under two or more
+correlated receiver operating characteristic curves: a nonparametric approach",
+Biometrics 44 (1988) 837-845.
+J. A. Hanley and B. J. McNeil, "The meaning and use of the area under a receiver operating
+characteristic (ROC) curve", Radiology 143 (1982) 29-36.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+
+__all__ = [
+    "AUCInterval",
+    "delong_covariance",
+    "delong_variance",
+    "hanley_mcneil_variance",
+    "logit_interval",
+    "normal_cdf",
+    "normal_p_value",
+    "normal_quantile",
+]
+
+_NAN = math.nan
+ALTERNATIVES = ("two-sided", "greater", "less")
+
+
+@dataclass(frozen=True, repr=False)
+class AUCInterval:
+    """An estimate (an AUC, or another rank metric), its standard error and its interval.
+
+    Attributes
+    ----------
+    auc : float
+        The point estimate, the same number as `streamrank.roc_auc_score` (or, from
+        `streamrank.bootstrap_ci`, the metric asked for).
+    low, high : float
+        The interval's bounds, ``low <= auc <= high`` (``nan`` when the standard error is
+        undefined).
+    se : float
+        The standard error of the estimate (``nan`` when undefined).
+    method : str
+        ``"delong"``, ``"hanley-mcneil"`` or ``"bootstrap"``.
+    level : float
+        The confidence level, such as 0.95.
+
+    Examples
+    --------
+    >>> AUCInterval(0.8, 0.7, 0.88, 0.045, "delong", 0.95)
+    AUCInterval(auc=0.8, low=0.7, high=0.88, se=0.045, method='delong', level=0.95)
+    >>> AUCInterval(0.8, 0.7, 0.88, 0.045, "delong", 0.95).high
+    0.88
+    """
+
+    auc: float
+    low: float
+    high: float
+    se: float
+    method: str
+    level: float
+
+    def __repr__(self) -> str:
+        def f(x):
+            return f"{x:.6g}"
+        return (f"AUCInterval(auc={f(self.auc)}, low={f(self.low)}, high={f(self.high)}, "
+                f"se={f(self.se)}, method={self.method!r}, level={self.level!r})")
+
+
+# --------------------------------------------------------------------------- the normal
+def normal_cdf(z: float) -> float:
+    """``Phi(z)``, the standard normal CDF, accurate in the tails (``erfc``, not ``1 - erf``).
+
+    ``Phi(-inf) = 0``, ``Phi(inf) = 1``, ``Phi(nan) = nan``. Runtime: O(1).
+
+    >>> round(normal_cdf(-1.959964), 4)
+    0.025
+    """
+    return 0.5 * math.erfc(-z / math.sqrt(2.0))
+
+
+def normal_quantile(p: float) -> float:
+    """``Phi^-1(p)``, the standard normal quantile, for ``0 < p < 1``. Runtime: O(1).
+
+    >>> round(normal_quantile(0.975), 6)
+    1.959964
+    """
+    from statistics import NormalDist   # loaded on first use (import time of the CLI)
+
+    return NormalDist().inv_cdf(p)
+
+
+def normal_p_value(z: float, alternative: str = "two-sided") -> float:
+    """The p-value of a standard normal statistic ``z``.
+
+    ``"two-sided"``: ``2 Phi(-|z|)``; ``"greater"`` (the alternative says the statistic is
+    positive): ``Phi(-z)``; ``"less"``: ``Phi(z)``. ``nan`` for ``z = nan``. Runtime: O(1).
+
+    >>> round(normal_p_value(1.959964), 4), round(normal_p_value(1.959964, "greater"), 4)
+    (0.05, 0.025)
+    """
+    if math.isnan(z):
+        return _NAN
+    if alternative == "two-sided":
+        return min(1.0, 2.0 * normal_cdf(-abs(z)))
+    return normal_cdf(-z) if alternative == "greater" else normal_cdf(z)
+
+
+# --------------------------------------------------------------------------- intervals
+def logit_interval(estimate: float, se: float, level: float = 0.95) -> tuple[float, float]:
+    """The Wald interval of a proportion on the logit scale: it never leaves ``[0, 1]``.
+
+    With ``L = log(A / (1 - A))`` and its delta-method standard error
+    ``se_L = se / (A (1 - A))``, the interval is ``expit(L -+ z se_L)``, ``z`` the normal
+    quantile of ``(1 + level) / 2``. It is asymmetric near 0 and 1, as the AUC's sampling
+    distribution is, and always contains ``A``. Runtime: O(1).
+
+    Edge cases, in this order:
+
+    * ``A`` or ``se`` is ``nan`` (undefined): ``(nan, nan)``;
+    * ``se = 0``: the single point ``(A, A)``. DeLong's and Hanley-McNeil's variances
+      are 0 exactly when ``A = 0`` or ``A = 1`` (every placement is 0 or 1): those
+      estimators then see no sampling spread at all, whatever the sample size; a
+      bootstrap interval is degenerate there too;
+    * ``A = 0`` or ``A = 1`` with ``se > 0``: the logit is infinite, and the interval
+      reaches from the bound the estimate sits at to the plain Wald bound on the other
+      side, clipped to ``[0, 1]`` (``(1 - z se, 1)`` at ``A = 1``);
+    * ``se = inf``: ``(0, 1)``.
+
+    >>> low, high = logit_interval(0.99, 0.01)
+    >>> round(low, 4), round(high, 4), high <= 1
+    (0.9318, 0.9986, True)
+    >>> logit_interval(1.0, 0.0)
+    (1.0, 1.0)
+    """
+    a, se = float(estimate), float(se)
+    if math.isnan(a) or math.isnan(se):
+        return _NAN, _NAN
+    if se == 0:
+        return a, a
+    if math.isinf(se):
+        return 0.0, 1.0
+    z = normal_quantile(0.5 + 0.5 * level)
+    if a <= 0.0 or a >= 1.0:
+        a = min(1.0, max(0.0, a))
+        return (a, min(1.0, z * se)) if a == 0.0 else (max(0.0, 1.0 - z * se), a)
+    centre = math.log(a) - math.log1p(-a)
+    half = z * se / (a * (1.0 - a))
+    return _expit(centre - half), _expit(centre + half)
+
+
+def _expit(x: float) -> float:
+    if x >= 0:
+        return 1.0 / (1.0 + math.exp(-x))
+    e = math.exp(x)
+    return e / (1.0 + e)
+
+
+def hanley_mcneil_variance(auc, n_pos, n_neg) -> float:
+    """Hanley & McNeil's (1982) variance of an AUC from ``n_pos`` positives, ``n_neg``
+    negatives.
+
+    ``Var = [A(1-A) + (n_pos-1)(Q1-A^2) + (n_neg-1)(Q2-A^2)] / (n_pos n_neg)`` with
+    ``Q1 = A/(2-A)``, ``Q2 = 2A^2/(1+A)``: the exact variance when both classes' scores
+    are exponential-shaped, a quick estimate otherwise. Runtime complexity: O(1).
+
+    ``n_pos`` and ``n_neg`` may be (frequency) weight sums. Returns ``nan`` when the AUC is
+    not finite or a class is empty; clamps a rounding-negative result to 0 (``A`` = 0 or
+    1 gives exactly 0).
+
+    >>> round(hanley_mcneil_variance(0.8, 50, 50), 6)
+    0.00198
+    >>> hanley_mcneil_variance(float("nan"), 50, 50)
+    nan
+    """
+    auc = float(auc)
+    if not (math.isfinite(auc) and 0.0 <= auc <= 1.0) or not (n_pos > 0 and n_neg > 0):
+        return _NAN
+    a2 = auc * auc
+    q1 = auc / (2.0 - auc)
+    q2 = 2.0 * a2 / (1.0 + auc)
+    var = (auc * (1.0 - auc) + (n_pos - 1.0) * (q1 - a2) + (n_neg - 1.0) * (q2 - a2)) \
+        / (float(n_pos) * float(n_neg))
+    return max(var, 0.0)
+
+
+def _exact(x):
+    """An int stays an int; a float becomes the rational it is exactly (or None)."""
+    from fractions import Fraction   # loaded on first use (import time of the CLI)
+
+    if isinstance(x, int):
+        return x
+    x = float(x)
+    if not math.isfinite(x):
+        return None
+    return int(x) if x.is_integer() else Fraction(x)
+
+
+def delong_covariance(w_pos, w_neg, pos_a, pos_b, pos_cross, neg_a, neg_b,
+                      neg_cross) -> float:
+    """DeLong's covariance of two AUCs on the same samples, from placement moments.
+
+    For models ``a`` and ``b`` scored on the same rows, with placements counted in half
+    pairs (module docstring: ``p_i = 2 W0 V10_i`` of each positive, ``q_j = 2 W1 V01_j``
+    of each negative):
+
+    * ``w_pos``, ``w_neg``: the class weights ``W1``, ``W0`` (the class sizes with unit
+      weights);
+    * ``pos_a = sum_i w_i p_i^a``, ``pos_b = sum_i w_i p_i^b``,
+      ``pos_cross = sum_i w_i p_i^a p_i^b`` over the positives;
+    * ``neg_a``, ``neg_b``, ``neg_cross``: the same over the negatives with ``q``.
+
+    Then ``S10 = (W1 X1 - U_a U_b) / (4 W0^2 W1 (W1 - 1))`` (``X1`` = ``pos_cross``), the
+    same for ``S01`` with the classes swapped, and ``Cov = S10 / W1 + S01 / W0``. The
+    numerators are computed exactly: Python ints stay ints, floats are taken as the
+    rationals they are, so nothing cancels and the only rounding is the final division.
+    With ``b = a`` (``pos_cross`` the sum of squares) this is DeLong's variance,
+    `delong_variance`. Runtime: O(1) (a few big-integer products).
+
+    Returns ``nan`` when a class has weight ``<= 1`` (its placement variance is not
+    estimable) or an input is not finite.
+
+    >>> # y = [0, 0, 1, 1]; a = [0.1, 0.4, 0.4, 0.8]: p = [3, 4], q = [4, 3];
+    >>> # b = [0.1, 0.2, 0.3, 0.8]: p = [4, 4], q = [4, 4] (b separates the classes)
+    >>> delong_covariance(2, 2, 7, 8, 3 * 4 + 4 * 4, 7, 8, 4 * 4 + 3 * 4)
+    0.0
+    """
+    vals = [_exact(x) for x in (w_pos, w_neg, pos_a, pos_b, pos_cross, neg_a, neg_b,
+                                 neg_cross)]
+    if any(v is None for v in vals):
+        return _NAN
+    from fractions import Fraction
+
+    w1, w0, ua, ub, x1, va, vb, x0 = vals
+    if not (w1 > 1 and w0 > 1):
+        return _NAN
+    s10 = Fraction(w1 * x1 - ua * ub, 4 * w0 * w0 * w1 * (w1 - 1))
+    s01 = Fraction(w0 * x0 - va * vb, 4 * w1 * w1 * w0 * (w0 - 1))
+    return float(s10 / w1 + s01 / w0)
+
+
+def delong_variance(w_pos, w_neg, pos_sum, pos_squares, neg_sum, neg_squares) -> float:
+    """DeLong's variance of an AUC from placement moments (`delong_covariance` with
+    ``b = a``).
+
+    ``pos_sum = sum_i w_i p_i`` and ``pos_squares = sum_i w_i p_i^2`` over the positives'
+    placements in half pairs (``p_i = 2 W0(s < s_i) + W0(s == s_i)``), ``neg_sum`` and
+    ``neg_squares`` the same over the negatives (``q_j = 2 W1(s > s_j) + W1(s == s_j)``).
+    Exact integer arithmetic for integer sums; never negative (``W Q - U^2 >= 0`` by
+    Cauchy-Schwarz, exactly). ``nan`` when a class has weight ``<= 1``. Runtime: O(1).
+
+    >>> # y = [0, 0, 1, 1], s = [0.1, 0.4, 0.4, 0.8]: p = [3, 4], q = [4, 3]
+    >>> round(delong_variance(2, 2, 7, 25, 7, 25), 6)
+    0.03125
+    """
+    var = delong_covariance(w_pos, w_neg, pos_sum, pos_sum, pos_squares, neg_sum, neg_sum,
+                            neg_squares)
+    return var if math.isnan(var) else max(var, 0.0)
