@@ -4,7 +4,8 @@
 * `plot_run`: the drifting stream of ``streamrank demo``, with River's binned ``ROCAUC``;
 * `plot_comparison`: the GSD dominance graph and permutation tests of
   `streamrank.compare` (``streamrank compare --plot``);
-* `plot_epochs`: a `streamrank.epochs.summarize_epochs` report (``streamrank epochs --plot``).
+* `plot_epochs`: a `streamrank.epochs.summarize_epochs` report (``streamrank epochs --plot``);
+* `plot_curve`: a ROC or precision-recall curve (``streamrank eval --curve --plot``).
 
 matplotlib is imported inside each function, so importing this module (or the command
 line) does not import it. Figures are built on ``matplotlib.figure.Figure`` directly and
@@ -30,7 +31,7 @@ if TYPE_CHECKING:   # annotations only; plot_comparison imports them when it run
     from .compare import GSDFront, GSDTestResult
     from .monitor import Report
 
-__all__ = ["plot_comparison", "plot_epochs", "plot_history", "plot_run"]
+__all__ = ["plot_comparison", "plot_curve", "plot_epochs", "plot_history", "plot_run"]
 
 #: The path a PNG is written to (`plot_history` and `plot_run` return it as given).
 _Path = TypeVar("_Path", bound="str | os.PathLike[str]")
@@ -367,4 +368,107 @@ def plot_epochs(report: Mapping[str, Any],
         ax.tick_params(labelsize=8)
     if path is not None:
         fig.savefig(path, dpi=110)
+    return fig
+
+
+# ============================================================ streamrank eval --curve
+_CURVES = ("roc", "pr")
+
+
+def plot_curve(kind: str, x: ArrayLike, y: ArrayLike,
+               path: str | os.PathLike[str] | None = None, *, area: float | None = None,
+               interval: Any = None, title: str | None = None) -> Figure:
+    """Draw a ROC curve (``kind="roc"``) or a precision-recall curve (``kind="pr"``).
+
+    ROC: ``x`` the false and ``y`` the true positive rates of `streamrank.roc_curve`,
+    joined by straight segments (a tie in score is a diagonal step), with the diagonal of
+    a random ranking. PR: ``x`` the recall and ``y`` the precision of
+    `streamrank.precision_recall_curve`, as a step curve, with the horizontal line of
+    the positive rate (``y[0]``, the precision of all samples together). The legend
+    shows ``area``: the AUC of a ROC curve, the average precision of a PR curve, and with
+    ``interval`` (an `streamrank.AUCInterval`) its interval, also in the title. Built on
+    ``matplotlib.figure.Figure`` (no ``pyplot``, no global backend), rendered by Agg.
+
+    Parameters
+    ----------
+    kind : {"roc", "pr"}
+    x, y : array-like of shape (m,)
+        The curve's points.
+    path : str or path-like, optional
+        Save the figure there (PNG, at 110 dpi).
+    area : float, optional
+        The area shown in the legend (AUC or average precision).
+    interval : AUCInterval, optional
+        The interval of the AUC (ROC only): its ``low``, ``high``, ``level`` and
+        ``method``.
+    title : str, optional
+        The title (default: the kind of curve, and the interval if any).
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+
+    Notes
+    -----
+    Runtime complexity: ``O(m)`` to build the figure, plus matplotlib's rendering when it
+    is saved.
+
+    Examples
+    --------
+    >>> from streamrank import roc_auc_ci, roc_curve
+    >>> from streamrank.plot import plot_curve
+    >>> y, s = [0, 0, 1, 1, 0, 1], [0.1, 0.4, 0.35, 0.8, 0.2, 0.7]
+    >>> fpr, tpr, _ = roc_curve(y, s)
+    >>> ci = roc_auc_ci(y, s)
+    >>> fig = plot_curve("roc", fpr, tpr, area=ci.auc, interval=ci)
+    >>> fig.axes[0].get_xlabel(), len(fig.axes[0].lines)
+    ('false positive rate', 2)
+    """
+    if kind not in _CURVES:
+        raise param_error("kind", "plot_curve", f"one of {_CURVES}", describe(kind))
+    x = np.asarray(x, dtype=np.float64)
+    y = np.asarray(y, dtype=np.float64)
+    if x.ndim != 1 or x.shape != y.shape:
+        raise param_error("y", "plot_curve", f"a 1-D array of the shape of x {x.shape}",
+                          f"an array of shape {y.shape}")
+    if interval is not None and kind != "roc":
+        raise param_error("interval", "plot_curve", "None for a precision-recall curve "
+                          "(the interval is the ROC AUC's)", describe(interval))
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+
+    fig = Figure(figsize=(6.0, 6.0), dpi=110, layout="constrained")
+    FigureCanvasAgg(fig)
+    ax = fig.add_subplot()
+    name = "AUC" if kind == "roc" else "AP"
+    label = "curve" if area is None or area != area else f"{name} = {area:.4f}"
+    ci = ""
+    if interval is not None and interval.low == interval.low:
+        ci = (f"{100 * interval.level:g}% CI [{interval.low:.4f}, {interval.high:.4f}] "
+              f"({interval.method})")
+        label += f", {ci}"
+    if kind == "roc":
+        ax.plot([0, 1], [0, 1], ls="--", color="0.5", lw=1, label="random ranking")
+        ax.plot(x, y, color="#1f77b4", lw=2, label=label)
+        ax.set_xlabel("false positive rate")
+        ax.set_ylabel("true positive rate")
+    else:
+        if y.size:
+            ax.axhline(y[0], ls="--", color="0.5", lw=1,
+                       label=f"positive rate = {y[0]:.4f}")
+        ax.plot(x, y, color="#1f77b4", lw=2, drawstyle="steps-post", label=label)
+        ax.set_xlabel("recall")
+        ax.set_ylabel("precision")
+    ax.set_xlim(-0.01, 1.01)
+    ax.set_ylim(-0.01, 1.01)
+    ax.set_aspect("equal")
+    ax.grid(alpha=0.3)
+    ax.legend(loc="lower right" if kind == "roc" else "lower left", fontsize=9)
+    if title is None:
+        title = "ROC curve" if kind == "roc" else "Precision-recall curve"
+        if ci:
+            title += f"\nAUC {area:.4f}, {ci}"
+    ax.set_title(title, fontsize=10)
+    if path is not None:
+        fig.savefig(path, format="png")
     return fig
