@@ -21,6 +21,10 @@ sums with ``--weight``). ``--dask`` hands the file to `streamrank.dask.evaluate_
 Output: one record, as a ``metric value`` table, a JSON object or CSV lines. The rows
 read and skipped go to stderr with ``--format table|csv`` and into the JSON object with
 ``--format json`` (``rows_read``, ``rows_skipped``, ``first_errors``).
+
+Binary labels also take the interval of the AUC (``--ci``), DeLong's paired test against
+another score column (``--compare-score``), the ROC or PR curve (``--curve``, ``--plot``)
+and a release gate (``--fail-below``): `streamrank.cli._eval_ci`.
 """
 
 from __future__ import annotations
@@ -40,6 +44,7 @@ from ._common import (
     progress_option,
     read_error,
 )
+from ._eval_ci import apply_ci, check_ci_options, ci_options, gate, print_curve
 
 __all__ = ["eval_command", "evaluate"]
 
@@ -97,13 +102,26 @@ def _compact(y: np.ndarray) -> np.ndarray:
     return y
 
 
+def _positives(y: np.ndarray) -> np.ndarray:
+    """The positives of binary labels (at most two distinct, at least one row): the
+    larger of two labels (scikit-learn's rule); with one label only, the rows whose label
+    is 1 (or True)."""
+    return y == y.max() if y.min() != y.max() else y == 1
+
+
+def _labels(cols, label, pos_label, file) -> np.ndarray:
+    """The label column as read, or the mask of ``--pos-label``."""
+    if pos_label is not None:
+        return _positive_mask(cols.data[label], cols.levels.get(label), pos_label, file,
+                              label)
+    return _compact(cols.data[label])
+
+
 def _binary_record(pc, y, w, max_fpr, s) -> dict:
     """Pair counts and the metrics of binary labels (AUC, Gini, ...)."""
     from ..batch.auc import roc_auc_score
 
-    # The larger of two labels is the positive class (scikit-learn's rule); with one
-    # label only, the rows are positive when it is 1 (or True).
-    pos = y == y.max() if pc.n_label_levels == 2 else y == 1
+    pos = y == y.max() if pc.n_label_levels == 2 else y == 1   # as `_positives`
     if w is None:
         n_pos = int(np.count_nonzero(pos))
         n_neg = int(y.size - n_pos)
@@ -193,10 +211,7 @@ def evaluate(cols, *, label=None, score, weight=None, group=None, query=None, ti
     if time is not None:
         e = data[event] == 1 if event is not None else np.ones(s.size, dtype=bool)
         return _survival_record(data[time], s, e, w)
-    if pos_label is not None:
-        y = _positive_mask(data[label], cols.levels.get(label), pos_label, file, label)
-    else:
-        y = _compact(data[label])
+    y = _labels(cols, label, pos_label, file)
     if query is not None:
         return _ranking_record(data[query], y.astype(np.float64), s, k, gain, ties)
     pc = pair_counts(y, s, sample_weight=w)
@@ -280,7 +295,7 @@ def _print_summary(file, cols, n_read):
         click.echo(f"  ... and {cols.skipped - len(cols.first_errors):,} more", err=True)
 
 
-def _check_options(o, file, dask, workers, on_error, max_fpr):
+def _check_options(o, file, dask, workers, on_error, max_fpr, compare_score=None):
     usage = click.UsageError
     if o["time"] is None:
         if o["label"] is None:
@@ -318,8 +333,9 @@ def _check_options(o, file, dask, workers, on_error, max_fpr):
             raise usage("--pos-label cannot be used with --group and --dask.")
         if o["query"] is not None and o["pos_label"] is not None:
             raise usage("--pos-label cannot be used with --query and --dask.")
-    check_distinct_columns({f"--{opt}": o[opt] for opt in
-                            ("label", "score", "weight", "group", "query", "time", "event")})
+    check_distinct_columns({**{f"--{opt}": o[opt] for opt in
+                               ("label", "score", "weight", "group", "query", "time",
+                                "event")}, "--compare-score": compare_score})
 
 
 _HELP = """Exact metrics of the predictions in FILE (CSV, TSV, Parquet file or directory,
@@ -329,8 +345,11 @@ JSON lines; "-" reads CSV from stdin).
 Binary labels: the pair counts, AUC (ties count one half), Gini, and with --group the
 group AUC. Other labels: the pair counts, Kendall's tau, gamma, Somers' D, Harrell's C.
 --query: NDCG, MAP, MRR, ERR per query, averaged. --time/--event: the censored C-index.
-Only the named columns are read. Exit codes: 0 ok, 2 a usage or input error (the message
-names the file, the line, the row and the value).
+Binary labels: --ci adds the interval of the AUC, --compare-score DeLong's paired test
+of --score against another score column, --curve roc|pr prints the curve's points (or
+draws it with --plot), --fail-below X exits 1 when the AUC (with --ci its lower bound)
+is below X. Only the named columns are read. Exit codes: 0 ok, 1 --fail-below failed, 2
+a usage or input error (the message names the file, the line, the row and the value).
 
 \b
 Examples:
@@ -338,6 +357,9 @@ Examples:
   streamrank eval preds.parquet --label y --score p --group user --format json
   streamrank eval runs.jsonl --query qid --label rel --score s --k 10
   streamrank eval cohort.csv --time months --event died --score risk_neg
+  streamrank eval preds.csv --label y --score p --ci --fail-below 0.8
+  streamrank eval preds.csv --label y --score p --compare-score p_new
+  streamrank eval preds.csv --label y --score p --curve roc --plot roc.png
 """
 
 
@@ -384,15 +406,17 @@ Examples:
                    "local cluster of --workers processes), or threads|processes|sync.")
 @click.option("--workers", type=click.IntRange(1), default=None,
               help="Worker processes of --dask local (default: one per core).")
+@ci_options
 def eval_command(file, label, score, weight, group, weighting, query, k, gain, ties, time,
                  event, pos_label, max_fpr, input_format, fmt, on_error, progress, dask,
-                 workers):
+                 workers, **ci):
     o = dict(label=label, score=score, weight=weight, group=group, query=query, time=time,
              event=event, pos_label=pos_label, k=k, gain=gain, ties=ties,
              weighting=weighting)
-    _check_options(o, file, dask, workers, on_error, max_fpr)
+    _check_options(o, file, dask, workers, on_error, max_fpr, ci["compare_score"])
+    check_ci_options(ci, o, dask)
     name = "<stdin>" if file == "-" else file
-    cols = None
+    cols = points = interval = None
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         if dask is not None:
@@ -404,14 +428,22 @@ def eval_command(file, label, score, weight, group, weighting, query, k, gain, t
                 raise InputError(f"{name}: {exc}") from None
             n_read = rec["n"]
         else:
-            cols = _read(file, name, o, input_format, on_error, progress)
+            cols = _read(file, name, o, input_format, on_error, progress,
+                         ci["compare_score"])
             if cols.data[score].size == 0:
                 why = (f"all {cols.n_rows:,} rows were skipped" if cols.n_rows else
                        "the file has no data rows")
                 first = f" (first: {cols.first_errors[0]})" if cols.first_errors else ""
                 raise InputError(f"{name}: nothing to evaluate: {why}{first}")
+            def arrays():
+                y = _labels(cols, label, pos_label, name)
+                return (_positives(y), cols.data[score],
+                        cols.data[weight] if weight is not None else None,
+                        cols.data[ci["compare_score"]] if ci["compare_score"] else None)
+
             try:
                 rec = evaluate(cols, max_fpr=max_fpr, file=name, **o)
+                rec, points, interval = apply_ci(rec, ci, label, arrays)
             except ValueError as exc:   # a check of a metric function; a TypeError is a bug
                 raise InputError(f"{name}: {exc}") from None
             n_read = cols.n_rows
@@ -422,6 +454,11 @@ def eval_command(file, label, score, weight, group, weighting, query, k, gain, t
     if undefined:
         click.echo(f"note: undefined (nan): {', '.join(undefined)} (a denominator is 0: one "
                    "label class only, all scores tied, no comparable pair)", err=True)
+    if points is not None:      # --curve: the points instead of the summary
+        _print_summary(name, cols, n_read)
+        print_curve(points, fmt)
+        gate(rec, ci, interval)
+        return
     if fmt == "json":
         rec = {"file": name, "rows_read": n_read,
                "rows_skipped": cols.skipped if cols is not None else 0,
@@ -429,12 +466,15 @@ def eval_command(file, label, score, weight, group, weighting, query, k, gain, t
     else:
         _print_summary(name, cols, n_read)
     click.echo(format_records([rec], fmt, single=True))
+    gate(rec, ci, interval)
 
 
-def _read(file, name, o, input_format, on_error, progress):
+def _read(file, name, o, input_format, on_error, progress, compare_score=None):
     from ..io.tables import TableError, read_columns
 
     numeric, keys, checks = [o["score"]], [], {}
+    if compare_score is not None:
+        numeric.append(compare_score)
     if o["time"] is not None:
         numeric.append(o["time"])
         if o["event"] is not None:
