@@ -121,7 +121,7 @@ def _binary_record(pc, y, w, max_fpr, s) -> dict:
     """Pair counts and the metrics of binary labels (AUC, Gini, ...)."""
     from ..batch.auc import roc_auc_score
 
-    pos = y == y.max() if pc.n_label_levels == 2 else y == 1   # as `_positives`
+    pos = _positives(y)
     if w is None:
         n_pos = int(np.count_nonzero(pos))
         n_neg = int(y.size - n_pos)
