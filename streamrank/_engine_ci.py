@@ -24,12 +24,12 @@ from __future__ import annotations
 import math
 import warnings
 
-from ._validation import check_level, check_option
+from ._validation import check_level, check_option, describe, param_error
 from .engine import PairEngine
 from .exceptions import UndefinedMetricWarning
 from .intervals import AUCInterval, delong_variance, hanley_mcneil_variance, logit_interval
 
-__all__ = ["METHODS", "auc_ci", "interval_or_nan", "undefined_reason"]
+__all__ = ["METHODS", "auc_ci", "check_method", "interval_or_nan", "undefined_reason"]
 
 #: The methods an incremental interval supports (the bootstrap needs the samples).
 METHODS = ("delong", "hanley-mcneil")
@@ -71,13 +71,22 @@ def _interval(engine: PairEngine, method: str, level: float) -> AUCInterval:
     return AUCInterval(auc, low, high, se, method, level)
 
 
+def check_method(method, func: str) -> str:
+    """``method`` if it is one of `METHODS`, else a `ValueError` naming it (and saying
+    where the bootstrap is)."""
+    if method == "bootstrap":
+        raise param_error("method", func, f"one of {METHODS} (the bootstrap resamples the "
+                          "samples: streamrank.roc_auc_ci of them)", describe(method))
+    return check_option(method, "method", func, METHODS)
+
+
 def auc_ci(engine: PairEngine, level, method, func: str) -> AUCInterval:
     """``func``'s interval (`PairCounter.auc_ci` and the windows'): ``level`` and
     ``method`` validated (`ValueError` naming them), then a `ValueError` naming the
     method and the reason for an engine `undefined_reason` refuses; all ``nan`` with an
     `UndefinedMetricWarning` while a class is missing, as `streamrank.roc_auc_ci`.
     Runtime complexity: O(1) (``O(n)`` at the first call, which turns the moments on)."""
-    method = check_option(method, "method", func, METHODS)
+    method = check_method(method, func)
     level = check_level(level, func)
     reason = undefined_reason(engine)
     if reason is not None:
