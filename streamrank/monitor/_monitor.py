@@ -449,12 +449,14 @@ class Monitor:
 
     def _window_variance(self, auc: float, classes: dict) -> float:
         """The variance of the window's AUC (two classes held) by the ``test`` method:
-        Hanley-McNeil's from the class weights, O(1); DeLong's from the engine's
+        Hanley-McNeil's from the class weights, O(1) (nan for a class of weight at most
+        1, as DeLong's); DeLong's from the engine's
         placement moments (O(1)), or, with fractional weights or the dominance counter,
         from the window's placements (``O(W log W)``)."""
         lo, hi = sorted(classes)
-        if self.test == "hanley-mcneil":
-            return hanley_mcneil_variance(auc, classes[hi][1], classes[lo][1])
+        if self.test == "hanley-mcneil":            # nan for a class of weight <= 1,
+            w1, w0 = classes[hi][1], classes[lo][1]  # as in streamrank.roc_auc_ci
+            return hanley_mcneil_variance(auc, w1, w0) if w1 > 1 and w0 > 1 else _NAN
         var = _engine_ci.delong_window_variance(self._engine)
         if var is not None:
             return var
