@@ -11,7 +11,9 @@ pushes, each followed by:
   keeping them costs;
 * ``+ counts``: `counts` read instead, no moments (the usual per-event AUC read);
 * ``+ moments``: `placement_moments` read instead, moments kept (what a live DeLong
-  interval needs per event).
+  interval needs per event);
+* ``+ auc_ci``: `SlidingPairCounter.auc_ci` read instead (the DeLong interval itself,
+  an `AUCInterval` from the moments: validation, variance, logit interval).
 
 It also times the compiled floor, `PairEngine.add` / `remove` holding ``--window`` samples,
 with and without the moments. With ``--against PATH`` (another checkout, e.g. the commit
@@ -47,7 +49,7 @@ from streamrank import SlidingPairCounter  # noqa: E402
 from streamrank.engine import PairEngine  # noqa: E402
 from streamrank.windows import sync  # noqa: E402
 
-MODES = ("update", "update, kept", "+ counts", "+ moments")
+MODES = ("update", "update, kept", "+ counts", "+ moments", "+ auc_ci")
 HERE = Path(__file__).resolve().parent
 
 DEFAULT_PATH = r"""
@@ -111,7 +113,7 @@ def window_round(mode: str, window: int, ops: int, grid: int, seed: int) -> floa
     window is full."""
     y, s = _events(window + ops, grid, seed)
     win = SlidingPairCounter(window)
-    if mode in ("update, kept", "+ moments"):
+    if mode in ("update, kept", "+ moments", "+ auc_ci"):
         win.placement_moments()             # on from the empty window: kept from here
     for i in range(window):
         win.push(y[i], s[i])
@@ -123,6 +125,11 @@ def window_round(mode: str, window: int, ops: int, grid: int, seed: int) -> floa
         for i in range(window, window + ops):
             push(y[i], s[i])
             read()
+    elif mode == "+ auc_ci":
+        ci = win.auc_ci
+        for i in range(window, window + ops):
+            push(y[i], s[i])
+            ci()
     elif mode == "+ counts":
         for i in range(window, window + ops):
             push(y[i], s[i])
@@ -167,8 +174,9 @@ def main(argv=None) -> int:
         return 0
     print(f"# bench_window_ci: ops={args.ops}, ties={args.ties}, rounds={args.rounds}, "
           f"load average {os.getloadavg()[0]:.2f}\n")
-    print("| W | per event | " + " | ".join(MODES) + " | kept / update | + moments / update |")
-    print("|---|---|---|---|---|---|---|---|")
+    print("| W | per event | " + " | ".join(MODES)
+          + " | kept / update | + moments / update | + auc_ci / update |")
+    print("|---|---|---|---|---|---|---|---|---|---|")
     for window in map(int, args.window):
         grid = max(1, window // args.ties)
         runs = {m: [] for m in MODES}
@@ -182,12 +190,13 @@ def main(argv=None) -> int:
         print(f"| {window:.0e} | SlidingPairCounter.push | "
               + " | ".join(f"{med[m] * 1e6:.2f} us" for m in MODES)
               + f" | {med['update, kept'] / med['update']:.2f}x | "
-                f"{med['+ moments'] / med['update']:.2f}x |")
+                f"{med['+ moments'] / med['update']:.2f}x | "
+                f"{med['+ auc_ci'] / med['update']:.2f}x |")
         for j, name in enumerate(("PairEngine.add", "PairEngine.remove")):
             off = statistics.median(x[j] for x in floor[False])
             on = statistics.median(x[j] for x in floor[True])
-            print(f"| {window:.0e} | {name} | {off * 1e6:.2f} us | {on * 1e6:.2f} us | | | "
-                  f"{on / off:.2f}x | |")
+            print(f"| {window:.0e} | {name} | {off * 1e6:.2f} us | {on * 1e6:.2f} us | | | | "
+                  f"{on / off:.2f}x | | |")
     return 0
 
 

@@ -8,11 +8,12 @@ from typing import Any, cast
 import numpy as np
 from numpy.typing import ArrayLike
 
-from . import _snapshot
+from . import _engine_ci, _snapshot
 from ._typing import Count, LabelKind, Number
 from ._validation import (as_1d_numeric, check_consistent_length, check_scalar, check_weight,
                           check_weights, param_error)
 from .counts import PairCounts
+from .intervals import AUCInterval
 from .engine import PairEngine
 from .structures._cslots import SlotStore
 
@@ -125,6 +126,32 @@ class PairCounter:
         PlacementMoments(w1=2, w0=2, u=7, q1=25, q0=25)
         """
         return self._engine.placement_moments()
+
+    def auc_ci(self, level: float = 0.95, method: str = "delong") -> AUCInterval:
+        """The ROC AUC of the items held with its standard error and interval: the same
+        `AUCInterval` as `streamrank.roc_auc_ci` of their labels, scores and weights.
+
+        ``method="delong"`` reads DeLong's variance from the `placement_moments`;
+        ``"hanley-mcneil"`` uses the AUC and the class weights (`streamrank.intervals`).
+        The greater label is the positive class. Runtime complexity: ``O(1)`` (``O(n)``
+        at the first call, which turns the moments on; every change then keeps them at
+        ``O(log n)``).
+
+        Raises `ValueError` for a ``level`` outside ``(0, 1)``, another ``method`` (the
+        bootstrap needs the items: `streamrank.roc_auc_ci`), and for items that have no
+        such interval, naming the method and why: more than two labels, fractional
+        weights held (the variances take frequency weights; the counts stay floats until
+        `clear`), or ``labels="continuous"``. While one class has no weight: the
+        interval with ``nan`` fields and an `UndefinedMetricWarning`, as
+        `streamrank.roc_auc_ci`.
+
+        >>> pc = PairCounter()
+        >>> pc.insert_many(range(6), [0, 0, 1, 1, 0, 1], [0.1, 0.4, 0.35, 0.8, 0.2, 0.7])
+        >>> pc.auc_ci()
+        AUCInterval(auc=0.888889, low=0.261373, high=0.994501, se=0.157135, method='delong', level=0.95)
+        """
+        return _engine_ci.auc_ci(self._engine, level, method,
+                                 "PairCounter.auc_ci")
 
     # ------------------------------------------------------------------ single items
     def insert(self, key: Hashable, y: Number, s: Number, w: Number = 1.0) -> None:

@@ -252,15 +252,20 @@ def delong_covariance(w_pos, w_neg, pos_a, pos_b, pos_cross, neg_a, neg_b,
     >>> delong_covariance(2, 2, 7, 8, 3 * 4 + 4 * 4, 7, 8, 4 * 4 + 3 * 4)
     0.0
     """
-    vals = [_exact(x) for x in (w_pos, w_neg, pos_a, pos_b, pos_cross, neg_a, neg_b,
-                                 neg_cross)]
-    if any(v is None for v in vals):
-        return _NAN
-    from fractions import Fraction
-
+    vals = (w_pos, w_neg, pos_a, pos_b, pos_cross, neg_a, neg_b, neg_cross)
+    ints = all(type(v) is int for v in vals)
+    if not ints:
+        vals = tuple(_exact(x) for x in vals)
+        if any(v is None for v in vals):
+            return _NAN
     w1, w0, ua, ub, x1, va, vb, x0 = vals
     if not (w1 > 1 and w0 > 1):
         return _NAN
+    if ints:            # the sum below over one common denominator, an int: rounded once
+        num = (w0 - 1) * (w1 * x1 - ua * ub) + (w1 - 1) * (w0 * x0 - va * vb)
+        return num / (4 * w1 * w1 * w0 * w0 * (w1 - 1) * (w0 - 1))
+    from fractions import Fraction
+
     s10 = Fraction(w1 * x1 - ua * ub, 4 * w0 * w0 * w1 * (w1 - 1))
     s01 = Fraction(w0 * x0 - va * vb, 4 * w1 * w1 * w0 * (w0 - 1))
     return float(s10 / w1 + s01 / w0)

@@ -19,10 +19,12 @@ import math
 from collections.abc import Iterator
 from typing import Any
 
+from . import _engine_ci
 from ._typing import Count, LabelKind, Number
 from ._validation import check_int, check_period, check_scalar, check_weight, param_error
 from .counts import PairCounts
 from .engine import PairEngine
+from .intervals import AUCInterval
 from .structures._cwindow import RowWindow
 
 __all__ = ["SlidingPairCounter", "TimeSlidingPairCounter"]
@@ -101,6 +103,27 @@ class _Window:
         PlacementMoments(w1=1, w0=2, u=3, q1=9, q0=5)
         """
         return sync(self._win, self._engine, self._caller).placement_moments()
+
+    def auc_ci(self, level: float = 0.95, method: str = "delong") -> AUCInterval:
+        """The ROC AUC of the window with its standard error and interval: the same
+        `AUCInterval` as `streamrank.roc_auc_ci` of the events held
+        (`streamrank.PairCounter.auc_ci` says what it raises and returns).
+
+        Runtime complexity: the engine takes the changes since the last read
+        (``O(log W)`` each), then ``O(1)`` (``O(W)`` at the first call, which turns the
+        placement moments on).
+
+        >>> win = SlidingPairCounter(6)
+        >>> for y, s in [(1, 0.9), (0, 0.1), (0, 0.4), (1, 0.35), (1, 0.8), (0, 0.2),
+        ...              (1, 0.7)]:
+        ...     win.push(y, s)
+        >>> win.auc_ci()                 # the last six events
+        AUCInterval(auc=0.888889, low=0.261373, high=0.994501, se=0.157135, method='delong', level=0.95)
+        >>> round(win.auc_ci(0.9, "hanley-mcneil").low, 4)
+        0.3838
+        """
+        name = self._caller.replace("push", "auc_ci")
+        return _engine_ci.auc_ci(sync(self._win, self._engine, name), level, method, name)
 
     def __len__(self) -> int:
         return len(self._win)

@@ -12,9 +12,9 @@ import click
 __all__ = ["COLUMNS"]
 
 #: Report columns, in output order (``Report.as_dict`` keys).
-COLUMNS = ("events", "time", "n", "pending", "metric", "auc", "reference_auc", "se", "z",
-           "p_value", "alert", "drift", "concordant", "discordant", "tied_score",
-           "comparable", "tied_label", "tied_both")
+COLUMNS = ("events", "time", "n", "pending", "metric", "auc", "auc_low", "auc_high",
+           "reference_auc", "se", "z", "p_value", "alert", "drift", "concordant",
+           "discordant", "tied_score", "comparable", "tied_label", "tied_both")
 _TABLE = (("events", 10), ("time", 20), ("n", 8), ("pending", 8), ("auc", 9),
           ("reference_auc", 13), ("z", 8), ("p_value", 10), ("alert", 5), ("drift", 5))
 

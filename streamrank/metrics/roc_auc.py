@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from river import base, metrics
 
-from .._validation import check_weight
+from .. import _engine_ci
+from .._validation import check_level, check_weight
+from ..intervals import AUCInterval
 from ._base import ClassLabel, PairEngineMetric, binary_label, score_of
 
 __all__ = ["ROCAUC"]
@@ -101,3 +103,32 @@ class ROCAUC(PairEngineMetric, _BinaryAUCMetric):
         """The engine's `PairEngine.placement_moments` of the events held (the buffered
         updates applied first): ``O(1)`` per read after the first, ``O(log n)`` per event."""
         return self._counted().placement_moments()
+
+    def get_ci(self, level: float = 0.95, method: str = "delong") -> AUCInterval:
+        """The AUC of the events held with its standard error and interval: the
+        `AUCInterval` of `streamrank.roc_auc_ci` on them (``pos_val`` the positive class).
+
+        River's convention: a read never fails on the data. While one class has no
+        weight, or after a fractional weight (DeLong's and Hanley-McNeil's variances take
+        frequency weights), every field is ``nan``. A ``level`` outside ``(0, 1)`` or a
+        ``method`` other than ``"delong"`` and ``"hanley-mcneil"`` is a `ValueError`.
+        Runtime complexity: ``O(1)`` after the buffered updates are applied (``O(n)`` at
+        the first call, which turns the placement moments on; ``O(log n)`` per event
+        from then on).
+
+        >>> metric = ROCAUC()
+        >>> for y_true, y_pred in zip([0, 0, 1, 1, 0, 1], [0.1, 0.4, 0.35, 0.8, 0.2, 0.7]):
+        ...     metric.update(y_true, y_pred)
+        >>> ci = metric.get_ci()
+        >>> round(ci.auc, 4), round(ci.low, 4), round(ci.high, 4)
+        (0.8889, 0.2614, 0.9945)
+        >>> ROCAUC().get_ci().high
+        nan
+        """
+        return _get_ci(self._counted(), level, method, "ROCAUC.get_ci")
+
+
+def _get_ci(engine, level, method, func) -> AUCInterval:
+    """`ROCAUC.get_ci` and `RollingROCAUC.get_ci` of their (synced) engine."""
+    method = _engine_ci.check_method(method, func)
+    return _engine_ci.interval_or_nan(engine, check_level(level, func), method)

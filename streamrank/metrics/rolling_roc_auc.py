@@ -11,7 +11,8 @@ from ..windows import sync
 from . import _base
 from .._typing import Number
 from ._base import ClassLabel, Prediction, UpdateBuffer
-from .roc_auc import _BinaryAUCMetric
+from ..intervals import AUCInterval
+from .roc_auc import _BinaryAUCMetric, _get_ci
 
 __all__ = ["RollingROCAUC"]
 
@@ -135,6 +136,21 @@ class RollingROCAUC(_BinaryAUCMetric):
         """The engine's `PairEngine.placement_moments` of the window (its changes applied
         first): ``O(1)`` per read after the first, ``O(log W)`` per event."""
         return self._flush().placement_moments()
+
+    def get_ci(self, level: float = 0.95, method: str = "delong") -> AUCInterval:
+        """The AUC of the window with its standard error and interval: the
+        `AUCInterval` of `streamrank.roc_auc_ci` on the events held (`ROCAUC.get_ci`
+        says what it returns; it never fails on the data). Runtime complexity:
+        ``O(1)`` after the events since the last read are applied (``O(W)`` at the first
+        call, which turns the placement moments on).
+
+        >>> metric = RollingROCAUC(window_size=6)
+        >>> for yt, yp in [(1, .9), (0, .1), (0, .4), (1, .35), (1, .8), (0, .2), (1, .7)]:
+        ...     metric.update(yt, yp)
+        >>> round(metric.get_ci(method="hanley-mcneil").se, 4)
+        0.1533
+        """
+        return _get_ci(self._flush(), level, method, "RollingROCAUC.get_ci")
 
     @property
     def n_events(self) -> int:

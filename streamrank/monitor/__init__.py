@@ -47,13 +47,21 @@ AUC and variances are kept; the reference never changes afterwards.
 ``z = (A - A_ref) / sqrt(Var(A) + Var(A_ref))``, ``p = Phi(z)``, an alert when
 ``p < alpha``. ``test="hanley-mcneil"`` (default) uses Hanley-McNeil variances: ``O(1)``
 from the exact counts and the class sizes. ``test="delong"`` uses DeLong's variance
-computed from the window's contents at report time (``O(W log W)`` per report). The
+from the engine's placement moments (``O(1)`` per report, ``O(log W)`` per change; with
+fractional weights, from the window's contents at report time, ``O(W log W)``). The
 variances add because the windows are independent and disjoint once the window has slid
 by its own length; before that they share predictions, their AUCs are positively
 correlated, and the sum overstates the variance of the difference: the test is then
 conservative (fewer alerts), never anti-conservative. No test runs (``z``,
 ``p_value`` nan, no alert) before the reference is frozen, while the window holds fewer
 than ``min_window`` labeled predictions or only one class, or with non-binary labels.
+
+**The interval**: every report carries ``Report.low`` and ``Report.high``, the interval
+of the window's AUC at the monitor's ``level`` (default 0.95) by the ``test`` method: with
+whole-number weights the bounds of `streamrank.roc_auc_ci` of the window's labeled
+predictions; nan while the window holds one class (or a class of weight at most 1),
+or non-binary labels. ``Report.as_dict`` and ``streamrank monitor --format json|csv``
+name them ``auc_low`` and ``auc_high``.
 
 **Non-binary labels** (ordinal or real: a third label value): the reported metric is
 Harrell's concordance ``(C + T/2) / P`` of the same counts (``Report.metric ==

@@ -17,9 +17,12 @@ import numpy as np
 
 from .._typing import Count, LabelKind, Number
 
-from .._validation import check_int, check_period, check_scalar, check_weight, describe, param_error
+from .. import _engine_ci
+from .._validation import (check_int, check_level, check_period, check_scalar, check_weight,
+                           describe, param_error)
 from ..counts import PairCounts
 from ..engine import LABEL_KINDS, PairEngine
+from ..intervals import logit_interval
 from ..structures._cwindow import RowWindow
 from ..windows import sync
 from . import _state
@@ -84,6 +87,10 @@ class Monitor:
         Labeled predictions the window needs before a test runs or the detector is fed.
     max_history : int, optional
         Keep only the last ``max_history`` reports in `history` (default: all).
+    level : float in (0, 1)
+        The confidence level of each report's interval of the window's AUC
+        (``Report.low``, ``Report.high``, by the ``test`` method), independent of
+        ``alpha``.
 
     Attributes
     ----------
@@ -104,7 +111,8 @@ class Monitor:
                  reference: int | None = None,
                  test: Literal["hanley-mcneil", "delong"] = "hanley-mcneil",
                  alpha: float = 0.01, detector: _Detector = None, labels: LabelKind = "auto",
-                 min_window: int = 30, max_history: int | None = None) -> None:
+                 min_window: int = 30, max_history: int | None = None,
+                 level: float = 0.95) -> None:
         func = "Monitor"
         if window is not None and period is not None:
             raise param_error("window", func, "None when 'period' is given (a window of "
@@ -124,6 +132,7 @@ class Monitor:
             raise param_error("labels", func, f"one of {LABEL_KINDS}", describe(labels))
         min_window = check_int(min_window, "min_window", func, minimum=2)
         max_history = check_int(max_history, "max_history", func, allow_none=True)
+        level = check_level(level, func)
         self.window = window
         self.period = period
         self.reference = reference
@@ -132,6 +141,7 @@ class Monitor:
         self.labels = labels
         self.min_window = int(min_window)
         self.max_history = None if max_history is None else int(max_history)
+        self.level = level
         self._detector_spec = detector
         self._detector = _make_detector(detector)
         self._series: list[float] = []          # what the detector was fed, in order
@@ -393,8 +403,10 @@ class Monitor:
         """Read the window: exact counts, metric, the test against the reference, the
         detector. Appends to `history` (and to `alerts` when something fired).
 
-        Runtime complexity: O(1) with ``test="hanley-mcneil"``; ``O(W log W)`` with
-        ``"delong"`` (the window's placements, vectorized).
+        Runtime complexity: O(1) with ``test="hanley-mcneil"``, and with ``"delong"``
+        and whole-number weights (the engine's placement moments, ``O(W)`` at the first
+        report); ``O(W log W)`` with ``"delong"`` and fractional weights (the window's
+        placements, vectorized).
         """
         counts = self._fresh_counts()
         n = self._win.n_labeled
@@ -403,31 +415,20 @@ class Monitor:
         classes = self._win.classes
         binary = len(classes) <= 2
         ref = self._ref
-        ref_auc = ref_se = z = p = se = _NAN
+        ref_auc = ref_se = z = p = se = low = high = var = _NAN
         alert = drift = False
         if ref is not None:
             ref_auc = ref.auc
             if len(ref.labels) == 2:
                 var = ref.hm_var if self.test == "hanley-mcneil" else ref.delong_var
                 ref_se = math.sqrt(var) if var == var else _NAN
+        if len(classes) == 2 and auc == auc:    # the window's variance and interval
+            var = self._window_variance(auc, classes)
+            low, high = logit_interval(auc, math.sqrt(var) if var == var else _NAN,
+                                       self.level)
         if (ref is not None and len(classes) == 2 and len(ref.labels) == 2
                 and set(classes) <= set(ref.labels) and n >= self.min_window):
-            lo, hi = sorted(classes)
-            if self.test == "hanley-mcneil":
-                var = hanley_mcneil_variance(auc, classes[hi][1], classes[lo][1])
-                ref_var = ref.hm_var
-            else:
-                y, s, w = self._window_arrays()
-                keep = w > 0                    # zero weight == absent (frequency weights)
-                y, s, w = y[keep], s[keep], w[keep]
-                pos = y == hi                   # the values are finite already
-                unit = bool((w == 1).all())
-                if pos.any() and not pos.all():
-                    _, var = _delong(s[pos], None if unit else w[pos], s[~pos],
-                                     None if unit else w[~pos])
-                else:                           # a class of zero weight only
-                    var = _NAN
-                ref_var = ref.delong_var
+            ref_var = ref.hm_var if self.test == "hanley-mcneil" else ref.delong_var
             comp = auc_drop_test(auc, var, ref_auc, ref_var)
             z, p, se = comp.z, comp.p_value, comp.se
             alert = bool(p < self.alpha)
@@ -438,13 +439,36 @@ class Monitor:
             drift = bool(det.drift_detected)
         r = Report(self.stats["events"], self._clock, n, len(self._win) - n, counts, auc,
                    ref_auc, z, p, alert, drift, se, ref_se,
-                   "auc" if binary else "concordance")
+                   "auc" if binary else "concordance", low, high)
         self.history.append(r)              # a bounded deque: O(1), the oldest drops
         self.stats["reports"] += 1
         if alert or drift:
             self.stats["alerts"] += 1
             self.alerts.append(r)
         return r
+
+    def _window_variance(self, auc: float, classes: dict) -> float:
+        """The variance of the window's AUC (two classes held) by the ``test`` method:
+        Hanley-McNeil's from the class weights, O(1) (nan for a class of weight at most
+        1, as DeLong's); DeLong's from the engine's
+        placement moments (O(1)), or, with fractional weights or the dominance counter,
+        from the window's placements (``O(W log W)``)."""
+        lo, hi = sorted(classes)
+        if self.test == "hanley-mcneil":            # nan for a class of weight <= 1,
+            w1, w0 = classes[hi][1], classes[lo][1]  # as in streamrank.roc_auc_ci
+            return hanley_mcneil_variance(auc, w1, w0) if w1 > 1 and w0 > 1 else _NAN
+        var = _engine_ci.delong_window_variance(self._engine)
+        if var is not None:
+            return var
+        y, s, w = self._window_arrays()
+        keep = w > 0                            # zero weight == absent (frequency weights)
+        y, s, w = y[keep], s[keep], w[keep]
+        pos = y == hi                           # the values are finite already
+        unit = bool((w == 1).all())
+        if not pos.any() or pos.all():          # a class of zero weight only
+            return _NAN
+        return _delong(s[pos], None if unit else w[pos], s[~pos],
+                       None if unit else w[~pos])[1]
 
     # ------------------------------------------------------------------ persistence
     def to_bytes(self) -> bytes:

@@ -46,6 +46,12 @@ class Report:
         Standard error of the reference AUC (nan until frozen or non-binary).
     metric : str
         ``"auc"`` (binary labels) or ``"concordance"``.
+    low, high : float
+        The interval of the window's AUC at the monitor's ``level``, by its ``test``
+        method: with whole-number weights, the ``low`` and ``high`` of
+        `streamrank.roc_auc_ci` of the window's labeled predictions (``method`` the
+        test); nan while undefined (one class, a class of weight 1, more than two
+        labels). Reports written before they existed load with nan.
     """
 
     events: int
@@ -62,14 +68,17 @@ class Report:
     se: float = _NAN
     reference_se: float = _NAN
     metric: str = "auc"
+    low: float = _NAN
+    high: float = _NAN
 
     def as_dict(self) -> dict[str, object]:
-        """A flat ``dict`` (the counts as ``concordant``, ``discordant``, ``tied_score``,
+        """A flat ``dict`` (the interval as ``auc_low``, ``auc_high``; the counts as ``concordant``, ``discordant``, ``tied_score``,
         ``comparable``, ``tied_label``, ``tied_both``): for tables, JSON and CSV."""
         c = self.counts
         return {
             "events": self.events, "time": self.time, "n": self.n, "pending": self.pending,
-            "metric": self.metric, "auc": self.auc, "reference_auc": self.reference_auc,
+            "metric": self.metric, "auc": self.auc, "auc_low": self.low,
+            "auc_high": self.high, "reference_auc": self.reference_auc,
             "se": self.se, "z": self.z, "p_value": self.p_value, "alert": self.alert,
             "drift": self.drift, "concordant": c.concordant, "discordant": c.discordant,
             "tied_score": c.tied_score, "comparable": c.comparable,
@@ -78,19 +87,23 @@ class Report:
 
     def _to_row(self) -> list:
         """The fields as a flat JSON-able list, the counts spliced in after ``pending``
-        (a list rather than a dict: a long history's snapshot stays small)."""
+        (a list rather than a dict: a long history's snapshot stays small); ``low`` and
+        ``high`` last (a row of 22 fields, written before them, still loads)."""
         c = self.counts
         return [self.events, self.time, self.n, self.pending, c.concordant, c.discordant,
                 c.tied_score, c.tied_label, c.tied_both, c.n, c.weight_sum,
                 c.n_label_levels, c.n_score_levels, self.auc, self.reference_auc, self.z,
                 self.p_value, self.alert, self.drift, self.se, self.reference_se,
-                self.metric]
+                self.metric, self.low, self.high]
 
     @classmethod
     def _from_row(cls, row) -> "Report":
         """The inverse of `_to_row`; `ValueError` for a row it cannot have written."""
         ints, reals = (0, 2, 3, 9, 11, 12), (4, 5, 6, 7, 8, 10, 13, 14, 15, 16, 19, 20)
-        if not (type(row) is list and len(row) == 22 and row[21] in ("auc", "concordance")
+        if type(row) is list and len(row) == 24:        # 22: written before low, high
+            reals += (22, 23)
+        if not (type(row) is list and len(row) in (22, 24)
+                and row[21] in ("auc", "concordance")
                 and all(type(row[i]) is int and row[i] >= 0 for i in ints)
                 and all(type(row[i]) in (int, float) for i in reals)
                 and (row[1] is None or type(row[1]) in (int, float))

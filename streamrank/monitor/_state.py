@@ -24,7 +24,7 @@ _FORMAT = "streamrank.Monitor"
 _VERSION = 2    # 2: keys stored exactly (see _snapshot); 1 is still read
 _NAN = math.nan
 _CONFIG = {"window", "period", "reference", "test", "alpha", "detector", "labels",
-           "min_window", "max_history"}
+           "min_window", "max_history", "level"}
 #: The keys of `Monitor.stats`, in order.
 _STATS = ("events", "predictions", "labeled", "late", "rescored", "relabeled", "dropped",
           "evicted", "evicted_pending", "reports", "alerts")
@@ -53,7 +53,7 @@ def dump(m) -> bytes:
     config = {"window": m.window, "period": m.period, "reference": m.reference,
               "test": m.test, "alpha": m.alpha, "detector": det,
               "labels": m.labels, "min_window": m.min_window,
-              "max_history": m.max_history}
+              "max_history": m.max_history, "level": m.level}
     state = {"clock": m._clock, "stats": m.stats,
              "history": [r._to_row() for r in m.history],
              "alerts": [r._to_row() for r in m.alerts]}
@@ -92,7 +92,8 @@ def load(cls, data: bytes):
     store_w = snap.floats("store_w", store_y.size, nonnegative=True)
     series = snap.floats("series")
     snap.finish()
-    if not (type(config) is dict and set(config) == _CONFIG and type(state) is dict
+    if not (type(config) is dict and set(config) in (_CONFIG, _CONFIG - {"level"})
+            and type(state) is dict
             and set(state) == {"clock", "stats", "history", "alerts"}):
         raise snap.corrupt("the settings or the state are not those to_bytes writes")
     clock, stats = state["clock"], state["stats"]

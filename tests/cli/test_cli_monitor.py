@@ -173,6 +173,9 @@ def test_csv_and_table_output(tmp_path, stream):
     final = {k: int(table[-1][k]) for k in COUNT_KEYS}
     assert_counts(final, oracle_counts(last))
     assert table[-1]["alert"] in ("true", "false") and table[-1]["time"] == ""
+    # the window's interval (Hanley-McNeil, the default test, at 0.95)
+    low, auc, high = (float(table[-1][k]) for k in ("auc_low", "auc", "auc_high"))
+    assert 0 <= low < auc < high <= 1
     res = run([path, "--window", 300, "--every", 1000])
     assert res.exit_code == 0
     lines = res.stdout.splitlines()
