@@ -107,14 +107,24 @@ def normal_cdf(z: float) -> float:
 
 
 def normal_quantile(p: float) -> float:
-    """``Phi^-1(p)``, the standard normal quantile, for ``0 < p < 1``. Runtime: O(1).
+    """``Phi^-1(p)``, the standard normal quantile, for ``0 < p < 1``. Runtime: O(1); the
+    quantiles of the last few levels asked for are kept (a window's interval read every
+    event asks for the same one).
 
     >>> round(normal_quantile(0.975), 6)
     1.959964
     """
-    from statistics import NormalDist   # loaded on first use (import time of the CLI)
+    z = _QUANTILES.get(p)
+    if z is None:
+        from statistics import NormalDist   # loaded on first use (import time of the CLI)
 
-    return NormalDist().inv_cdf(p)
+        if len(_QUANTILES) >= 64:
+            _QUANTILES.clear()
+        z = _QUANTILES[p] = NormalDist().inv_cdf(p)
+    return z
+
+
+_QUANTILES: dict[float, float] = {}
 
 
 def normal_p_value(z: float, alternative: str = "two-sided") -> float:
