@@ -12,7 +12,6 @@ from __future__ import annotations
 import io
 import json
 import pickle
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -25,8 +24,9 @@ from streamrank.engine import PairEngine
 from streamrank.metrics import ROCAUC, RollingROCAUC
 from streamrank.structures import BinaryDominanceCounter, LevelDominanceCounter
 from streamrank.structures._cbinary import MO_EXACT_MAX, _moments_kept
+from paths import DATA
 
-RELEASE = Path(__file__).parent / "data" / "release"
+RELEASE = DATA / "release"
 
 
 def placements(rows):
