@@ -155,10 +155,10 @@ def logit_interval(estimate: float, se: float, level: float = 0.95) -> tuple[flo
     Edge cases, in this order:
 
     * ``A`` or ``se`` is ``nan`` (undefined): ``(nan, nan)``;
-    * ``se = 0``: the single point ``(A, A)``. DeLong's and Hanley-McNeil's variances
-      are 0 exactly when ``A = 0`` or ``A = 1`` (every placement is 0 or 1): those
-      estimators then see no sampling spread at all, whatever the sample size; a
-      bootstrap interval is degenerate there too;
+    * ``se = 0``: the single point ``(A, A)``. DeLong's variance is 0 when every
+      placement is the same: at ``A = 0`` or ``A = 1``, and when every score is tied
+      (``A = 1/2``, a model that does not rank); Hanley-McNeil's at ``A = 0`` or ``1``.
+      Those estimators then see no sampling spread at all, whatever the sample size;
     * ``A = 0`` or ``A = 1`` with ``se > 0``: the logit is infinite, and the interval
       reaches from the bound the estimate sits at to the plain Wald bound on the other
       side, clipped to ``[0, 1]`` (``(1 - z se, 1)`` at ``A = 1``);

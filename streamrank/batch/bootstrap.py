@@ -91,7 +91,7 @@ def bootstrap_ci(metric, y_true, y_score, *, sample_weight=None, level=0.95,
         raise param_error("metric", func, f"the name of a metric of PairCounts, one of "
                           f"{METRICS}", describe(metric))
     level = check_level(level, func)
-    n_resamples = check_int(n_resamples, "n_resamples", func)
+    n_resamples = check_int(n_resamples, "n_resamples", func, minimum=2)
     method = check_option(method, "method", func, BOOTSTRAP_METHODS)
     if not isinstance(stratify, (bool, np.bool_)):
         raise param_error("stratify", func, "a bool", describe(stratify), TypeError)
@@ -141,6 +141,11 @@ def bootstrap_arrays(metric, y, s, w, level, n_resamples, method, random_state, 
         data = tuple(np.flatnonzero(y == v) for v in levels)
     else:
         data = (np.arange(y.size),)
+    if min(d.size for d in data) < 2:        # one row cannot be resampled into a spread
+        warnings.warn(f"A {'class' if len(data) == 2 else 'sample'} of one row has no "
+                      f"bootstrap distribution in {func}; returning nan bounds.",
+                      UndefinedMetricWarning, stacklevel=3)
+        return AUCInterval(float(value), math.nan, math.nan, math.nan, "bootstrap", level)
 
     def statistic(*idx, axis=-1):
         lead = idx[0].shape[:-1]
@@ -164,7 +169,13 @@ def bootstrap_arrays(metric, y, s, w, level, n_resamples, method, random_state, 
     se = float(res.standard_error)
     low, high = float(res.confidence_interval.low), float(res.confidence_interval.high)
     finite = dist[np.isfinite(dist)]
-    if finite.size and finite.min() == finite.max():   # no spread: a single point
-        low = high = float(finite[0])
+    if finite.size < dist.size:
+        warnings.warn(f"The {metric} is undefined in {dist.size - finite.size} of "
+                      f"{dist.size} resamples in {func} (a resample without comparable "
+                      "pairs); returning nan bounds. Stratify by class, or give more "
+                      "samples.", UndefinedMetricWarning, stacklevel=3)
+        return AUCInterval(float(value), math.nan, math.nan, math.nan, "bootstrap", level)
+    if finite.min() == finite.max():      # no spread: the point, and the estimate
+        low, high = min(float(value), float(finite[0])), max(float(value), float(finite[0]))
         se = 0.0
     return AUCInterval(float(value), low, high, se, "bootstrap", level)

@@ -237,10 +237,11 @@ def integer_weights(w, func):
     bad = w != np.floor(w)
     if bad.any():
         i = int(np.flatnonzero(bad)[0])
+        hint = ("; method='bootstrap' takes any weights" if func == "roc_auc_ci" else
+                "; streamrank.bootstrap_ci takes any weights")
         raise param_error("sample_weight", func, "whole numbers (frequency weights: a "
                           "weight k is k copies of the row) for the DeLong and "
-                          "Hanley-McNeil variances; method='bootstrap' takes any weights",
-                          f"{w[i]!r} at index {i}")
+                          "Hanley-McNeil variances" + hint, f"{w[i]!r} at index {i}")
     return as_exact_weights(w)
 
 
@@ -290,7 +291,8 @@ def roc_auc_ci(y_true, y_score, *, sample_weight=None, level=0.95, method="delon
 
     The DeLong and Hanley-McNeil intervals are Wald intervals on the logit scale
     (`streamrank.intervals.logit_interval`): never outside ``[0, 1]``, and the single
-    point ``(A, A)`` at ``A = 0`` or ``1``, where these variances are 0.
+    point ``(A, A)`` where the variance is 0: at ``A = 0`` or ``1``, and (DeLong) when
+    every score is tied, a model that does not rank (``A = 1/2``).
 
     Runtime complexity: ``O(n log n)`` for ``"delong"`` (one ``np.sort`` per class and a
     linear merge of their distinct scores), as `roc_auc_score` for ``"hanley-mcneil"``, and ``n_resamples``
@@ -335,7 +337,7 @@ def roc_auc_ci(y_true, y_score, *, sample_weight=None, level=0.95, method="delon
     func = "roc_auc_ci"
     method = check_option(method, "method", func, METHODS)
     level = check_level(level, func)
-    n_resamples = check_int(n_resamples, "n_resamples", func)
+    n_resamples = check_int(n_resamples, "n_resamples", func, minimum=2)
     pos = check_binary_labels(y_true, pos_label, func)
     s = as_score_column(y_score, "y_score", func).astype(np.float64, copy=False)
     n = check_consistent_length(func, y_true=pos, y_score=s)

@@ -24,7 +24,7 @@ from .delong import (_auc, _merged_placements, _runs, _total, _undefined, _wsum,
                      integer_weights, row_placements)
 from .._validation import (as_1d_numeric, as_score_column, check_binary_labels,
                            check_consistent_length, check_level, check_option,
-                           check_weights, param_error)
+                           check_weights, describe, param_error)
 from ..intervals import ALTERNATIVES, delong_variance, normal_p_value, normal_quantile
 
 __all__ = ["PairedAUCMatrix", "PairedAUCTest", "delong_test"]
@@ -197,6 +197,10 @@ def delong_test(y_true, y_score_a, y_score_b=None, *, sample_weight=None,
     alternative = check_option(alternative, "alternative", func, ALTERNATIVES)
     level = check_level(level, func)
     adjust = check_option(adjust, "adjust", func, (None, "holm"))
+    if adjust is not None and y_score_b is not None:
+        raise param_error("adjust", func, "None when two models are compared (Holm's "
+                          "adjustment is of the k x k matrix of a 2-D y_score_a)",
+                          describe(adjust))
     pos = check_binary_labels(y_true, pos_label, func)
     S = _score_columns(y_score_a, y_score_b, func)
     n = check_consistent_length(func, y_true=pos, y_score_a=S[0])
@@ -293,7 +297,7 @@ def _matrix(mom, k, alternative, level):
                 hi = 1.0
             elif alternative == "less":
                 lo = -1.0
-            low[i, j], high[i, j] = max(-1.0, lo), min(1.0, hi)
+            low[i, j], high[i, j] = (max(-1.0, lo), min(1.0, hi)) if s == s else (_NAN, _NAN)
     return aucs, se, d, se_d, z, p, low, high
 
 

@@ -48,7 +48,7 @@ _OPTIONS = [
     click.option("--ci-method", type=click.Choice(_METHODS), default=None,
                  help="--ci: DeLong's variance, Hanley-McNeil's formula, or the BCa "
                       "bootstrap [default: delong]."),
-    click.option("--resamples", type=click.IntRange(1), default=None,
+    click.option("--resamples", type=click.IntRange(2), default=None,
                  help="Bootstrap resamples of --ci-method bootstrap [default: 1000]."),
     click.option("--random-state", type=click.IntRange(0), default=None,
                  help="The bootstrap's random generator (an integer: the same one gives "

@@ -10,6 +10,7 @@ under H0 and of the intervals' coverage of a known AUC.
 from __future__ import annotations
 
 import math
+import warnings
 
 import numpy as np
 import pytest
@@ -379,3 +380,43 @@ def test_public_face():
     with pytest.raises(AttributeError):
         r.auc = 0.5   # frozen
     assert "low=0.7" in repr(r)
+
+
+# ------------------------------------------------------------- regressions from a review
+def test_bootstrap_with_undefined_resamples_warns_and_gives_nan_bounds():
+    with pytest.warns(UndefinedMetricWarning, match="undefined in"):
+        r = streamrank.bootstrap_ci("tau_b", [1, 2, 3, 4, 5], [1, 2, 3, 5, 4], random_state=0)
+    assert r.auc == pytest.approx(0.8) and math.isnan(r.low) and math.isnan(r.high)
+
+
+@pytest.mark.parametrize("weights", [None, [1, 1, 1, 0]])
+def test_bootstrap_of_a_one_row_class_is_nan_not_a_scipy_error(weights):
+    y, s = ([0, 1], [0.1, 0.2]) if weights is None else ([0, 0, 1, 1], [1, 2, 3, 4])
+    with pytest.warns(UndefinedMetricWarning, match="one row"):
+        r = streamrank.roc_auc_ci(y, s, sample_weight=weights, method="bootstrap")
+    assert math.isnan(r.low) and math.isnan(r.high) and math.isnan(r.se)
+
+
+def test_bootstrap_interval_contains_the_estimate_and_needs_two_resamples():
+    with pytest.raises(ValueError, match="'n_resamples' parameter of bootstrap_ci must be an int >= 2"):
+        streamrank.bootstrap_ci("auc", [0, 0, 0, 1, 1, 1], [1, 2, 3, 2.5, 5, 6], n_resamples=1)
+    r = streamrank.bootstrap_ci("auc", [0, 0, 0, 1, 1, 1], [1, 2, 3, 2.5, 5, 6], n_resamples=2,
+                        method="percentile", random_state=0)
+    assert r.low <= r.auc <= r.high
+
+
+def test_paired_interval_is_nan_when_the_se_is():
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        r = streamrank.delong_test([0, 1], [0.1, 0.2], [0.2, 0.1])
+    assert math.isnan(r.se) and math.isnan(r.low) and math.isnan(r.high)
+
+
+def test_holm_with_two_models_is_refused():
+    with pytest.raises(ValueError, match="'adjust' parameter of delong_test must be None"):
+        streamrank.delong_test([0, 1, 0, 1], [1, 2, 3, 4], [2, 1, 4, 3], adjust="holm")
+
+
+def test_all_tied_scores_give_the_point_interval_of_delong():
+    r = streamrank.roc_auc_ci([0, 1, 0, 1], [1, 1, 1, 1])
+    assert (r.auc, r.low, r.high, r.se) == (0.5, 0.5, 0.5, 0.0)
