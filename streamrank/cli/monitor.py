@@ -163,6 +163,13 @@ def _period(ctx, param, value):
               default="auto", show_default=True,
               help="Input format (auto: by extension, else by the first bytes or line). "
                    "Gzip-compressed text (.csv.gz) is read too.")
+@click.option("--metrics-port", type=click.IntRange(0, 65535), default=None, metavar="PORT",
+              help="Serve Prometheus metrics on http://HOST:PORT/metrics while running "
+                   "(0: a free port, printed to stderr).")
+@click.option("--metrics-host", default="127.0.0.1", show_default=True, metavar="HOST",
+              help="With --metrics-port: the address to listen on.")
+@click.option("--name", "model_name", default="model", show_default=True, metavar="NAME",
+              help="The model's name: the 'model' label of the metrics.")
 @format_option
 @on_error_option
 @progress_option
@@ -171,7 +178,8 @@ def _period(ctx, param, value):
 def monitor(ctx, source, id_col, score_col, label_col, weight_col, time_col, window, period,
             reference, every, test, alpha, detector, min_window, labels, max_history,
             fail_on_alert, checkpoint, checkpoint_every, resume, force_resume, plot, follow,
-            max_idle, poll, input_format, fmt, on_error, progress):
+            max_idle, poll, input_format, metrics_port, metrics_host, model_name, fmt,
+            on_error, progress):
     """Monitor a stream of prediction events: exact rolling AUC, alerts on a drop.
 
     FILE holds one event per row (CSV or TSV with a header, JSON lines, or Parquet; text
@@ -218,6 +226,8 @@ def monitor(ctx, source, id_col, score_col, label_col, weight_col, time_col, win
     name = _name(source)
     given = {p for p in ctx.params
              if ctx.get_parameter_source(p) is ParameterSource.COMMANDLINE}
+    if "metrics_host" in given and metrics_port is None:
+        raise click.UsageError("--metrics-host needs --metrics-port PORT.")
 
     # ---- state: fresh, or from the checkpoint
     meta = None
@@ -262,6 +272,12 @@ def monitor(ctx, source, id_col, score_col, label_col, weight_col, time_col, win
               "weight": weight_col, "time": time_col}
     gate = StopGate()
     status = {"error": None, "at": None, "decided": False}
+    if metrics_port is not None:    # /metrics reads the monitor at each scrape
+        from ._monitor_metrics import serve_metrics
+
+        server = serve_metrics(mon, lambda: skipped, metrics_host, metrics_port,
+                               model_name)
+        ctx.call_on_close(lambda: (server.shutdown(), server.server_close()))
 
     def on_mismatch(message):
         text = f"{name}: {message}"

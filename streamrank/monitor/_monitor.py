@@ -31,6 +31,7 @@ from ._report import Report
 from ._state import _STATS
 from .detectors import _make_detector
 from .drift import _delong, auc_drop_test, hanley_mcneil_variance
+from .metrics import metrics as _metrics
 
 if TYPE_CHECKING:   # (River is imported only when a detector is built)
     from river.base import BinaryDriftDetector, DriftDetector
@@ -446,6 +447,27 @@ class Monitor:
             self.stats["alerts"] += 1
             self.alerts.append(r)
         return r
+
+    def metrics(self) -> dict[str, float | int]:
+        """The numbers a metrics scrape exposes (`streamrank monitor --metrics-port`), as
+        a plain dict: of the latest report, ``window_auc`` (or the concordance),
+        ``window_auc_low`` and ``window_auc_high`` (its interval), ``reference_auc``,
+        ``p_value``, ``window_labeled``, ``window_pending`` (nan / 0 before the first
+        report); of `stats` (cumulative), ``events``, ``predictions``, ``labels``,
+        ``rescored``, ``late_dropped`` (``stats["dropped"]``) and ``alerts``.
+
+        Changes nothing (no report is made): safe to call from a scraping thread while
+        another feeds the monitor. Runtime: O(1).
+
+        >>> m = Monitor(window=8, min_window=2)
+        >>> for i, (s, y) in enumerate([(0.9, 1), (0.2, 0), (0.6, 1), (0.4, 0)]):
+        ...     m.observe(i, score=s, label=y)
+        >>> r = m.report()
+        >>> d = m.metrics()
+        >>> d["window_auc"] == r.auc == 1.0, d["window_labeled"], d["events"]
+        (True, 4, 4)
+        """
+        return _metrics(self)
 
     def _window_variance(self, auc: float, classes: dict) -> float:
         """The variance of the window's AUC (two classes held) by the ``test`` method:

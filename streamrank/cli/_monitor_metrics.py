@@ -1,0 +1,91 @@
+"""``streamrank monitor --metrics-port``: a Prometheus ``/metrics`` endpoint of the run.
+
+`serve_metrics` starts `prometheus_client.start_http_server` (a daemon thread) on a
+private `prometheus_client.CollectorRegistry` holding one collector, `_MonitorCollector`,
+which reads the monitor's numbers at scrape time (`streamrank.monitor.Monitor.metrics`:
+the latest report's readings and the cumulative statistics), so a scrape never sees a
+stale value and nothing is updated per event. Every sample has the label ``model``
+(``--name``). ``prometheus_client`` is imported here only, when the option is given.
+"""
+
+from __future__ import annotations
+
+import click
+
+from ._common import InputError
+
+__all__ = ["serve_metrics"]
+
+# (name, key of Monitor.metrics, help): gauges of the latest report
+_GAUGES = (
+    ("streamrank_window_auc", "window_auc",
+     "AUC (or concordance) of the window at the latest report."),
+    ("streamrank_window_auc_low", "window_auc_low",
+     "Lower bound of the window AUC's interval at the latest report."),
+    ("streamrank_window_auc_high", "window_auc_high",
+     "Upper bound of the window AUC's interval at the latest report."),
+    ("streamrank_reference_auc", "reference_auc",
+     "AUC (or concordance) of the frozen reference window (nan until frozen)."),
+    ("streamrank_p_value", "p_value",
+     "One-sided p-value of a drop from the reference at the latest report."),
+    ("streamrank_window_labeled", "window_labeled",
+     "Labeled predictions in the window at the latest report."),
+    ("streamrank_window_pending", "window_pending",
+     "Predictions in the window waiting for their label at the latest report."),
+)
+# (name without _total, key, help): cumulative counters
+_COUNTERS = (
+    ("streamrank_events", "events", "Events observed."),
+    ("streamrank_predictions", "predictions", "New predictions observed."),
+    ("streamrank_labels", "labels", "Labels counted (with the prediction or late)."),
+    ("streamrank_rescored", "rescored", "Re-scores of predictions in the window."),
+    ("streamrank_late_dropped", "late_dropped",
+     "Labels or weights for predictions no longer in the window."),
+    ("streamrank_skipped_rows", "skipped_rows", "Input rows skipped (--on-error skip)."),
+    ("streamrank_alerts", "alerts", "Reports with an alert or a detector drift."),
+)
+
+
+class _MonitorCollector:
+    """A `prometheus_client` collector reading ``mon.metrics()`` (and ``skipped()``, the
+    rows the command skipped) at each scrape."""
+
+    def __init__(self, mon, skipped, model):
+        self._mon, self._skipped, self._model = mon, skipped, model
+
+    def collect(self):
+        from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily
+
+        values = self._mon.metrics()
+        values["skipped_rows"] = self._skipped()
+        for name, key, text in _GAUGES:
+            family = GaugeMetricFamily(name, text, labels=["model"])
+            family.add_metric([self._model], float(values[key]))
+            yield family
+        for name, key, text in _COUNTERS:
+            family = CounterMetricFamily(name, text, labels=["model"])
+            family.add_metric([self._model], float(values[key]))
+            yield family
+
+
+def serve_metrics(mon, skipped, host, port, model):
+    """Serve ``/metrics`` of ``mon`` on ``host:port`` (0: a free port) and print the
+    address to stderr; return the server (``shutdown()`` it at the end).
+
+    ``skipped`` is a callable returning the rows skipped so far. A port that cannot be
+    bound (in use, no permission) or an unknown host exits 2.
+    """
+    from prometheus_client import CollectorRegistry, start_http_server
+
+    registry = CollectorRegistry(auto_describe=False)
+    registry.register(_MonitorCollector(mon, skipped, model))
+    try:
+        server, _ = start_http_server(port, addr=host, registry=registry)
+    except OSError as exc:   # in use, no permission, an unknown host (socket.gaierror)
+        raise InputError(f"--metrics-host {host} --metrics-port {port}: cannot serve the "
+                         f"metrics there ({exc.strerror or exc})") from None
+    bound_host, bound_port = server.server_address[:2]
+    shown = f"[{bound_host}]" if ":" in str(bound_host) else bound_host
+    click.echo(f"streamrank monitor: metrics on http://{shown}:{bound_port}/metrics",
+               err=True)
+    return server
