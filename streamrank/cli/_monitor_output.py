@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import math
+import sys
 
 import click
 
@@ -30,6 +31,12 @@ class _Printer:
         self.last_events = None
 
     def __call__(self, report) -> None:
+        """Write the report's line and flush it: a consumer reading a pipe (``--follow``,
+        ``--format json | ...``) sees each report when it is made, not a buffer later."""
+        self._write(report)
+        sys.stdout.flush()
+
+    def _write(self, report) -> None:
         from ..io.events import format_time
 
         rec = report.as_dict()
