@@ -28,12 +28,12 @@ import math
 
 import click
 
+from ..batch.delong import METHODS
+from ..intervals import ALTERNATIVES
 from ._common import EXIT_ALERT, check_output_folder, format_records
 
 __all__ = ["apply_ci", "check_ci_options", "ci_options", "gate", "print_curve"]
 
-_METHODS = ("delong", "hanley-mcneil", "bootstrap")
-_ALTERNATIVES = ("two-sided", "greater", "less")
 #: The options of binary labels, in the order a message names them.
 _BINARY_ONLY = (("ci", "--ci"), ("compare_score", "--compare-score"),
                 ("curve", "--curve"), ("fail_below", "--fail-below"))
@@ -45,7 +45,7 @@ _OPTIONS = [
     click.option("--level", type=click.FloatRange(0, 1, min_open=True, max_open=True),
                  default=None, help="Confidence level of --ci and of the interval of the "
                                     "--compare-score difference [default: 0.95]."),
-    click.option("--ci-method", type=click.Choice(_METHODS), default=None,
+    click.option("--ci-method", type=click.Choice(METHODS), default=None,
                  help="--ci: DeLong's variance, Hanley-McNeil's formula, or the BCa "
                       "bootstrap [default: delong]."),
     click.option("--resamples", type=click.IntRange(2), default=None,
@@ -56,7 +56,7 @@ _OPTIONS = [
     click.option("--compare-score", metavar="COL",
                  help="DeLong's paired test of --score against this score column on the "
                       "same rows: both AUCs, the difference, its interval, z, p-value."),
-    click.option("--alternative", type=click.Choice(_ALTERNATIVES), default=None,
+    click.option("--alternative", type=click.Choice(ALTERNATIVES), default=None,
                  help="--compare-score: the alternative hypothesis ('greater': --score "
                       "has the higher AUC) [default: two-sided]."),
     click.option("--curve", type=click.Choice(["roc", "pr"]), default=None,
