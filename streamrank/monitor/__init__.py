@@ -99,7 +99,8 @@ C call, about 1 us in CPython. `report` ``O(1)`` plus the changes waiting with
 Hanley-McNeil, ``O(W log W)`` with DeLong. Recounting the window at each report instead
 costs ``O(W log W)`` per report.
 
-Layout: `Monitor` (``_monitor``), `Report` (``_report``), the frozen reference window
+Layout: `Monitor` (``_monitor``; its report and invariant check in ``_read``), `Report`
+(``_report``), the frozen reference window
 (``_reference``), the River drift detectors (`streamrank.monitor.detectors`), the
 snapshot of `Monitor.to_bytes` (``_state``), the AUC-drop tests
 (`streamrank.monitor.drift`) and the crash-safe checkpoint files of ``streamrank monitor``

@@ -17,20 +17,17 @@ import numpy as np
 
 from .._typing import Count, LabelKind, Number
 
-from .. import _engine_ci
 from .._validation import (check_int, check_level, check_period, check_scalar, check_weight,
                            describe, param_error)
 from ..counts import PairCounts
 from ..engine import LABEL_KINDS, PairEngine
-from ..intervals import logit_interval
 from ..structures._cwindow import RowWindow
 from ..windows import sync
-from . import _state
+from . import _read, _state
 from ._reference import _Reference
 from ._report import Report
 from ._state import _STATS
 from .detectors import _make_detector
-from .drift import _delong, auc_drop_test, hanley_mcneil_variance
 from .metrics import metrics as _metrics
 
 if TYPE_CHECKING:   # (River is imported only when a detector is built)
@@ -409,44 +406,7 @@ class Monitor:
         report); ``O(W log W)`` with ``"delong"`` and fractional weights (the window's
         placements, vectorized).
         """
-        counts = self._fresh_counts()
-        n = self._win.n_labeled
-        # nan without the warning while undefined (no pair of different labels)
-        auc = counts.auc if n and counts.comparable != 0 else _NAN
-        classes = self._win.classes
-        binary = len(classes) <= 2
-        ref = self._ref
-        ref_auc = ref_se = z = p = se = low = high = var = _NAN
-        alert = drift = False
-        if ref is not None:
-            ref_auc = ref.auc
-            if len(ref.labels) == 2:
-                var = ref.hm_var if self.test == "hanley-mcneil" else ref.delong_var
-                ref_se = math.sqrt(var) if var == var else _NAN
-        if len(classes) == 2 and auc == auc:    # the window's variance and interval
-            var = self._window_variance(auc, classes)
-            low, high = logit_interval(auc, math.sqrt(var) if var == var else _NAN,
-                                       self.level)
-        if (ref is not None and len(classes) == 2 and len(ref.labels) == 2
-                and set(classes) <= set(ref.labels) and n >= self.min_window):
-            ref_var = ref.hm_var if self.test == "hanley-mcneil" else ref.delong_var
-            comp = auc_drop_test(auc, var, ref_auc, ref_var)
-            z, p, se = comp.z, comp.p_value, comp.se
-            alert = bool(p < self.alpha)
-        det = self._detector
-        if det is not None and auc == auc and n >= self.min_window:
-            det.update(auc)
-            self._series.append(auc)
-            drift = bool(det.drift_detected)
-        r = Report(self.stats["events"], self._clock, n, len(self._win) - n, counts, auc,
-                   ref_auc, z, p, alert, drift, se, ref_se,
-                   "auc" if binary else "concordance", low, high)
-        self.history.append(r)              # a bounded deque: O(1), the oldest drops
-        self.stats["reports"] += 1
-        if alert or drift:
-            self.stats["alerts"] += 1
-            self.alerts.append(r)
-        return r
+        return _read.make_report(self)
 
     def metrics(self) -> dict[str, float | int]:
         """The numbers a metrics scrape exposes (`streamrank monitor --metrics-port`), as
@@ -468,29 +428,6 @@ class Monitor:
         (True, 4, 4)
         """
         return _metrics(self)
-
-    def _window_variance(self, auc: float, classes: dict) -> float:
-        """The variance of the window's AUC (two classes held) by the ``test`` method:
-        Hanley-McNeil's from the class weights, O(1) (nan for a class of weight at most
-        1, as DeLong's); DeLong's from the engine's
-        placement moments (O(1)), or, with fractional weights or the dominance counter,
-        from the window's placements (``O(W log W)``)."""
-        lo, hi = sorted(classes)
-        if self.test == "hanley-mcneil":            # nan for a class of weight <= 1,
-            w1, w0 = classes[hi][1], classes[lo][1]  # as in streamrank.roc_auc_ci
-            return hanley_mcneil_variance(auc, w1, w0) if w1 > 1 and w0 > 1 else _NAN
-        var = _engine_ci.delong_window_variance(self._engine)
-        if var is not None:
-            return var
-        y, s, w = self._window_arrays()
-        keep = w > 0                            # zero weight == absent (frequency weights)
-        y, s, w = y[keep], s[keep], w[keep]
-        pos = y == hi                           # the values are finite already
-        unit = bool((w == 1).all())
-        if not pos.any() or pos.all():          # a class of zero weight only
-            return _NAN
-        return _delong(s[pos], None if unit else w[pos], s[~pos],
-                       None if unit else w[~pos])[1]
 
     # ------------------------------------------------------------------ persistence
     def to_bytes(self) -> bytes:
@@ -537,34 +474,7 @@ class Monitor:
     def _check(self) -> None:
         """Invariants: the engine counts equal a batch recount of the labeled items; the
         order, the items, the engine keys and the class tallies agree."""
-        self._fresh_counts()  # a read recounts a stale engine, as a user's would
-        win = self._win
-        win._check()
-        items = win.items()
-        keys = [e[0] for e in items]
-        assert len(keys) == len(set(keys)) == len(win.store) and None not in keys
-        if self.period is None:
-            assert len(win) <= self.window
-        else:
-            ts = [e[1] for e in items]
-            assert ts == sorted(ts)
-            if ts:
-                assert ts[0] > self._clock - self.period, (ts[0], self._clock)
-        assert self._ref is None or not (self._ref_store or self._ref_left)
-        assert set(self._ref_store) <= set(keys)
-        labeled = [(y, w) for _, _, y, _, w in items if y == y]
-        assert len(labeled) == len(self._engine) == win.n_labeled
-        tally: dict = {}
-        for y, w in labeled:
-            c = tally.setdefault(y, [0, 0])
-            c[0] += 1
-            c[1] += w
-        classes = win.classes
-        assert {y: c[0] for y, c in tally.items()} == {y: c[0] for y, c in classes.items()}
-        total = sum(c[1] for c in tally.values())
-        for y, c in tally.items():
-            assert math.isclose(c[1], classes[y][1], rel_tol=1e-9, abs_tol=1e-9 * total)
-        self._engine._check(*self._window_arrays())
+        _read.check(self)
 
     def _fresh_counts(self) -> PairCounts:
         """The engine's counts, after handing it the window's waiting changes

@@ -1,0 +1,147 @@
+"""The input side of ``streamrank monitor``: its checks before any work (output folders, a
+checkpoint's input, columns and options against this run), the messages of rows it
+skips or refuses, read errors, and the progress bar."""
+
+from __future__ import annotations
+
+import gzip
+import os
+import re
+import sys
+import zlib
+
+import click
+
+from ._common import InputError, check_output_folder, location
+
+__all__ = ["_READ_ERRORS", "_check_input", "_check_outputs", "_name", "_note", "_note_skip",
+           "_option_differences", "_progress_bar", "_read_error", "_rejected"]
+
+_MONITOR_OPTIONS = ("window", "period", "reference", "test", "alpha", "detector",
+                    "min_window", "labels", "max_history")
+
+_SHOWN_SKIPS = 10
+
+
+def _note_skip(count, message) -> None:
+    """The first skipped rows, on stderr (then one line saying the rest are counted)."""
+    if count <= _SHOWN_SKIPS:
+        click.echo(f"streamrank monitor: skipped {message}", err=True)
+    elif count == _SHOWN_SKIPS + 1:
+        click.echo("streamrank monitor: more rows skipped (counted in the summary)",
+                   err=True)
+
+
+def _name(source):
+    return "<stdin>" if source == "-" else source
+
+
+_OBSERVE_PARAM = re.compile(r"The '(\w+)' parameter of Monitor\.observe must be ")
+
+
+def _rejected(name, row, exc, event_columns, line=None) -> str:
+    """A row the `Monitor` refused (a prediction back in time, a third label with
+    ``--labels binary``), located like an `EventError`: file, line and row, the column."""
+    text = str(exc)
+    m = _OBSERVE_PARAM.match(text)
+    column = event_columns.get(m.group(1)) if m else None
+    if column is None:
+        return f"{location(name, row, line=line)}: {text}"
+    return f"{location(name, row, column, line=line)}: must be {text[m.end():]}"
+
+
+def _note(text) -> None:
+    click.echo(f"streamrank monitor: {text}", err=True)
+
+
+#: What reading an input may raise besides `EventError`: a damaged or truncated gzip
+#: stream (OSError, EOFError, zlib.error), a failing disk, a bad Parquet file.
+_READ_ERRORS = (OSError, EOFError, ValueError, zlib.error)
+
+
+def _read_error(exc) -> str:
+    if isinstance(exc, EOFError):
+        return f"the compressed stream ends early: the file is truncated ({exc})"
+    if isinstance(exc, (zlib.error, gzip.BadGzipFile)):
+        return f"the compressed stream is damaged ({exc})"
+    if isinstance(exc, OSError):
+        return f"cannot read it ({exc.strerror or exc})"
+    return f"cannot read it ({exc})"
+
+
+def _check_outputs(source, checkpoint, plot) -> None:
+    """Before any work: the output files' folders exist and can be written, and no
+    output is the input."""
+    outputs = [(opt, path) for opt, path in (("--checkpoint", checkpoint), ("--plot", plot))
+               if path is not None]
+    for opt, path in outputs:
+        check_output_folder(path, opt)
+        folder = os.path.dirname(os.path.abspath(path))
+        if not os.access(folder, os.W_OK | os.X_OK):
+            raise click.BadParameter(f"the folder {folder!r} is not writable.",
+                                     param_hint=f"'{opt}'")
+        if source != "-" and os.path.exists(path) and os.path.samefile(path, source):
+            raise click.BadParameter(f"{path!r} is the input file.", param_hint=f"'{opt}'")
+    if len(outputs) == 2 and os.path.abspath(checkpoint) == os.path.abspath(plot):
+        raise click.UsageError("--checkpoint and --plot name the same file.")
+
+
+def _option_differences(ctx, given, mon, period, meta, every) -> list:
+    """The options given on the command line that differ from the checkpoint's run."""
+    current = {"window": mon.window, "period": mon.period, "reference": mon.reference,
+               "test": mon.test, "alpha": mon.alpha, "detector": mon._detector_spec,
+               "min_window": mon.min_window, "labels": mon.labels,
+               "max_history": mon.max_history}
+    out = []
+    for name in _MONITOR_OPTIONS:
+        if name in given:
+            value = period if name == "period" else ctx.params[name]
+            if value != current[name]:
+                out.append(f"--{name.replace('_', '-')} {value}: the checkpoint's monitor "
+                           f"has {name}={current[name]!r} (which a resumed run keeps)")
+    if "every" in given and "every" in meta and every != meta["every"]:
+        out.append(f"--every {every}: the checkpoint's run reported every {meta['every']}")
+    return out
+
+
+def _check_input(meta, src, parser, wanted, checkpoint, differences, on_mismatch) -> None:
+    """Compare the input and columns with the checkpoint's; a different format is an
+    error whatever --force-resume says, the rest goes to ``differences``."""
+    name = src.name
+    if meta.get("input_format") and meta["input_format"] != src.format:
+        raise InputError(f"{name}: the checkpoint was taken on {meta['input_format']} "
+                         f"input, this is {src.format}")
+    if meta.get("header") is not None and meta["header"] != src.header:
+        differences.append(f"{name}: its header {src.header} differs from the "
+                           f"checkpoint's {meta['header']}")
+    source = meta.get("source")
+    if not isinstance(source, dict):
+        return   # an old checkpoint (version 1), resumed with --force-resume
+    if source.get("identity") != src.identity:
+        differences.append(f"the input is {src.identity}; the checkpoint was taken on "
+                           f"{source.get('identity')}")
+    old = meta.get("columns") or {}
+    for role, column in wanted.items():
+        if old.get(role) != column:
+            differences.append(f"--{role} is {_shown(column)}; the checkpoint's run read "
+                               f"{_shown(old.get(role))}")
+    if "head_bytes" in source:
+        src.expect_head(source["head_bytes"], source.get("head_sha256"), on_mismatch)
+
+
+def _shown(column) -> str:
+    return "(none)" if column is None else repr(column)
+
+
+def _progress_bar(progress, src, follow):
+    if progress is None:
+        progress = sys.stderr.isatty() and not follow
+    if not progress or not src.seekable or follow:
+        return None
+    from tqdm import tqdm
+
+    total = os.path.getsize(src.path)
+    bar = tqdm(total=total, unit="B", unit_scale=True, desc="monitor", file=sys.stderr,
+               leave=False)
+    bar.update(src.position.offset or 0)
+    return bar
