@@ -4,8 +4,11 @@ Output formats (``--format``):
 
 * ``table``: aligned columns for a terminal (a missing value shows as ``-``);
 * ``json``: one JSON document (a list of records, or one record) — exact integers stay
-  integers, ``nan`` becomes ``null``;
-* ``csv``: a header and one line per record.
+  integers; a value that is not finite is the string ``"nan"``, ``"inf"`` or ``"-inf"``
+  (JSON has no literal for them; ``null`` is kept for a value that does not exist);
+* ``csv``: a header and one line per record (``nan``, ``inf``, ``-inf`` as written by
+  Python, read back as numbers by ``float()``, pandas and Arrow; an empty cell is a
+  value that does not exist).
 """
 
 from __future__ import annotations
@@ -133,11 +136,16 @@ progress_option = click.option(
 
 
 def _plain(value):
-    """A JSON/CSV-friendly value: numpy scalars to Python, non-finite floats to None."""
+    """A JSON/CSV-friendly value: numpy scalars to Python, non-finite floats to the strings
+    ``"nan"``, ``"inf"``, ``"-inf"`` (JSON has no literal for them).
+
+    >>> _plain(float("inf")), _plain(float("nan")), _plain(0.5), _plain(None)
+    ('inf', 'nan', 0.5, None)
+    """
     if hasattr(value, "item") and not isinstance(value, (str, bytes)):
         value = value.item()
     if isinstance(value, float) and not math.isfinite(value):
-        return None
+        return str(value)   # "nan", "inf", "-inf"
     return value
 
 
@@ -201,5 +209,6 @@ def format_records(records: Sequence[dict], fmt: str, *, columns: Iterable[str] 
 
 
 def _is_number(value) -> bool:
-    value = _plain(value)
+    if hasattr(value, "item") and not isinstance(value, (str, bytes)):
+        value = value.item()
     return isinstance(value, (int, float)) and not isinstance(value, bool)

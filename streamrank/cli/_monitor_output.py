@@ -1,14 +1,23 @@
 """What ``streamrank monitor`` prints: the report lines on stdout (``--format table``, a
 header once; ``json``, one JSON object a line; ``csv``, a header once) and the summary on
-stderr at the end."""
+stderr at the end.
+
+One time format in all three: when the input's times are ISO 8601 timestamps, ``time`` is
+an ISO 8601 UTC timestamp (``2026-01-01T05:17:32Z``) in the table, JSON and CSV, and
+JSON and CSV add ``time_epoch``, the same instant in POSIX seconds; plain numbers stay
+numbers. Values that are not finite are ``nan``, ``inf``, ``-inf``: JSON strings
+(``"nan"``; JSON has no literal for them), the same text in CSV; ``null`` (an empty CSV
+cell) is a value that does not exist (no time given).
+"""
 
 from __future__ import annotations
 
 import json
-import math
 import sys
 
 import click
+
+from ._common import _plain
 
 __all__ = ["COLUMNS"]
 
@@ -41,13 +50,19 @@ class _Printer:
 
         rec = report.as_dict()
         self.last_events = report.events
-        if self.fmt == "json":
-            click.echo(json.dumps({k: _plain(rec[k]) for k in COLUMNS}))
-            return
-        if self.fmt == "csv":
+        if self.fmt in ("json", "csv"):
+            columns = COLUMNS
+            if self.iso_time():         # one time format: ISO 8601, plus the POSIX seconds
+                columns = ("events", "time", "time_epoch") + COLUMNS[2:]
+                t = rec["time"]
+                rec["time"], rec["time_epoch"] = (None, None) if t is None else \
+                    (format_time(t), t)
+            if self.fmt == "json":
+                click.echo(json.dumps({k: _plain(rec[k]) for k in columns}))
+                return
             if not self.started:
-                click.echo(",".join(COLUMNS))
-            click.echo(",".join(_csv_cell(rec[k]) for k in COLUMNS))
+                click.echo(",".join(columns))
+            click.echo(",".join(_csv_cell(rec[k]) for k in columns))
             self.started = True
             return
         if not self.started:
@@ -70,12 +85,6 @@ class _Printer:
                 text = str(v)
             cells.append(text.rjust(w))
         click.echo("  ".join(cells).rstrip())
-
-
-def _plain(v):
-    if isinstance(v, float) and not math.isfinite(v):
-        return None
-    return v
 
 
 def _csv_cell(v) -> str:

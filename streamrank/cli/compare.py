@@ -6,7 +6,8 @@ of ``streamrank eval``), the results come from `gsd_front` and `gsd_test` and ar
 into records by `streamrank.cli._compare_output`.
 
 Output (``--format``, as for ``streamrank eval``): ``table``, the sections for a terminal;
-``json``, one JSON object (`comparison_report`; a non-finite number is ``null``); ``csv``,
+``json``, one JSON object (`comparison_report`; a non-finite number is the string
+``"nan"``, ``"inf"`` or ``"-inf"``); ``csv``,
 one line per ordered pair of models (`csv_records`). Exit codes: 0 success, 2 a usage or
 input error, whose message names the option, or the file, line, row, column and value.
 """

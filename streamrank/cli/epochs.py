@@ -8,12 +8,12 @@ every epoch the command prints, exactly, the record of `streamrank.epochs.summar
 ``tied_score`` ``T``; ``auc`` ``(C + T/2) / (C + D + T)`` for binary labels, else
 ``c_index`` and Kendall's ``tau_b``; ``d_auc`` (``d_c_index``), the change since the epoch
 before; ``right_wrong``, the ratio ``(C + T) / (D + T)`` of pairs ranked right to pairs
-ranked wrong (infinite when ``D + T = 0``, which the table shows as ``nan`` and JSON as
-``null``); ``changed``, the items whose score moved; ``churn``, the pairs whose score order
+ranked wrong (infinite when ``D + T = 0``: ``inf`` in the table and CSV, the string
+``"inf"`` in JSON); ``changed``, the items whose score moved; ``churn``, the pairs whose score order
 flipped strictly since the epoch before, and ``churn_rate``, that share of all pairs.
 
-The first epoch has no ``d_auc``, ``changed`` or ``churn`` (``nan`` in the table, ``null``
-in JSON, empty in CSV). ``--format json`` prints one object: the summary (``items``,
+The first epoch has no ``d_auc``, ``changed`` or ``churn`` (``nan`` in the table and
+CSV, the string ``"nan"`` in JSON). ``--format json`` prints one object: the summary (``items``,
 ``label_levels``, ``metric``, ``comparable_pairs``, ``best_epoch``, ``rows_skipped`` per
 file, ``dropped_items``, ``first_errors``, ...) and the records under ``epochs``; ``--format
 csv`` prints only the records. With ``table`` and ``csv`` the rows skipped go to stderr.
@@ -252,7 +252,7 @@ def epochs(epoch_files, label_file, label_col, score_col, id_col, weight_col, or
     if fmt == "table":
         click.echo(_render_table(report, label_file))
     elif fmt == "json":
-        # format_records gives the shared JSON conventions (nan -> null, exact ints).
+        # format_records gives the shared JSON conventions (nan -> "nan", exact ints).
         summary = {k: v for k, v in report.items() if k != "epochs"}
         text = format_records([summary], "json", single=True)
         doc = json.loads(text)

@@ -574,7 +574,7 @@ def test_one_label_level_gives_undefined_metrics(tmp_path):
     base = [*files, "--labels", tmp_path / "y.csv", "--label", "y", "--score", "p"]
     doc = _json(base)
     assert doc["best_epoch"] is None and doc["comparable_pairs"] == 0
-    assert doc["epochs"][0]["c_index"] is None and doc["epochs"][1]["churn"] == 1
+    assert doc["epochs"][0]["c_index"] == "nan" and doc["epochs"][1]["churn"] == 1
     assert "best epoch: none" in _run(base).stdout
 
 

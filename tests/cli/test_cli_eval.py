@@ -77,7 +77,7 @@ def as_table(*args) -> dict:
 
 def close(a, b, tol=1e-12):
     if b is None or (isinstance(b, float) and math.isnan(b)):
-        return a is None or (isinstance(a, float) and math.isnan(a))
+        return a in (None, "nan") or (isinstance(a, float) and math.isnan(a))
     return abs(float(a) - float(b)) <= tol * max(1.0, abs(float(b)))
 
 
@@ -339,11 +339,11 @@ def test_nothing_left_to_evaluate(tmp_path):
     assert res.exit_code == 2 and "the file has no data rows" in res.stderr
 
 
-def test_undefined_metric_is_null_with_a_warning(tmp_path):
+def test_undefined_metric_is_nan_with_a_warning(tmp_path):
     path = _bad_csv(tmp_path, ["1,1,0.1,1", "2,1,0.8,1"])
     res = run(path, "--label", "label", "--score", "score", "--format", "json")
     out = json.loads(res.stdout)
-    assert out["auc"] is None and out["gini"] is None and out["comparable"] == 0
+    assert out["auc"] == out["gini"] == "nan" and out["comparable"] == 0
     assert "note: undefined (nan): auc, gini, pairwise_accuracy" in res.stderr
 
 
@@ -465,7 +465,7 @@ def test_one_label_class_counts_its_rows(tmp_path):
     path = _bad_csv(tmp_path, ["1,1,0.1,1", "2,1,0.8,1", "3,1,0.5,1"])
     for extra in ([], ["--pos-label", "1"]):
         out = as_json(path, "--label", "label", "--score", "score", *extra)
-        assert (out["positives"], out["negatives"], out["auc"]) == (3, 0, None)
+        assert (out["positives"], out["negatives"], out["auc"]) == (3, 0, "nan")
     path = _bad_csv(tmp_path, ["1,0,0.1,1", "2,0,0.8,1"], "zeros.csv")
     out = as_json(path, "--label", "label", "--score", "score")
     assert (out["positives"], out["negatives"]) == (0, 2)

@@ -267,11 +267,38 @@ def test_iso_timestamps_and_period_window(tmp_path):
     for r in rows:
         sec = time.mktime(time.strptime(r["ts"], "%Y-%m-%dT%H:%M:%SZ")) - time.timezone
         m.observe(str(r["id"]), score=r["score"], label=r["label"], time=sec)
-    assert final["time"] == m.clock
+    # one time format: ISO 8601 in every format, the POSIX seconds as time_epoch
+    assert final["time_epoch"] == m.clock
+    assert final["time"] == time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(m.clock))
     assert_counts(final, m.counts)
     assert final["n"] < 1200  # the hour window has slid
     table = run([path, "--time", "ts", "--period", "1h", "--every", 600]).stdout
-    assert re.match(r"\s+600  \d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ ", table.splitlines()[1])
+    iso = r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ"
+    assert re.match(rf"\s+600  {iso} ", table.splitlines()[1])
+    csv_out = run([path, "--time", "ts", "--period", "1h", "--every", 600,
+                   "--format", "csv"]).stdout.splitlines()
+    header = csv_out[0].split(",")
+    assert header[:3] == ["events", "time", "time_epoch"]
+    first = dict(zip(header, csv_out[1].split(",")))
+    assert re.fullmatch(iso, first["time"]) and first["events"] == "600"
+    assert time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(float(first["time_epoch"]))) \
+        == first["time"]
+
+
+def test_non_finite_values_are_strings_in_json_and_text_in_csv(tmp_path):
+    """JSON has no literal for nan or inf: they are the strings "nan" / "inf"; CSV writes
+    the same text; numeric times stay numbers (no time_epoch)."""
+    path = write_csv(tmp_path / "one.csv", [dict(id=i, score=0.1 * i, label=1, ts=i)
+                                          for i in range(40)])
+    res = run([path, "--time", "ts", "--every", 20, "--format", "json"])
+    assert res.exit_code == 0, res.output
+    first = json.loads(res.stdout.splitlines()[0])
+    assert first["auc"] == first["z"] == first["p_value"] == "nan"   # one class only
+    assert first["time"] == 19 and "time_epoch" not in first
+    csv_out = run([path, "--time", "ts", "--every", 20, "--format", "csv"]).stdout.splitlines()
+    rec = dict(zip(csv_out[0].split(","), csv_out[1].split(",")))
+    assert rec["auc"] == rec["p_value"] == "nan" and float(rec["time"]) == 19
+    assert "time_epoch" not in rec
 
 
 def test_no_id_column_uses_row_numbers_and_ordinal_labels(tmp_path):
@@ -283,7 +310,7 @@ def test_no_id_column_uses_row_numbers_and_ordinal_labels(tmp_path):
     res = run([path, "--window", 100, "--every", 100, "--format", "json"])
     assert res.exit_code == 0, res.output
     final = last_json(res.stdout)
-    assert final["metric"] == "concordance" and final["p_value"] is None
+    assert final["metric"] == "concordance" and final["p_value"] == "nan"
     assert_counts(final, pair_counts(y[-100:], s[-100:]))
     # an explicit --id that is not there is an error
     res = run([path, "--id", "id"])

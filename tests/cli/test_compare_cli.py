@@ -333,16 +333,17 @@ def test_docs_example_output_is_the_commands(tmp_path):
     assert res.stdout.splitlines() == shown
 
 
-def test_report_non_finite_numbers_are_null():
-    """A statistic that is not finite (an LP that failed) is null in JSON, empty in CSV."""
+def test_report_non_finite_numbers_are_strings():
+    """A statistic that is not finite (an LP that failed) is the string "nan" or "inf" in
+    JSON (strict JSON: no NaN literal), the same text in CSV."""
     models = ("a", "b")
     d = np.array([[np.nan, np.inf], [np.nan, np.nan]])
     no = np.zeros((2, 2), dtype=bool)
     front = GSDFront(models, d, no, no, models, no, models)
     recs = pair_records(front)
-    assert [r["statistic"] for r in recs] == [None, None]
+    assert [r["statistic"] for r in recs] == ["nan", "inf"]
     json.loads(json.dumps(comparison_report(_table_ab(), front), allow_nan=False))
-    assert format_records(recs, "csv").splitlines()[1] == "a,b,,False,False,False"
+    assert format_records(recs, "csv").splitlines()[1] == "a,b,nan,False,False,False"
 
 
 def _table_ab():
