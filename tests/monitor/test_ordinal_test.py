@@ -78,8 +78,9 @@ def test_every_report_equals_the_formula_from_scratch():
     m._check()
     tested = [r for r in m.history if r.p_value == r.p_value]
     assert len(tested) > 40
-    assert not any(r.alert for r in m.history if r.events <= 300)  # before the drop
-    assert sum(r.alert for r in m.history if r.events > 380) >= 3   # after it
+    rows = range(EVERY - 1, y.size, EVERY)          # the row of each report
+    assert not any(r.alert for i, r in zip(rows, m.history) if i < 300)  # before the drop
+    assert all(r.alert for i, r in zip(rows, m.history) if i >= 300 + WINDOW)  # after
     assert m.stats["alerts"] == sum(r.alert or r.drift for r in m.history)
 
 
