@@ -17,7 +17,8 @@ is not comparable.
 They come from ``d_i = sum_j w_j sign(y_i - y_j) sign(s_i - s_j)`` (``a_i = b_i + d_i``),
 which the compiled `streamrank.batch._clevels.row_scores` gives for every row in two
 passes of a Fenwick tree over the label ranks, rows in score order: ``O(n log n)`` in
-all (one argsort of the scores, one ``np.unique`` of the labels), never a pair loop.
+all (one argsort of the scores; the labels' ranks in ``O(n)`` for up to 8 levels, else
+one ``np.unique``), never a pair loop.
 
 **The U-statistic (delta-method) variance** (``method="u-statistic"``, the default).
 Numerator and denominator are U-statistics of degree 2; the ratio's linearization has
@@ -61,7 +62,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from ._clevels import row_scores
-from ._kernels import run_starts
+from ._kernels import encode_labels, run_starts
 from .delong import _wsum
 from .._validation import check_level, check_option, param_error
 from ..exceptions import UndefinedMetricWarning
@@ -83,7 +84,11 @@ def concordance_components(y, s, w):
     ``O(n log n)``."""
     order = np.argsort(s, kind="stable")
     ss = s[order]
-    levels, yr = np.unique(y[order], return_inverse=True)
+    coded = encode_labels(y)                    # few levels: O(n), no sort
+    if coded is None:
+        levels, yr = np.unique(y[order], return_inverse=True)
+    else:
+        yr, levels = coded[0][order], coded[1]
     ws = None if w is None else w[order]
     d = row_scores(yr, levels.size, run_starts(ss), ws)
     if ws is None:
@@ -181,9 +186,10 @@ def concordance_variance(y_true: ArrayLike, y_score: ArrayLike, *,
     (`streamrank.batch.concordance`) gives the formulas and how they relate to DeLong's
     variance with two labels.
 
-    Runtime complexity: ``O(n log n)``: one argsort of the scores, one ``np.unique`` of the
-    labels and two compiled Fenwick-tree passes (``O(n log L)`` for ``L`` labels); the pair
-    formula is ``O(n^2)``. Exact integer sums with unit or integer weights.
+    Runtime complexity: ``O(n log n)``: one argsort of the scores, the labels' ranks
+    (``O(n)`` for up to 8 levels, else one ``np.unique``) and two compiled Fenwick-tree
+    passes (``O(n log L)`` for ``L`` labels); the pair formula is ``O(n^2)``. Exact
+    integer sums with unit or integer weights.
 
     Parameters
     ----------
