@@ -5,7 +5,8 @@ the incremental structures update the same counts in O(log n) per change.
 """
 
 from .batch import (AUCInterval, GroupAUCResult, PairedAUCMatrix, PairedAUCTest,
-                    average_precision_score, bootstrap_ci, concordance_index, delong_test,
+                    average_precision_score, bootstrap_ci, concordance_ci, concordance_index,
+                    concordance_variance, delong_test,
                     goodman_kruskal_gamma, group_auc_score, kendall_tau, pair_counts,
                     precision_recall_curve, roc_auc_ci, roc_auc_score, roc_curve, somers_d)
 from .counter import PairCounter
@@ -42,7 +43,9 @@ __all__ = [
     "UndefinedMetricWarning",
     "average_precision_score",
     "bootstrap_ci",
+    "concordance_ci",
     "concordance_index",
+    "concordance_variance",
     "delong_test",
     "goodman_kruskal_gamma",
     "group_auc_score",

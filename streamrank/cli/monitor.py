@@ -123,7 +123,8 @@ def _period(ctx, param, value):
               metavar="N", help="Print a report (and test, feed the detector) every N events.")
 @click.option("--test", type=click.Choice(["hanley-mcneil", "delong"]),
               default="hanley-mcneil", show_default=True,
-              help="Variance of the one-sided AUC test.")
+              help="Variance of the one-sided AUC test (binary labels). Non-binary labels "
+                   "are tested by their concordance with its U-statistic variance.")
 @click.option("--alpha", type=click.FloatRange(0, 1, min_open=True, max_open=True),
               default=0.01, show_default=True, help="Alert when p < alpha.")
 @click.option("--detector", type=click.Choice(["adwin", "page-hinkley"]), default=None,
@@ -132,7 +133,8 @@ def _period(ctx, param, value):
               metavar="N", help="Labeled predictions needed before a test runs.")
 @click.option("--labels", type=click.Choice(["auto", "binary", "ordinal", "continuous"]),
               default="auto", show_default=True,
-              help="Label kind; non-binary labels get the concordance and no AUC test.")
+              help="Label kind; non-binary labels get the concordance (C + T/2)/P and its "
+                   "one-sided test (U-statistic variance, O(W log W) per report).")
 @click.option("--max-history", type=click.IntRange(min=1), default=10000, show_default=True,
               metavar="N", help="Reports kept for the plot and the checkpoint (the last N).")
 @click.option("--fail-on-alert", is_flag=True, help="Exit with code 1 if any alert fired.")

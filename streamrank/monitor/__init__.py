@@ -54,19 +54,30 @@ by its own length; before that they share predictions, their AUCs are positively
 correlated, and the sum overstates the variance of the difference: the test is then
 conservative (fewer alerts), never anti-conservative. No test runs (``z``,
 ``p_value`` nan, no alert) before the reference is frozen, while the window holds fewer
-than ``min_window`` labeled predictions or only one class, or with non-binary labels.
+than ``min_window`` labeled predictions or only one class.
 
 **The interval**: every report carries ``Report.low`` and ``Report.high``, the interval
 of the window's AUC at the monitor's ``level`` (default 0.95) by the ``test`` method: with
 whole-number weights the bounds of `streamrank.roc_auc_ci` of the window's labeled
-predictions; nan while the window holds one class (or a class of weight at most 1),
-or non-binary labels. ``Report.as_dict`` and ``streamrank monitor --format json|csv``
+predictions; nan while the window holds one class (or a class of weight at most 1).
+With non-binary labels, the logit interval of the concordance (below). ``Report.as_dict`` and ``streamrank monitor --format json|csv``
 name them ``auc_low`` and ``auc_high``.
 
 **Non-binary labels** (ordinal or real: a third label value): the reported metric is
 Harrell's concordance ``(C + T/2) / P`` of the same counts (``Report.metric ==
-"concordance"``; Kendall's tau and the rest are in ``Report.counts``); there is no AUC
-test, only the metric series and the detector.
+"concordance"``; Kendall's tau and the rest are in ``Report.counts``), tested the same
+way: one-sided, ``H1: c(window) < c(reference)``, ``z = (c - c_ref) / sqrt(Var(c) +
+Var(c_ref))``, ``p = Phi(z)``, an alert when ``p < alpha``, with the U-statistic
+(delta-method) variance of `streamrank.concordance_variance` on both windows (whatever
+``test``, which picks the AUC variance of binary labels); the interval is
+`streamrank.concordance_ci`'s logit interval. The same overlap caveat holds (a
+conservative test until the window has slid by its length). It applies as soon as the
+window or the reference holds a third label value. The reference's variance is computed
+once when it freezes; the window's at each report from its labeled predictions,
+``O(W log W)`` (one argsort and two compiled Fenwick-tree passes), where the binary tests
+cost ``O(1)``. The variance assumes exchangeable rows: on a strongly autocorrelated
+series (a time series of approval ratings) it understates the spread and alerts more
+often than ``alpha``.
 
 **The detector** (``"adwin"``, ``"page-hinkley"`` or a River drift detector instance,
 cloned) is fed the metric at each `report` (when defined and ``n >= min_window``);

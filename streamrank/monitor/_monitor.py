@@ -73,7 +73,8 @@ class Monitor:
         Freeze the reference window as the first ``reference`` labeled predictions;
         default: the first full window, just before it first slides.
     test : {"hanley-mcneil", "delong"}
-        Variance of the AUC test (`streamrank.monitor.drift`).
+        Variance of the AUC test (`streamrank.monitor.drift`) of binary labels; with a
+        third label value the concordance is tested with its U-statistic variance.
     alpha : float
         Alert when the one-sided p-value is below ``alpha``.
     detector : {"adwin", "page-hinkley"} or River drift detector, optional
@@ -404,7 +405,7 @@ class Monitor:
         Runtime complexity: O(1) with ``test="hanley-mcneil"``, and with ``"delong"``
         and whole-number weights (the engine's placement moments, ``O(W)`` at the first
         report); ``O(W log W)`` with ``"delong"`` and fractional weights (the window's
-        placements, vectorized).
+        placements, vectorized), and with non-binary labels (the concordance's variance).
         """
         return _read.make_report(self)
 

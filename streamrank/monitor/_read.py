@@ -8,6 +8,7 @@ import math
 
 from .. import _engine_ci
 from ..intervals import logit_interval
+from . import _ordinal
 from ._report import Report
 from .drift import _delong, auc_drop_test, hanley_mcneil_variance
 
@@ -42,6 +43,8 @@ def make_report(mon) -> Report:
         comp = auc_drop_test(auc, var, ref_auc, ref_var)
         z, p, se = comp.z, comp.p_value, comp.se
         alert = bool(p < mon.alpha)
+    if _ordinal.applies(classes, ref):      # a third label: the concordance test
+        low, high, ref_se, z, p, se, alert = _ordinal.ordinal_test(mon, auc, n)
     det = mon._detector
     if det is not None and auc == auc and n >= mon.min_window:
         det.update(auc)

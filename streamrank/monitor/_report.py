@@ -43,15 +43,17 @@ class Report:
     se : float
         Standard error of ``auc - reference_auc`` (nan when no test ran).
     reference_se : float
-        Standard error of the reference AUC (nan until frozen or non-binary).
+        Standard error of the reference AUC (or concordance: its U-statistic variance
+        with non-binary labels; nan until frozen).
     metric : str
         ``"auc"`` (binary labels) or ``"concordance"``.
     low, high : float
         The interval of the window's AUC at the monitor's ``level``, by its ``test``
         method: with whole-number weights, the ``low`` and ``high`` of
         `streamrank.roc_auc_ci` of the window's labeled predictions (``method`` the
-        test); nan while undefined (one class, a class of weight 1, more than two
-        labels). Reports written before they existed load with nan.
+        test); with non-binary labels `streamrank.concordance_ci`'s; nan while
+        undefined (one class, a class of weight 1). Reports written before they existed
+        load with nan.
     """
 
     events: int

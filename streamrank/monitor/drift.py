@@ -37,6 +37,10 @@ than the reference did. Two estimates of ``Var(A)`` are offered.
   `streamrank.delong_test` (`streamrank.batch.delong`, `streamrank.intervals`), where the
   paired test of two models on the same samples lives.
 
+**Non-binary labels** (a `Monitor` whose window or reference holds a third label value)
+are tested by `auc_drop_test` too, on Harrell's concordance ``(C + T/2) / P`` with the
+U-statistic variance of `streamrank.concordance_variance` (`streamrank.monitor._ordinal`).
+
 **Weights** are *frequency* weights in both: a sample of integer weight ``k`` gives
 exactly the variance of ``k`` copies of it (``n_pos``, ``n_neg`` are weight sums).
 

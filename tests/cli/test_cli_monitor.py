@@ -22,10 +22,11 @@ import numpy as np
 import pytest
 from click.testing import CliRunner
 
-from streamrank import pair_counts
+from streamrank import concordance_variance, pair_counts
 from streamrank.cli import main
 from streamrank.monitor.checkpoint import read_checkpoint, write_checkpoint
 from streamrank.monitor import Monitor
+from streamrank.monitor.drift import auc_drop_test
 from paths import ROOT
 
 PNG = b"\x89PNG\r\n\x1a\n"
@@ -310,7 +311,11 @@ def test_no_id_column_uses_row_numbers_and_ordinal_labels(tmp_path):
     res = run([path, "--window", 100, "--every", 100, "--format", "json"])
     assert res.exit_code == 0, res.output
     final = last_json(res.stdout)
-    assert final["metric"] == "concordance" and final["p_value"] == "nan"
+    assert final["metric"] == "concordance"
+    # the concordance test: window (the last 100 rows) against the first full window
+    comp = auc_drop_test(*concordance_variance(y[-100:], s[-100:]),
+                         *concordance_variance(y[:100], s[:100]))
+    assert final["p_value"] == pytest.approx(comp.p_value, rel=1e-9)
     assert_counts(final, pair_counts(y[-100:], s[-100:]))
     # an explicit --id that is not there is an error
     res = run([path, "--id", "id"])

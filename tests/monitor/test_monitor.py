@@ -15,8 +15,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from streamrank import pair_counts
-from streamrank.monitor.drift import delong_test, hanley_mcneil_test
+from streamrank import concordance_variance, pair_counts
+from streamrank.monitor.drift import auc_drop_test, delong_test, hanley_mcneil_test
 from streamrank.monitor import Monitor, Report
 from streamrank.plot import plot_history
 
@@ -288,7 +288,7 @@ def test_no_test_before_min_window_or_with_one_class():
     assert math.isnan(r.auc) and math.isnan(r.p_value) and not r.alert
 
 
-def test_non_binary_labels_report_concordance_and_no_test():
+def test_non_binary_labels_report_concordance_and_its_test():
     rng = np.random.default_rng(4)
     y = rng.integers(0, 5, 600)
     s = y + rng.normal(0, 1.5, 600)
@@ -302,7 +302,12 @@ def test_non_binary_labels_report_concordance_and_no_test():
     assert r.counts == pair_counts(y[-200:], s[-200:])
     assert r.auc == pytest.approx(pair_counts(y[-200:], s[-200:]).c_index)
     assert r.reference_auc == pytest.approx(pair_counts(y[:200], s[:200]).c_index)
-    assert all(math.isnan(h.p_value) and not h.alert for h in m.history)
+    # the concordance test (tests/monitor/test_ordinal_test.py checks every report)
+    c, var = concordance_variance(y[-200:], s[-200:])
+    ref = concordance_variance(y[:200], s[:200])
+    comp = auc_drop_test(c, var, *ref)
+    assert (r.z, r.p_value, r.alert) == pytest.approx((comp.z, comp.p_value,
+                                                       comp.p_value < m.alpha))
 
 
 @pytest.mark.parametrize("name", ["adwin", "page-hinkley"])
