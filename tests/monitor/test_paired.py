@@ -274,3 +274,18 @@ def test_metrics_and_protocol():
     assert isinstance(r, PairedReport) and set(r.as_dict()) >= set(
         r.champion.as_dict())
     assert pm.stats["events"] == 100 and pm.stats["predictions"] == 100
+
+
+def test_a_third_label_the_champion_takes_and_the_challenger_refuses_is_undone():
+    pm = PairedMonitor(window=2, labels="binary", min_window=2)
+    pm.observe("a", score=0.1, challenger=0.2, label=0)
+    pm.observe("b", score=0.9, challenger=0.8, label=1)
+    before = pm.to_bytes()
+    # the champion's new prediction evicts 'a' (label 0): {1, 2} is fine there; the
+    # challenger (no score: the label only) still holds {0, 1}
+    with pytest.raises(ValueError, match="at most two labels"):
+        pm.observe("c", score=0.5, label=2)
+    assert pm.to_bytes() == before
+    pm._check()
+    pm.observe("c", score=0.5, challenger=0.4, label=1)
+    pm._check()
