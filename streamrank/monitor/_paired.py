@@ -145,6 +145,10 @@ class PairedMonitor:
         self.stats["paired_alerts"] = 0
         self.history: deque[PairedReport] = deque(maxlen=self.champion.max_history)
         self.alerts: deque[PairedReport] = deque(maxlen=self.champion.max_history)
+        # both windows hold the same ids in the same order: true while every event gave
+        # both scores or neither (both models then see the same events), and again once
+        # a report finds them so
+        self._aligned = True
 
     # ------------------------------------------------------------------ settings
     def __getattr__(self, name):
@@ -236,6 +240,8 @@ class PairedMonitor:
                     else:
                         self.challenger = backup
                 raise
+        if (score is None) != (challenger is None):
+            self._aligned = False
         st, a = self.stats, self.champion.stats
         st["events"] += 1
         for k in _CHAMPION_STATS:
@@ -245,11 +251,24 @@ class PairedMonitor:
     def paired_rows(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         """``(y, champion_score, challenger_score, weight)``: the ids labeled in both
         windows, in the challenger's window order (label and weight the champion's).
-        Runtime: ``O(W)``."""
-        rows = {k: (y, s, w) for k, y, s, w, _ in self.champion.items() if y is not None}
+        Runtime: ``O(W)``: when both windows hold the same ids in the same order (both
+        scores on every prediction row), the windows' columns, in C; otherwise a join
+        by id (a dict, in Python)."""
+        wa, wb = self.champion._win, self.challenger._win
+        aligned = self._aligned
+        if not aligned:
+            ia, ib = wa.items(), wb.items()
+            aligned = self._aligned = (len(ia) == len(ib)
+                                       and [e[0] for e in ia] == [e[0] for e in ib])
+        if aligned:
+            ya, sa, w = wa.columns(labeled=False)
+            yb, sb, _ = wb.columns(labeled=False)
+            keep = (ya == ya) & (yb == yb)      # labeled in both
+            return ya[keep], sa[keep], sb[keep], w[keep]
+        rows = {k: (y, s, w) for k, _, y, s, w in ia if y == y}
         ys, sa, sb, ws = [], [], [], []
-        for k, y, s, _, _ in self.challenger.items():
-            if y is not None and k in rows:
+        for k, _, y, s, _ in ib:
+            if y == y and k in rows:
                 ya, s_a, w = rows[k]
                 ys.append(ya)
                 sa.append(s_a)
@@ -359,6 +378,8 @@ class PairedMonitor:
         assert st["reports"] == a.stats["reports"] == b.stats["reports"]
         assert st["paired_alerts"] <= st["alerts"] <= st["reports"]
         assert len(self.history) == len(a.history) == len(b.history)
+        if self._aligned:
+            assert [e[0] for e in a._win.items()] == [e[0] for e in b._win.items()]
         for r, ra, rb in zip(self.history, a.history, b.history):
             assert r.champion is ra and r.challenger is rb
         labels = {k: y for k, y, *_ in a.items() if y is not None}

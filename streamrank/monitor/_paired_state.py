@@ -3,7 +3,8 @@
 
 One ``np.savez`` archive (`streamrank._snapshot`: no pickled objects), format
 ``"streamrank.PairedMonitor"`` version 1: ``config`` (JSON: ``alert_on``), ``state``
-(JSON: the pair's statistics, the paired fields of each report of its history, and its
+(JSON: the pair's statistics, whether both windows hold the same ids in the same
+order, the paired fields of each report of its history, and its
 alerts whole: both models' report rows and the paired fields), and ``champion`` /
 ``challenger``, each model's `Monitor.to_bytes` as bytes. The history's reports are
 rebuilt from the paired fields and the models' own histories, which hold one report per
@@ -34,7 +35,7 @@ _VERSION = 1
 
 def dump(m) -> bytes:
     """`PairedMonitor.to_bytes` of ``m``, in ``O(W + H + F)``."""
-    state = {"stats": m.stats, "history": [r._to_row() for r in m.history],
+    state = {"stats": m.stats, "aligned": m._aligned, "history": [r._to_row() for r in m.history],
              "alerts": [[r.champion._to_row(), r.challenger._to_row(), r._to_row()]
                         for r in m.alerts]}
     u8 = np.uint8
@@ -55,7 +56,8 @@ def load(cls, data: bytes):
     b_bytes = snap.array("challenger", "u", itemsize=1).tobytes()
     snap.finish()
     if not (type(config) is dict and set(config) == {"alert_on"} and type(state) is dict
-            and set(state) == {"stats", "history", "alerts"}
+            and set(state) == {"stats", "aligned", "history", "alerts"}
+            and type(state["aligned"]) is bool
             and type(state["history"]) is list and type(state["alerts"]) is list):
         raise snap.corrupt("the settings or the state are not those to_bytes writes")
     stats = state["stats"]
@@ -73,6 +75,10 @@ def load(cls, data: bytes):
         m.history = deque(maxlen=a.max_history)
         m.alerts = deque(maxlen=a.max_history)
         m.stats = dict(stats)
+        m._aligned = state["aligned"]
+        if m._aligned and [e[0] for e in a._win.items()] != [e[0] for e in
+                                                             b._win.items()]:
+            raise snap.corrupt("the windows hold other ids, but are said to be aligned")
         rows = state["history"]
         if not len(rows) == len(a.history) == len(b.history):
             raise snap.corrupt("the history does not pair the models' reports")
