@@ -128,7 +128,8 @@ def plot_history(history: Iterable[Report], path: _Path, *,
         pa = [i for i, r in enumerate(paired) if r.paired_alert]
         if pa:
             ax.plot(x[pa], b_auc[pa], "D", color="tab:purple", ms=5, ls="none",
-                    label=f"paired alert ({paired[-1].alternative}): {len(pa)}")
+                    label=f"challenger {_SIDE[paired[-1].alternative]} (paired "
+                          f"test): {len(pa)}")
     al = [i for i, r in enumerate(history) if r.alert]
     if al:
         ax.plot(x[al], auc[al], "v", color="tab:red", ms=6, ls="none",
@@ -154,6 +155,10 @@ def plot_history(history: Iterable[Report], path: _Path, *,
     fig.tight_layout()
     fig.savefig(path, format="png")
     return path
+
+
+#: How a paired alert reads in the legend, by the paired test's alternative.
+_SIDE = {"less": "worse", "greater": "better", "two-sided": "different"}
 
 
 def _to_dates(seconds):
