@@ -99,6 +99,7 @@ def test_every_report_equals_delong_test_of_the_windows(events, window, alert_on
                 pm.observe(key, challenger=(c + 0.5) / 5)
             else:
                 check_report(pm, pm.report(), alert_on)
+                pm._check()
             if i == roundtrip:
                 pm = PairedMonitor.from_bytes(pm.to_bytes())
         check_report(pm, pm.report(), alert_on)
@@ -289,3 +290,21 @@ def test_a_third_label_the_champion_takes_and_the_challenger_refuses_is_undone()
     pm._check()
     pm.observe("c", score=0.5, challenger=0.4, label=1)
     pm._check()
+
+
+def test_pickle_and_copy_go_through_the_snapshot():
+    import copy
+    import pickle
+
+    pm = PairedMonitor(window=20, min_window=3)
+    _worse_stream(pm, 50)
+    for other in (pickle.loads(pickle.dumps(pm)), copy.copy(pm), copy.deepcopy(pm)):
+        assert other.to_bytes() == pm.to_bytes()
+        other._check()
+    odd = PairedMonitor(window=5)
+    odd.observe((1, 2), score=0.5, challenger=0.4, label=1)     # a key to_bytes refuses
+    with pytest.raises(TypeError, match="all ints or all strings"):
+        odd.to_bytes()
+    twin = pickle.loads(pickle.dumps(odd))
+    assert (1, 2) in twin and twin.stats == odd.stats
+    twin._check()
