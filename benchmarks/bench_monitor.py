@@ -30,6 +30,14 @@ scores).
 
 Run: ``python benchmarks/bench_monitor.py [--events 2e5] [--windows 1e4 1e5] [--every
 100] [--repeats 3] [--json] [-o FILE]``. Progress goes to stderr, the report to stdout.
+
+``--paired`` times champion against challenger instead (`PairedMonitor`, per window
+size): the cost of one ``report()`` (both models' reports and DeLong's paired test on the
+ids labeled in both windows), and of its paired test alone (the join of the windows and
+`delong_test`), against recomputing from scratch on the window's numpy slices: both
+AUCs by ``roc_auc_score`` and `delong_test`. The stream: both scores on every prediction
+row with its label, ``--every`` new events between two reports (not timed), the median of
+``--reports`` reports; each report's p-value is checked equal to the scratch one.
 """
 
 from __future__ import annotations
@@ -54,7 +62,8 @@ from _common import (  # noqa: E402
     load_average, time_call, write_report,
 )
 from streamrank import metrics as sm  # noqa: E402
-from streamrank.monitor import Monitor  # noqa: E402
+from streamrank import delong_test  # noqa: E402
+from streamrank.monitor import Monitor, PairedMonitor  # noqa: E402
 
 ANSWER_TOL = 1e-12
 LATE = 50           # the label of prediction i arrives with prediction i + LATE
@@ -281,6 +290,79 @@ def markdown_report(result) -> str:
     return "\n".join(lines) + "\n"
 
 
+# --------------------------------------------------------------------------- paired
+def _timed(fn):
+    t, value = time_call(fn)
+    return t, value
+
+
+def _paired_test(pm):
+    """What `PairedMonitor.report` adds to the two models' reports: the join of the
+    windows and `delong_test` (unit weights here)."""
+    y, champion, challenger, _ = pm.paired_rows()
+    return delong_test(y, challenger, champion, alternative=pm.alternative)
+
+
+def run_paired(w, args) -> dict:
+    """Per-report seconds of `PairedMonitor.report`, of its paired test alone, and of the
+    from-scratch peer, at window ``w`` (median of ``args.reports`` reports)."""
+    rng = np.random.default_rng(args.seed)
+    n = w + args.reports * args.every
+    y = rng.random(n) < 0.3
+    a = 1.0 / (1.0 + np.exp(-(1.2 * y + rng.normal(0.0, 1.0, n))))
+    b = 1.0 / (1.0 + np.exp(-(1.0 * y + rng.normal(0.0, 1.0, n))))
+    yl, al, bl = y.tolist(), a.tolist(), b.tolist()
+    pm = PairedMonitor(window=w, min_window=30)
+    for i in range(w):
+        pm.observe(i, score=al[i], challenger=bl[i], label=yl[i])
+    pm.report()
+    times = {"PairedMonitor.report()": [], "of which the paired test": [],
+             "scratch: 2 roc_auc_score + delong_test": [], "scratch: delong_test alone": []}
+    for k in range(args.reports):
+        lo = w + k * args.every
+        for i in range(lo, lo + args.every):
+            pm.observe(i, score=al[i], challenger=bl[i], label=yl[i])
+        end = lo + args.every
+        ys, as_, bs = y[end - w:end], a[end - w:end], b[end - w:end]
+        t_rep, r = _timed(pm.report)
+        t_pair, _ = _timed(lambda: _paired_test(pm))
+        t_sk, t_ref = _timed(lambda: (roc_auc_score(ys, as_), roc_auc_score(ys, bs),
+                                      delong_test(ys, bs, as_))[2])
+        t_dl, _ = _timed(lambda: delong_test(ys, bs, as_))
+        if not (r.p_value == t_ref.p_value and r.n == w
+                and abs(r.champion.auc - t_ref.auc_b) <= ANSWER_TOL
+                and abs(r.challenger.auc - t_ref.auc_a) <= ANSWER_TOL):
+            raise AssertionError(f"W={w}: the report differs from the scratch test")
+        for name, t in zip(times, (t_rep, t_pair, t_sk, t_dl)):
+            times[name].append(t)
+    out = {"window": w, "reports": args.reports,
+           "ms": {name: 1e3 * median(ts) for name, ts in times.items()}}
+    log(f"paired W={fmt_n(w)}: " + ", ".join(f"{k} {v:.2f} ms"
+                                              for k, v in out["ms"].items()))
+    return out
+
+
+def paired_markdown(result) -> str:
+    args = result["params"]
+    lines = ["## Champion against challenger: the cost of a paired report (issue 16)", "",
+             f"`{result['command']}`", "", machine_markdown(result["machine"]),
+             f"- Load average at end: {result['load_average_end']}", "",
+             "Method: see `--paired` in the docstring of `benchmarks/bench_monitor.py`. "
+             f"Median of {args['reports']} reports, {args['every']} new events between "
+             "two; every report's p-value equals the scratch `delong_test`'s exactly and "
+             "its AUCs the scratch ones. Ratio: the scratch peer's time over the "
+             "monitor's (> 1: the monitor is faster).", ""]
+    rows = []
+    for cell in result["paired"]:
+        ms = cell["ms"]
+        peer = ms["scratch: 2 roc_auc_score + delong_test"]
+        for name, v in ms.items():
+            rows.append([fmt_n(cell["window"]), name, f"{v:.2f}", fmt_ratio(peer / v)])
+    lines.append(markdown_table(["W", "per report", "ms", "vs scratch (sklearn AUCs + "
+                                 "delong_test)"], rows, "rlrr"))
+    return "\n".join(lines) + "\n"
+
+
 def parse_args(argv=None):
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -296,6 +378,10 @@ def parse_args(argv=None):
     p.add_argument("--json", action="store_true", help="print JSON instead of Markdown")
     p.add_argument("--output", "-o", help="also write the report to this file")
     p.add_argument("--verbose", "-v", action="store_true")
+    p.add_argument("--paired", action="store_true",
+                   help="time PairedMonitor reports against a from-scratch paired test")
+    p.add_argument("--reports", type=int, default=30,
+                   help="with --paired: reports timed per window (default 30)")
     args = p.parse_args(argv)
     args.events = parse_size(args.events)
     args.windows = [parse_size(x) for x in args.windows]
@@ -309,6 +395,15 @@ def main(argv=None) -> int:
     info = machine_info(packages=("numpy", "scikit-learn", "river", "click", "streamrank"),
                         repo=REPO)
     log(f"machine: {info['cpu']['model']}, load {info['load_average_1_5_15min']}")
+    command = "python benchmarks/bench_monitor.py " + " ".join(
+        sys.argv[1:] if argv is None else argv)
+    if args.paired:
+        result = {"command": command, "machine": info, "params": dict(vars(args)),
+                  "paired": [run_paired(w, args) for w in args.windows]}
+        result["load_average_end"] = load_average()
+        write_report(json.dumps(result, indent=1, default=float) if args.json
+                     else paired_markdown(result), args.output)
+        return 0
     n = max(args.windows) + args.events + LATE
     y, s, ya, sa = make_stream(max(n, args.cli_events), args.seed)
     d = {"y": y, "s": s, "ya": ya, "sa": sa}

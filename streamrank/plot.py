@@ -47,8 +47,11 @@ def plot_history(history: Iterable[Report], path: _Path, *,
 
     Parameters
     ----------
-    history : iterable of Report
-        ``Monitor.history``.
+    history : iterable of Report or of PairedReport
+        ``Monitor.history``; or ``PairedMonitor.history``: the champion's curve,
+        reference and alerts as a single monitor's, the challenger's AUC as a second
+        curve, and the paired alerts (the challenger significantly worse or better) as
+        purple diamonds on it.
     path : str or path-like
         The PNG to write.
     extra : dict, optional
@@ -90,6 +93,9 @@ def plot_history(history: Iterable[Report], path: _Path, *,
     from matplotlib.figure import Figure
 
     history = list(history)
+    paired = [r for r in history if hasattr(r, "challenger")]
+    if paired:      # a PairedMonitor's history: the champion's reports drawn as one
+        history = [r.champion for r in paired]
     use_time = bool(history) and all(r.time is not None for r in history)
     x = np.array([r.time if use_time else r.events for r in history], dtype=float)
     as_x = _to_dates if use_time and dates else (lambda v: np.asarray(v, dtype=float))
@@ -115,6 +121,15 @@ def plot_history(history: Iterable[Report], path: _Path, *,
     for k, (name, (ex, ey)) in enumerate((extra or {}).items()):
         ax.plot(as_x(ex), np.asarray(ey, dtype=float), lw=1.2,
                 color=extra_colors[k % len(extra_colors)], label=name)
+    if paired:
+        b_auc = np.array([r.challenger.auc for r in paired], dtype=float)
+        ax.plot(x, b_auc, color="tab:purple", lw=1.4,
+                label=f"challenger {ylabel} (window)")
+        pa = [i for i, r in enumerate(paired) if r.paired_alert]
+        if pa:
+            ax.plot(x[pa], b_auc[pa], "D", color="tab:purple", ms=5, ls="none",
+                    label=f"challenger {_SIDE[paired[-1].alternative]} (paired "
+                          f"test): {len(pa)}")
     al = [i for i, r in enumerate(history) if r.alert]
     if al:
         ax.plot(x[al], auc[al], "v", color="tab:red", ms=6, ls="none",
@@ -140,6 +155,10 @@ def plot_history(history: Iterable[Report], path: _Path, *,
     fig.tight_layout()
     fig.savefig(path, format="png")
     return path
+
+
+#: How a paired alert reads in the legend, by the paired test's alternative.
+_SIDE = {"less": "worse", "greater": "better", "two-sided": "different"}
 
 
 def _to_dates(seconds):

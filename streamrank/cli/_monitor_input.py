@@ -36,7 +36,8 @@ def _name(source):
     return "<stdin>" if source == "-" else source
 
 
-_OBSERVE_PARAM = re.compile(r"The '(\w+)' parameter of Monitor\.observe must be ")
+_OBSERVE_PARAM = re.compile(r"The '(\w+)' parameter of (?:Paired)?Monitor\.observe must "
+                            "be ")
 
 
 def _rejected(name, row, exc, event_columns, line=None) -> str:
@@ -91,9 +92,10 @@ def _option_differences(ctx, given, mon, period, meta, every) -> list:
     current = {"window": mon.window, "period": mon.period, "reference": mon.reference,
                "test": mon.test, "alpha": mon.alpha, "detector": mon._detector_spec,
                "min_window": mon.min_window, "labels": mon.labels,
-               "max_history": mon.max_history}
+               "max_history": mon.max_history,
+               "alert_on": getattr(mon, "alert_on", None)}     # a PairedMonitor's
     out = []
-    for name in _MONITOR_OPTIONS:
+    for name in _MONITOR_OPTIONS + ("alert_on",) * (current["alert_on"] is not None):
         if name in given:
             value = period if name == "period" else ctx.params[name]
             if value != current[name]:

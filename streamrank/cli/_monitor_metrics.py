@@ -68,17 +68,25 @@ class _MonitorCollector:
             yield family
 
 
-def serve_metrics(mon, skipped, host, port, model):
+def serve_metrics(mon, skipped, host, port, model, challenger=None):
     """Serve ``/metrics`` of ``mon`` on ``host:port`` (0: a free port) and print the
     address to stderr; return the server (``shutdown()`` it at the end).
 
     ``skipped`` is a callable returning the rows skipped so far. A port that cannot be
-    bound (in use, no permission) or an unknown host exits 2.
+    bound (in use, no permission) or an unknown host exits 2. With ``challenger`` (the
+    ``--challenger-name`` of a `PairedMonitor`), `streamrank.cli._monitor_paired.
+    PairedCollector`: every sample per model, and the paired gauges.
     """
     from prometheus_client import CollectorRegistry, start_http_server
 
     registry = CollectorRegistry(auto_describe=False)
-    registry.register(_MonitorCollector(mon, skipped, model))
+    if challenger is None:
+        registry.register(_MonitorCollector(mon, skipped, model))
+    else:
+        from ._monitor_paired import PairedCollector
+
+        registry.register(PairedCollector(mon, skipped, model, challenger, _GAUGES,
+                                          _COUNTERS))
     try:
         server, _ = start_http_server(port, addr=host, registry=registry)
     except OSError as exc:   # in use, no permission, an unknown host (socket.gaierror)

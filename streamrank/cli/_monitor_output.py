@@ -32,10 +32,14 @@ _TABLE = (("events", 10), ("time", 20), ("n", 8), ("pending", 8), ("auc", 9),
 class _Printer:
     """Report lines on stdout: a table (header once), JSON lines, or CSV (header once)."""
 
-    def __init__(self, fmt, iso_time, show_time=True):
+    def __init__(self, fmt, iso_time, show_time=True, paired=False):
+        from ._monitor_paired import PAIRED_COLUMNS, PAIRED_TABLE
+
         self.fmt = fmt
         self.iso_time = iso_time
-        self.table = [(c, w) for c, w in _TABLE if show_time or c != "time"]
+        self.columns = COLUMNS + PAIRED_COLUMNS if paired else COLUMNS
+        self.table = [(c, w) for c, w in _TABLE + (PAIRED_TABLE if paired else ())
+                      if show_time or c != "time"]
         self.started = False
         self.last_events = None
 
@@ -51,9 +55,9 @@ class _Printer:
         rec = report.as_dict()
         self.last_events = report.events
         if self.fmt in ("json", "csv"):
-            columns = COLUMNS
+            columns = self.columns
             if self.iso_time():         # one time format: ISO 8601, plus the POSIX seconds
-                columns = ("events", "time", "time_epoch") + COLUMNS[2:]
+                columns = ("events", "time", "time_epoch") + self.columns[2:]
                 t = rec["time"]
                 rec["time"], rec["time_epoch"] = (None, None) if t is None else \
                     (format_time(t), t)
@@ -77,10 +81,10 @@ class _Printer:
                 cells.append(text.ljust(w))
                 continue
             if isinstance(v, bool):
-                text = "ALERT" if (v and name == "alert") else ("DRIFT" if v else "")
+                text = "ALERT" if (v and name.endswith("alert")) else ("DRIFT" if v else "")
             elif isinstance(v, float):
-                text = "nan" if v != v else (f"{v:.3g}" if name == "p_value" else
-                                             f"{v:.4f}" if name != "z" else f"{v:.2f}")
+                text = "nan" if v != v else (f"{v:.3g}" if name.endswith("p_value") else
+                                             f"{v:.2f}" if name.endswith("z") else f"{v:.4f}")
             else:
                 text = str(v)
             cells.append(text.rjust(w))
@@ -101,12 +105,14 @@ def _summary(mon, skipped, plot, interrupted, iso_time) -> None:
 
     from ..exceptions import UndefinedMetricWarning
 
+    paired = getattr(mon, "challenger", None) is not None    # a PairedMonitor
     st = mon.stats
     alerts = mon.alerts
     ref = mon.reference_counts
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", UndefinedMetricWarning)
-        ref_text = (f"{'AUC' if len(mon._ref.labels) <= 2 else 'concordance'} "
+        base = mon.champion if paired else mon
+        ref_text = (f"{'AUC' if len(base._ref.labels) <= 2 else 'concordance'} "
                     f"{ref.auc:.4f} (n={ref.n})" if ref is not None and ref.n
                     else "not frozen yet")
     first = ""
@@ -127,6 +133,10 @@ def _summary(mon, skipped, plot, interrupted, iso_time) -> None:
         f"({st['evicted_pending']} never labeled); reference {ref_text}",
         f"  {st['reports']} reports, {st['alerts']} alerts{first}",
     ]
+    if paired:
+        from ._monitor_paired import paired_summary
+
+        lines += paired_summary(mon, iso_time)
     if plot is not None:
         lines.append(f"  plot: {plot}")
     click.echo("\n".join(lines), err=True)

@@ -170,6 +170,18 @@ def _period(ctx, param, value):
               help="With --metrics-port: the address to listen on.")
 @click.option("--name", "model_name", default="model", show_default=True, metavar="NAME",
               help="The model's name: the 'model' label of the metrics.")
+@click.option("--challenger-score", "challenger_col", default=None, metavar="COLUMN",
+              help="A challenger's score column (on the prediction rows, or on rows of "
+                   "its own per id): both models' windows, DeLong's paired test of their "
+                   "AUCs on the ids labeled in both, an alert per --alert-on.")
+@click.option("--challenger-name", default="challenger", show_default=True, metavar="NAME",
+              help="With --challenger-score: the challenger's 'model' label of the "
+                   "metrics.")
+@click.option("--alert-on", type=click.Choice(["worse", "better", "both"]), default="both",
+              show_default=True,
+              help="With --challenger-score: alert when the challenger's AUC is "
+                   "significantly below the champion's (one-sided), above it (one-sided), "
+                   "or either (two-sided), at --alpha.")
 @format_option
 @on_error_option
 @progress_option
@@ -178,8 +190,8 @@ def _period(ctx, param, value):
 def monitor(ctx, source, id_col, score_col, label_col, weight_col, time_col, window, period,
             reference, every, test, alpha, detector, min_window, labels, max_history,
             fail_on_alert, checkpoint, checkpoint_every, resume, force_resume, plot, follow,
-            max_idle, poll, input_format, metrics_port, metrics_host, model_name, fmt,
-            on_error, progress):
+            max_idle, poll, input_format, metrics_port, metrics_host, model_name,
+            challenger_col, challenger_name, alert_on, fmt, on_error, progress):
     """Monitor a stream of prediction events: exact rolling AUC, alerts on a drop.
 
     FILE holds one event per row (CSV or TSV with a header, JSON lines, or Parquet; text
@@ -189,7 +201,10 @@ def monitor(ctx, source, id_col, score_col, label_col, weight_col, time_col, win
     window's AUC is significantly below the reference window's (one-sided test, --test,
     --alpha). A summary goes to stderr at the end. --resume continues from a
     --checkpoint taken on the same input with the same columns and options (anything
-    else is an error unless --force-resume).
+    else is an error unless --force-resume). --challenger-score COL compares a second
+    model scored on the same traffic (a shadow deployment): extra report columns
+    (challenger_auc, diff, paired_z, paired_p_value, challenger_alert, ...), its line on
+    the plot, its metrics under --challenger-name.
 
     \b
     Example:
@@ -198,7 +213,7 @@ def monitor(ctx, source, id_col, score_col, label_col, weight_col, time_col, win
     """
     from ..io.events import (HEAD_BYTES, Columns, EventError, EventParser, EventSource,
                           InputMismatch, Position, StopGate)
-    from ..monitor import Monitor
+    from ..monitor import Monitor, PairedMonitor
 
     resume = resume or force_resume
     if window is not None and period is not None:
@@ -210,7 +225,8 @@ def monitor(ctx, source, id_col, score_col, label_col, weight_col, time_col, win
         raise click.UsageError(f"--{'force-' if force_resume else ''}resume needs "
                                "--checkpoint PATH.")
     check_distinct_columns({"--id": id_col, "--score": score_col, "--label": label_col,
-                            "--weight": weight_col, "--time": time_col})
+                            "--weight": weight_col, "--time": time_col,
+                            "--challenger-score": challenger_col})
     if source != "-" and not os.path.exists(source):
         raise InputError(f"{source}: no such file")
     if source != "-" and os.path.isdir(source):
@@ -228,6 +244,10 @@ def monitor(ctx, source, id_col, score_col, label_col, weight_col, time_col, win
              if ctx.get_parameter_source(p) is ParameterSource.COMMANDLINE}
     if "metrics_host" in given and metrics_port is None:
         raise click.UsageError("--metrics-host needs --metrics-port PORT.")
+    for opt in ("challenger_name", "alert_on"):
+        if opt in given and challenger_col is None:
+            raise click.UsageError(f"--{opt.replace('_', '-')} needs --challenger-score "
+                                   "COLUMN.")
 
     # ---- state: fresh, or from the checkpoint
     meta = None
@@ -254,11 +274,19 @@ def monitor(ctx, source, id_col, score_col, label_col, weight_col, time_col, win
             _note(f"no checkpoint at {checkpoint} yet; starting from the beginning.")
     if meta is None:
         try:
-            mon = Monitor(window=window, period=period, reference=reference, test=test,
-                          alpha=alpha, detector=detector, labels=labels,
-                          min_window=min_window, max_history=max_history)
+            settings = dict(window=window, period=period, reference=reference, test=test,
+                            alpha=alpha, detector=detector, labels=labels,
+                            min_window=min_window, max_history=max_history)
+            mon = (Monitor(**settings) if challenger_col is None else
+                   PairedMonitor(**settings, alert_on=alert_on))
         except (ValueError, TypeError) as exc:
             raise click.UsageError(str(exc)) from None
+    paired = isinstance(mon, PairedMonitor)
+    if paired != (challenger_col is not None):
+        raise click.UsageError(
+            "the checkpoint's monitor compares a challenger: it needs --challenger-score."
+            if paired else "the checkpoint's monitor has no challenger: --challenger-score "
+            "cannot be added to a resumed run.")
     if mon.period is not None and time_col is None:
         raise click.UsageError("the checkpoint's monitor has a period window: it needs "
                                "--time.")
@@ -267,16 +295,19 @@ def monitor(ctx, source, id_col, score_col, label_col, weight_col, time_col, win
 
     # ---- input
     columns = Columns(id=id_col or "id", id_required=id_col is not None, score=score_col,
-                      label=label_col, weight=weight_col, time=time_col)
+                      label=label_col, weight=weight_col, time=time_col,
+                      challenger=challenger_col)
     wanted = {"id": columns.id, "score": score_col, "label": label_col,
               "weight": weight_col, "time": time_col}
+    if paired:
+        wanted["challenger_score"] = challenger_col
     gate = StopGate()
     status = {"error": None, "at": None, "decided": False}
     if metrics_port is not None:    # /metrics reads the monitor at each scrape
         from ._monitor_metrics import serve_metrics
 
         server = serve_metrics(mon, lambda: skipped, metrics_host, metrics_port,
-                               model_name)
+                               model_name, challenger_name if paired else None)
         ctx.call_on_close(lambda: (server.shutdown(), server.server_close()))
 
     def on_mismatch(message):
@@ -325,9 +356,10 @@ def monitor(ctx, source, id_col, score_col, label_col, weight_col, time_col, win
                 if meta.get("columns") == wanted and meta.get("resolved"):
                     parser.restore(meta["resolved"])
             printer = _Printer(fmt, lambda: parser.iso_time,
-                               show_time=time_col is not None)
+                               show_time=time_col is not None, paired=paired)
             event_columns = {"score": score_col, "label": label_col,
-                             "weight": weight_col, "time": time_col}
+                             "weight": weight_col, "time": time_col,
+                             "challenger": challenger_col}
 
             def save(position, head):
                 if checkpoint is None:
@@ -355,8 +387,13 @@ def monitor(ctx, source, id_col, score_col, label_col, weight_col, time_col, win
             try:
                 for row, rec in src:
                     try:
-                        key, score, label, weight, t = parser(row, rec)
-                        observe(key, score=score, label=label, weight=weight, time=t)
+                        if paired:
+                            key, score, label, weight, t, ch = parser(row, rec)
+                            observe(key, score=score, challenger=ch, label=label,
+                                    weight=weight, time=t)
+                        else:
+                            key, score, label, weight, t = parser(row, rec)
+                            observe(key, score=score, label=label, weight=weight, time=t)
                     except (ValueError, TypeError) as exc:   # EventError, or the Monitor's
                         message = (read_error(exc, name).message
                                    if isinstance(exc, EventError) else

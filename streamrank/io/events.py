@@ -69,7 +69,8 @@ __all__ = [
 class Columns:
     """Column (field) names of the events. ``id=None``: the row number is the id (no late
     labels or re-scores possible); ``id_required=False``: the same when the ``id`` column
-    is not in the file."""
+    is not in the file. ``challenger``: a second model's score column (``streamrank
+    monitor --challenger-score``): the parser then gives it as a sixth field."""
 
     id: str | None = "id"
     id_required: bool = True
@@ -77,6 +78,7 @@ class Columns:
     label: str | None = "label"
     weight: str | None = None
     time: str | None = None
+    challenger: str | None = None
 
 
 # --------------------------------------------------------------------------- parsing
@@ -132,6 +134,8 @@ class EventParser:
         self._csv = self.format in ("csv", "tsv")
         self._sep = "\t" if self.format == "tsv" else ","
         names = [columns.id, columns.score, columns.label, columns.weight, columns.time]
+        if columns.challenger is not None:
+            names.append(columns.challenger)
         self._id_optional = columns.id is not None and not columns.id_required
         if source.header is not None:
             header = source.header
@@ -154,7 +158,8 @@ class EventParser:
 
     @property
     def resolved(self) -> list:
-        """The columns read, as ``[id, score, label, weight, time]`` (None: not read; an
+        """The columns read, as ``[id, score, label, weight, time]`` (and the challenger's
+        score column, when one is read; None: not read; an
         id of None gives row numbers). For JSON lines, final once a first object was
         parsed (`restore` sets it on a resumed stream)."""
         return list(self._names)
@@ -162,13 +167,14 @@ class EventParser:
     def restore(self, resolved) -> None:
         """Take the `resolved` columns of an earlier parser of the same stream (a JSON
         stream resumed past its first object keeps that object's id resolution)."""
-        if not self._checked and len(resolved) == 5:
+        if not self._checked and len(resolved) == len(self._names):
             self._names = list(resolved)
             self._checked = True
 
     def __call__(self, row, rec):
-        """``(key, score, label, weight, time)`` of one record (`EventError` if bad,
-        naming the source's file and, for its last row, the line)."""
+        """``(key, score, label, weight, time)`` of one record, and the challenger's score
+        sixth when ``columns.challenger`` is set (`EventError` if bad, naming the source's
+        file and, for its last row, the line)."""
         try:
             return self._parse(row, rec)
         except EventError as exc:
@@ -201,7 +207,7 @@ class EventParser:
                     raise EventError("the field is in the object more than once", row,
                                      dup[0])
             vals = [None if c is None else rec.get(c) for c in self._names]
-        kid, ks, kl, kw, kt = self._names
+        kid, ks, kl, kw, kt = self._names[:5]
         key = vals[0]
         if kid is None:
             key = row
@@ -224,6 +230,9 @@ class EventParser:
                 self.iso_time = True
         else:
             t = None
+        if len(vals) == 6:
+            return key, score, label, weight, t, _number(vals[5], self._names[5], row,
+                                                         "score")
         return key, score, label, weight, t
 
 

@@ -114,7 +114,9 @@ Layout: `Monitor` (``_monitor``; its report and invariant check in ``_read``), `
 (``_report``), the frozen reference window
 (``_reference``), the River drift detectors (`streamrank.monitor.detectors`), the
 snapshot of `Monitor.to_bytes` (``_state``), the AUC-drop tests
-(`streamrank.monitor.drift`) and the crash-safe checkpoint files of ``streamrank monitor``
+(`streamrank.monitor.drift`), champion against challenger (`PairedMonitor`, ``_paired``:
+two windows and DeLong's paired test; `PairedReport`, ``_paired_report``; its snapshot,
+``_paired_state``) and the crash-safe checkpoint files of ``streamrank monitor``
 (`streamrank.monitor.checkpoint`). The figure of a history is
 `streamrank.plot.plot_history`.
 
@@ -134,8 +136,11 @@ Examples
 """
 
 from ._monitor import TESTS, Monitor
+from ._paired import ALERT_ON, PairedMonitor
+from ._paired_report import PairedReport
 from ._reference import _Reference  # noqa: F401 (pickles of the one-module layout name it)
 from ._report import Report
 from .detectors import DETECTORS
 
-__all__ = ["DETECTORS", "TESTS", "Monitor", "Report"]
+__all__ = ["ALERT_ON", "DETECTORS", "TESTS", "Monitor", "PairedMonitor", "PairedReport",
+           "Report"]

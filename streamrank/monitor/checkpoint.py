@@ -35,6 +35,8 @@ from collections.abc import Mapping
 import numpy as np
 
 from ._monitor import Monitor
+from ._paired import PairedMonitor
+from ._paired_state import FORMAT as _PAIRED_FORMAT, snapshot_format
 
 __all__ = ["FORMAT", "VERSION", "CheckpointError", "check_meta", "load_checkpoint",
            "read_checkpoint", "write_checkpoint"]
@@ -172,15 +174,18 @@ def _reason(exc) -> str:
     text = str(exc.args[0] if isinstance(exc, KeyError) and exc.args else exc).strip()
     return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
 
-def load_checkpoint(path: str | os.PathLike[str]) -> tuple[dict[str, object], Monitor]:
-    """``(meta, monitor)``: `read_checkpoint` and the `Monitor` restored from its state.
+def load_checkpoint(path: str | os.PathLike[str]
+                    ) -> tuple[dict[str, object], Monitor | PairedMonitor]:
+    """``(meta, monitor)``: `read_checkpoint` and the `Monitor` (or, for a state of
+    ``streamrank monitor --challenger-score``, the `PairedMonitor`) restored from its state.
 
     A state `Monitor.from_bytes` cannot load is a `CheckpointError` ("a damaged
     checkpoint"). Runtime: ``O(W log W + H + F)`` (`Monitor.from_bytes`).
     """
     meta, data = read_checkpoint(path)
     try:
-        monitor = Monitor.from_bytes(data)
+        cls = PairedMonitor if snapshot_format(data) == _PAIRED_FORMAT else Monitor
+        monitor = cls.from_bytes(data)
     except Exception as exc:  # noqa: BLE001 (whatever a damaged snapshot raises)
         raise CheckpointError(f"{path}: a damaged checkpoint ({_reason(exc)})") from None
     return meta, monitor

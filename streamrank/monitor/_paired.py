@@ -1,0 +1,409 @@
+"""`PairedMonitor`: champion against challenger, two models scored on the same traffic (a
+shadow deployment), each in its own exact window, compared live by DeLong's paired test.
+
+Semantics
+---------
+**Two windows.** The monitor holds two `Monitor`\\ s with the same settings: the
+*champion*'s (the ``score`` of each event) and the *challenger*'s (its ``challenger``
+score). Each follows every rule of `Monitor` (window, late labels, re-scores, reference,
+test, interval, detector) on the events it receives:
+
+* an event with a ``score`` goes to the champion, one with a ``challenger`` score to
+  the challenger: a row may carry both (a second score column on the same prediction
+  rows) or one only (a second score per id arriving on its own row, before or after the
+  first);
+* ``label``, ``weight`` and ``time`` go to both (a label row updates the id in both
+  windows; a model that does not hold the id counts it as late, dropped, as a `Monitor`
+  does);
+* a model that receives nothing of an event (a row with only the other model's score)
+  does not see it: its count window does not slide, its clock does not move.
+
+With both scores on every prediction row the two windows hold the same ids.
+
+**The paired test** at each `report`: the *paired rows* are the ids labeled in both
+windows (their label and weight are the champion's; both models receive every label and
+weight, so they agree unless a model was given an id's prediction again after it left
+that model's window). On them, `streamrank.delong_test` (challenger as ``a``, champion as
+``b``; ties one half) gives ``difference = AUC_challenger - AUC_champion``, its DeLong
+standard error, ``z`` and the p-value against the alternative of ``alert_on``:
+
+* ``"worse"``: one-sided, ``H1: AUC_challenger < AUC_champion``, ``p = Phi(z)``;
+* ``"better"``: one-sided, ``H1: AUC_challenger > AUC_champion``, ``p = Phi(-z)``;
+* ``"both"`` (default): two-sided, ``p = 2 Phi(-|z|)``.
+
+``PairedReport.paired_alert`` is ``p < alpha``. The test runs once the paired rows are
+at least ``min_window``, hold exactly two labels, both present, and whole-number weights
+(DeLong's variance takes frequency weights); otherwise ``z``, ``p_value`` and the
+difference are nan and no paired alert fires. Each model keeps its own test against its
+own reference (``PairedReport.champion.alert``, ``.challenger.alert``);
+``PairedReport.alert`` is any of the three.
+
+Runtime complexity: `observe` is two `Monitor.observe` calls (``O(1)`` amortized each,
+the engines' ``O(log W)`` per change at the next read). `report` is both models'
+`Monitor.report` plus the paired test: ``O(W)`` to join the windows' labeled ids and
+``O(W log W)`` for `delong_test` (one sort per model). The test needs, for every paired
+row, the product of its two placements; a window change moves the placements of
+``O(W)`` other rows, so no per-change update keeps their sum, and the engines' placement
+moments (each model's alone) do not give it. The per-report cost is measured in
+``benchmarks/bench_monitor.py`` (``benchmarks/RESULTS.md``).
+
+Examples
+--------
+>>> from streamrank.monitor import PairedMonitor
+>>> m = PairedMonitor(window=8, min_window=4, alert_on="worse")
+>>> rows = [(0.9, 0.6, 1), (0.2, 0.4, 0), (0.8, 0.3, 1), (0.3, 0.7, 0),
+...         (0.7, 0.5, 1), (0.1, 0.2, 0)]
+>>> for i, (a, b, y) in enumerate(rows):
+...     m.observe(i, score=a, challenger=b, label=y)
+>>> m.observe(6, score=0.6)          # the champion's prediction ...
+>>> m.observe(6, challenger=0.9)     # ... the challenger's score on its own row
+>>> m.observe(6, label=1)            # ... the label: both windows
+>>> r = m.report()
+>>> r.champion.auc, round(r.challenger.auc, 4), r.n, round(r.difference, 4)
+(1.0, 0.6667, 7, -0.3333)
+>>> m.stats["events"], m.champion.stats["events"], m.challenger.stats["events"]
+(9, 8, 8)
+"""
+
+from __future__ import annotations
+
+import copy
+import math
+from collections import deque
+from collections.abc import Hashable
+
+import numpy as np
+
+from .._typing import LabelKind, Number
+from .._validation import check_option, check_scalar
+from ..batch.paired import delong_test
+from . import _paired_state
+from ._monitor import Monitor, _Detector
+from ._paired_report import PairedReport
+from ._state import _STATS
+
+__all__ = ["ALERT_ON", "PairedMonitor"]
+
+#: The choices of ``alert_on``, and the alternative of `delong_test` each one tests.
+ALERT_ON = ("worse", "better", "both")
+_ALTERNATIVE = {"worse": "less", "better": "greater", "both": "two-sided"}
+_NAN = math.nan
+#: `stats` entries read from the champion (the pair counts its own events and reports).
+_CHAMPION_STATS = tuple(k for k in _STATS if k not in ("events", "reports", "alerts"))
+#: The keys `PairedMonitor.metrics` adds after the champion's and the challenger's.
+PAIRED_METRIC_KEYS = ("paired_labeled", "auc_difference", "auc_difference_low",
+                      "auc_difference_high", "paired_z", "paired_p_value", "paired_alerts")
+
+
+class PairedMonitor:
+    """Champion against challenger: two exact windows and DeLong's paired test of their
+    AUCs on the ids labeled in both; see the module docstring for every rule.
+
+    Not thread-safe (as `Monitor`): feed it from one thread, or guard every call.
+
+    Parameters
+    ----------
+    window, period, reference, test, alpha, detector, labels, min_window, max_history, level
+        The settings of both models' `Monitor` (see there). ``alpha`` is also the level of
+        the paired test, ``min_window`` the paired rows it needs, ``level`` that of the
+        interval of the difference.
+    alert_on : {"worse", "better", "both"}
+        Alert when the challenger is significantly worse than the champion (one-sided),
+        better (one-sided), or either (two-sided).
+
+    Attributes
+    ----------
+    champion, challenger : Monitor
+        The two models' monitors (read them; feed and report through the pair, whose
+        `history` pairs their reports).
+    history, alerts : collections.deque of PairedReport
+        Every report (the last ``max_history``), and those where `PairedReport.alert` or
+        `PairedReport.drift` was true.
+    stats : dict
+        The keys of `Monitor.stats`: ``events``, ``reports`` and ``alerts`` (reports with
+        any alert or drift) are the pair's; ``predictions``, ``labeled``, ``late``,
+        ``rescored``, ``relabeled``, ``dropped``, ``evicted``, ``evicted_pending`` are the
+        champion's (the challenger's are ``challenger.stats``); plus ``paired_alerts``
+        (reports whose paired test alerted).
+    """
+
+    def __init__(self, window: int | None = None, period: float | None = None,
+                 reference: int | None = None, test: str = "hanley-mcneil",
+                 alpha: float = 0.01, detector: _Detector = None,
+                 labels: LabelKind = "auto", min_window: int = 30,
+                 max_history: int | None = None, level: float = 0.95,
+                 alert_on: str = "both") -> None:
+        alert_on = check_option(alert_on, "alert_on", "PairedMonitor", ALERT_ON)
+        settings = dict(window=window, period=period, reference=reference, test=test,
+                        alpha=alpha, detector=detector, labels=labels,
+                        min_window=min_window, max_history=max_history, level=level)
+        self.champion = Monitor(**settings)     # validates every setting
+        self.challenger = Monitor(**settings)
+        self.alert_on = alert_on
+        self.alternative = _ALTERNATIVE[alert_on]
+        self.stats = dict.fromkeys(_STATS, 0)
+        self.stats["paired_alerts"] = 0
+        self.history: deque[PairedReport] = deque(maxlen=self.champion.max_history)
+        self.alerts: deque[PairedReport] = deque(maxlen=self.champion.max_history)
+        # both windows hold the same ids in the same order: true while every event gave
+        # both scores or neither (both models then see the same events), and again once
+        # a report finds them so
+        self._aligned = True
+
+    # ------------------------------------------------------------------ settings
+    def __getattr__(self, name):
+        """The shared settings (``window``, ``period``, ``reference``, ``test``,
+        ``alpha``, ``labels``, ``min_window``, ``max_history``, ``level``) are the
+        champion's."""
+        champion = self.__dict__.get("champion")
+        if name in _SETTINGS and champion is not None:
+            return getattr(champion, name)
+        raise AttributeError(f"'PairedMonitor' object has no attribute {name!r}")
+
+    def __len__(self) -> int:
+        """Predictions in the champion's window."""
+        return len(self.champion)
+
+    def __contains__(self, key: object) -> bool:
+        return key in self.champion or key in self.challenger
+
+    def __repr__(self) -> str:
+        return (f"PairedMonitor(alert_on={self.alert_on!r}) of champion {self.champion!r} "
+                f"and challenger {self.challenger!r}")
+
+    @property
+    def n(self) -> int:
+        """Labeled predictions in the champion's window."""
+        return self.champion.n
+
+    @property
+    def pending(self) -> int:
+        """Predictions in the champion's window without a label yet."""
+        return self.champion.pending
+
+    @property
+    def clock(self) -> float | None:
+        """The latest time either model saw."""
+        a, b = self.champion.clock, self.challenger.clock
+        return a if b is None else b if a is None else max(a, b)
+
+    @property
+    def reference_counts(self):
+        """The champion's frozen reference counts (None until frozen)."""
+        return self.champion.reference_counts
+
+    # ------------------------------------------------------------------ events
+    def observe(self, key: Hashable, *, score: Number | None = None,
+                challenger: Number | None = None, label: Number | None = None,
+                weight: Number | None = None, time: Number | None = None) -> None:
+        """Observe one event: ``score`` is the champion's, ``challenger`` the
+        challenger's; ``label``, ``weight`` and ``time`` go to both.
+
+        Validated before anything changes (in either window): a non-finite score,
+        challenger score, label, weight or time, an event with none of the four, and
+        what either `Monitor.observe` refuses (a new prediction older than that model's
+        clock, a third label with ``labels="binary"``) raise `ValueError` / `TypeError`.
+
+        Runtime complexity: two `Monitor.observe` calls, ``O(1)`` amortized. (When both
+        models might refuse a third label, the first is copied before and restored if
+        the second refuses: ``O(W log W)``, only then.)
+        """
+        func = "PairedMonitor.observe"
+        if score is not None and not (type(score) is float and score - score == 0.0):
+            score = check_scalar(score, "score", func)
+        if challenger is not None and not (type(challenger) is float
+                                           and challenger - challenger == 0.0):
+            challenger = check_scalar(challenger, "challenger", func)
+        shared = label is not None or weight is not None
+        if score is None and challenger is None and not shared:
+            raise ValueError(f"{func}: an event needs a score, a challenger score, a label "
+                             f"or a weight; got none for key {key!r}.")
+        calls = []
+        if score is not None or shared:
+            calls.append((self.champion, score))
+        if challenger is not None or shared:
+            calls.append((self.challenger, challenger))
+        backup = None
+        if len(calls) == 2:
+            risk = [_may_refuse(m, key, s, label, time) for m, s in calls]
+            if risk[1] and not risk[0]:
+                calls.reverse()         # the one that may refuse goes first
+            elif risk[0] and risk[1]:
+                backup = copy.copy(calls[0][0])
+        for i, (mon, s) in enumerate(calls):
+            try:
+                mon.observe(key, score=s, label=label, weight=weight, time=time)
+            except (ValueError, TypeError):
+                if i and backup is not None:    # undo the first model's event
+                    if calls[0][0] is self.champion:
+                        self.champion = backup
+                    else:
+                        self.challenger = backup
+                raise
+        if (score is None) != (challenger is None):
+            self._aligned = False
+        st, a = self.stats, self.champion.stats
+        st["events"] += 1
+        for k in _CHAMPION_STATS:
+            st[k] = a[k]
+
+    # ------------------------------------------------------------------ reports
+    def paired_rows(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """``(y, champion_score, challenger_score, weight)``: the ids labeled in both
+        windows, in the challenger's window order (label and weight the champion's).
+        Runtime: ``O(W)``: when both windows hold the same ids in the same order (both
+        scores on every prediction row), the windows' columns, in C; otherwise a join
+        by id (a dict, in Python)."""
+        wa, wb = self.champion._win, self.challenger._win
+        aligned = self._aligned
+        if not aligned:
+            ia, ib = wa.items(), wb.items()
+            aligned = self._aligned = (len(ia) == len(ib)
+                                       and [e[0] for e in ia] == [e[0] for e in ib])
+        if aligned:
+            ya, sa, w = wa.columns(labeled=False)
+            yb, sb, _ = wb.columns(labeled=False)
+            keep = (ya == ya) & (yb == yb)      # labeled in both
+            return ya[keep], sa[keep], sb[keep], w[keep]
+        rows = {k: (y, s, w) for k, _, y, s, w in ia if y == y}
+        ys, sa, sb, ws = [], [], [], []
+        for k, _, y, s, _ in ib:
+            if y == y and k in rows:
+                ya, s_a, w = rows[k]
+                ys.append(ya)
+                sa.append(s_a)
+                sb.append(s)
+                ws.append(w)
+        f64 = np.float64
+        return (np.array(ys, dtype=f64), np.array(sa, dtype=f64), np.array(sb, dtype=f64),
+                np.array(ws, dtype=f64))
+
+    def report(self) -> PairedReport:
+        """Read both windows (`Monitor.report` of each) and run the paired test; append
+        to `history` (and to `alerts` when something fired).
+
+        Runtime complexity: both `Monitor.report` calls, plus ``O(W log W)`` for the
+        paired test (the join and `delong_test`; see the module docstring).
+        """
+        ra, rb = self.champion.report(), self.challenger.report()
+        y, sa, sb, w = self.paired_rows()
+        n = int(y.size)
+        diff = se = z = p = low = high = _NAN
+        levels = np.unique(y)
+        if (n >= self.champion.min_window and levels.size == 2
+                and (w == np.floor(w)).all() and (w[y == levels[1]] > 0).any()
+                and (w[y == levels[0]] > 0).any()):
+            t = delong_test(y, sb, sa, sample_weight=None if (w == 1).all() else w,
+                            alternative=self.alternative, level=self.champion.level)
+            diff, se, z, p, low, high = t.difference, t.se, t.z, t.p_value, t.low, t.high
+        paired_alert = bool(p < self.champion.alpha)
+        r = PairedReport(self.stats["events"], self.clock, ra, rb, n, diff, se, z, p, low,
+                         high, paired_alert, self.alternative)
+        self.history.append(r)
+        st = self.stats
+        st["reports"] += 1
+        if paired_alert:
+            st["paired_alerts"] += 1
+        if r.alert or r.drift:
+            st["alerts"] += 1
+            self.alerts.append(r)
+        return r
+
+    def metrics(self) -> dict[str, float | int]:
+        """The numbers a metrics scrape exposes, as one flat dict: the champion's
+        `Monitor.metrics` (`streamrank.monitor.metrics.METRIC_KEYS`), the challenger's
+        with the prefix ``challenger_``, then of the latest report ``paired_labeled``
+        (paired rows), ``auc_difference`` (challenger minus champion), its interval
+        ``auc_difference_low`` and ``auc_difference_high``, ``paired_z``,
+        ``paired_p_value`` (nan / 0 before the first report), and the counter
+        ``paired_alerts``. Each model's counters (``events``, ``labels`` ...) are of the
+        events it received.
+
+        Changes nothing; safe to call from a scraping thread. Runtime: O(1).
+        """
+        out = self.champion.metrics()
+        out.update({f"challenger_{k}": v for k, v in self.challenger.metrics().items()})
+        last = self.history[-1] if self.history else None
+        if last is None:
+            out.update(paired_labeled=0, auc_difference=_NAN, auc_difference_low=_NAN,
+                       auc_difference_high=_NAN, paired_z=_NAN, paired_p_value=_NAN)
+        else:
+            out.update(paired_labeled=last.n, auc_difference=last.difference,
+                       auc_difference_low=last.low, auc_difference_high=last.high,
+                       paired_z=last.z, paired_p_value=last.p_value)
+        out["paired_alerts"] = self.stats["paired_alerts"]
+        return out
+
+    # ------------------------------------------------------------------ persistence
+    def to_bytes(self) -> bytes:
+        """The full state as bytes (``np.savez``, no pickled objects): ``alert_on``, the
+        pair's statistics, the paired fields of its history and its alerts, and each
+        model's `Monitor.to_bytes` (its window, reference, history, detector series).
+
+        Runtime complexity: ``O(W + H + F)`` (both models' snapshots)."""
+        return _paired_state.dump(self)
+
+    @classmethod
+    def from_bytes(cls, data: bytes) -> "PairedMonitor":
+        """Restore a paired monitor written by `to_bytes`, in ``O(W log W + H + F)``;
+        `streamrank.exceptions.SnapshotError` for anything it cannot load."""
+        return _paired_state.load(cls, data)
+
+    def __reduce__(self):
+        """Pickle (and copy) through `to_bytes`, or a deep copy of the attributes for keys
+        it cannot store."""
+        try:
+            return (PairedMonitor.from_bytes, (self.to_bytes(),))
+        except TypeError:
+            import copyreg
+
+            return (copyreg.__newobj__, (PairedMonitor,), copy.deepcopy(self.__dict__))
+
+    # ------------------------------------------------------------------ checks
+    def _check(self) -> None:
+        """Invariants: each model's `Monitor._check`; the same settings; the history
+        pairs the models' reports one to one; the statistics add up; an id labeled in
+        both windows has one label."""
+        a, b = self.champion, self.challenger
+        a._check()
+        b._check()
+        assert all(getattr(a, k) == getattr(b, k) for k in _SETTINGS)
+        assert a._detector_spec == b._detector_spec
+        assert self.alternative == _ALTERNATIVE[self.alert_on]
+        st = self.stats
+        assert set(st) == set(_STATS) | {"paired_alerts"}
+        assert all(st[k] == a.stats[k] for k in _CHAMPION_STATS)
+        assert max(a.stats["events"], b.stats["events"]) <= st["events"] \
+            <= a.stats["events"] + b.stats["events"]
+        assert st["reports"] == a.stats["reports"] == b.stats["reports"]
+        assert st["paired_alerts"] <= st["alerts"] <= st["reports"]
+        assert len(self.history) == len(a.history) == len(b.history)
+        if self._aligned:
+            assert [e[0] for e in a._win.items()] == [e[0] for e in b._win.items()]
+        for r, ra, rb in zip(self.history, a.history, b.history):
+            assert r.champion is ra and r.challenger is rb
+        labels = {k: y for k, y, *_ in a.items() if y is not None}
+        for k, y, *_ in b.items():
+            if y is not None and k in labels:
+                assert labels[k] == y, (k, labels[k], y)
+
+
+_SETTINGS = ("window", "period", "reference", "test", "alpha", "labels", "min_window",
+             "max_history", "level", "_detector_spec")
+
+
+def _may_refuse(mon: Monitor, key, score, label, time) -> bool:
+    """Whether ``mon`` may refuse this event for a reason of its own window (the checks
+    of the inputs both models share are the same in both): a new prediction older than
+    its clock (exact), or a label that may be a third one with ``labels="binary"`` (two
+    other labels held)."""
+    if (score is not None and mon.period is not None and mon.clock is not None
+            and type(time) in (int, float) and time < mon.clock):
+        try:
+            return key not in mon
+        except TypeError:       # an unhashable key: both refuse it alike
+            return False
+    if label is not None and mon.labels == "binary":
+        held = {y for y, c in mon._win.classes.items() if c[0] > 0}
+        return len(held - {label}) >= 2
+    return False

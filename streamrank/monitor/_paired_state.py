@@ -1,0 +1,112 @@
+"""The snapshot of a `streamrank.monitor.PairedMonitor`: `PairedMonitor.to_bytes` and
+`PairedMonitor.from_bytes`.
+
+One ``np.savez`` archive (`streamrank._snapshot`: no pickled objects), format
+``"streamrank.PairedMonitor"`` version 1: ``config`` (JSON: ``alert_on``), ``state``
+(JSON: the pair's statistics, whether both windows hold the same ids in the same
+order, the paired fields of each report of its history, and its
+alerts whole: both models' report rows and the paired fields), and ``champion`` /
+``challenger``, each model's `Monitor.to_bytes` as bytes. The history's reports are
+rebuilt from the paired fields and the models' own histories, which hold one report per
+paired report (the same ``max_history``).
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import zipfile
+from collections import deque
+
+import numpy as np
+
+from .. import _snapshot
+from ..exceptions import SnapshotError
+from ._monitor import Monitor
+from ._paired_report import PairedReport
+from ._report import Report
+from ._state import _STATS
+
+__all__ = ["FORMAT", "dump", "load", "snapshot_format"]
+
+FORMAT = "streamrank.PairedMonitor"
+_VERSION = 1
+
+
+def dump(m) -> bytes:
+    """`PairedMonitor.to_bytes` of ``m``, in ``O(W + H + F)``."""
+    state = {"stats": m.stats, "aligned": m._aligned, "history": [r._to_row() for r in m.history],
+             "alerts": [[r.champion._to_row(), r.challenger._to_row(), r._to_row()]
+                        for r in m.alerts]}
+    u8 = np.uint8
+    return _snapshot.dump(
+        FORMAT, _VERSION, config=np.array(json.dumps({"alert_on": m.alert_on})),
+        state=np.array(json.dumps(state)),
+        champion=np.frombuffer(m.champion.to_bytes(), dtype=u8),
+        challenger=np.frombuffer(m.challenger.to_bytes(), dtype=u8))
+
+
+def load(cls, data: bytes):
+    """`PairedMonitor.from_bytes`: a ``cls`` restored from ``data``, or a
+    `SnapshotError`; ``O(W log W + H + F)``."""
+    func = "PairedMonitor.from_bytes"
+    snap = _snapshot.load(data, FORMAT, _VERSION, func)
+    config, state = snap.json("config"), snap.json("state")
+    a_bytes = snap.array("champion", "u", itemsize=1).tobytes()
+    b_bytes = snap.array("challenger", "u", itemsize=1).tobytes()
+    snap.finish()
+    if not (type(config) is dict and set(config) == {"alert_on"} and type(state) is dict
+            and set(state) == {"stats", "aligned", "history", "alerts"}
+            and type(state["aligned"]) is bool
+            and type(state["history"]) is list and type(state["alerts"]) is list):
+        raise snap.corrupt("the settings or the state are not those to_bytes writes")
+    stats = state["stats"]
+    if not (type(stats) is dict and set(stats) == set(_STATS) | {"paired_alerts"}
+            and all(type(v) is int and v >= 0 for v in stats.values())):
+        raise snap.corrupt("bad statistics")
+    try:
+        a, b = Monitor.from_bytes(a_bytes), Monitor.from_bytes(b_bytes)
+    except SnapshotError as exc:
+        raise snap.corrupt(f"a model's monitor: {exc}") from None
+    with snap.rebuild():
+        m = cls(alert_on=config["alert_on"])
+        _check_same(snap, a, b)
+        m.champion, m.challenger = a, b
+        m.history = deque(maxlen=a.max_history)
+        m.alerts = deque(maxlen=a.max_history)
+        m.stats = dict(stats)
+        m._aligned = state["aligned"]
+        if m._aligned and [e[0] for e in a._win.items()] != [e[0] for e in
+                                                             b._win.items()]:
+            raise snap.corrupt("the windows hold other ids, but are said to be aligned")
+        rows = state["history"]
+        if not len(rows) == len(a.history) == len(b.history):
+            raise snap.corrupt("the history does not pair the models' reports")
+        m.history.extend(PairedReport._from_row(r, ra, rb)
+                         for r, ra, rb in zip(rows, a.history, b.history))
+        for entry in state["alerts"]:
+            if not (type(entry) is list and len(entry) == 3):
+                raise snap.corrupt("an alert is not a pair of reports")
+            m.alerts.append(PairedReport._from_row(entry[2], Report._from_row(entry[0]),
+                                                   Report._from_row(entry[1])))
+    return m
+
+
+def _check_same(snap, a, b) -> None:
+    from ._paired import _SETTINGS
+
+    if any(getattr(a, k) != getattr(b, k) for k in _SETTINGS):
+        raise snap.corrupt("the champion's and the challenger's settings differ")
+
+
+def snapshot_format(data: bytes) -> str | None:
+    """The format name of a snapshot (``"streamrank.Monitor"``,
+    ``"streamrank.PairedMonitor"``, ...), or None for bytes that are not one (the full
+    checks are `from_bytes`'). Runtime: O(len(data))."""
+    try:
+        with zipfile.ZipFile(io.BytesIO(bytes(data))) as zf:
+            raw = zf.read("format.npy")
+        arr = np.load(io.BytesIO(raw), allow_pickle=False)
+    except (zipfile.BadZipFile, KeyError, ValueError, OSError, EOFError, TypeError):
+        return None
+    return str(arr) if arr.dtype.kind == "U" and arr.shape == () else None
