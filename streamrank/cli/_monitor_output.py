@@ -10,6 +10,8 @@ import sys
 
 import click
 
+from ._monitor_wait import wait_summary
+
 __all__ = ["COLUMNS"]
 
 #: Report columns, in output order (``Report.as_dict`` keys).
@@ -23,8 +25,9 @@ _TABLE = (("events", 10), ("time", 20), ("n", 8), ("pending", 8), ("auc", 9),
 class _Printer:
     """Report lines on stdout: a table (header once), JSON lines, or CSV (header once)."""
 
-    def __init__(self, fmt, iso_time, show_time=True):
+    def __init__(self, fmt, iso_time, show_time=True, extra=None):
         self.fmt = fmt
+        self.extra = extra      # a callable: more columns for json and csv (a label wait)
         self.iso_time = iso_time
         self.table = [(c, w) for c, w in _TABLE if show_time or c != "time"]
         self.started = False
@@ -41,13 +44,16 @@ class _Printer:
 
         rec = report.as_dict()
         self.last_events = report.events
+        more = {} if self.extra is None else self.extra()
+        rec.update(more)
+        cols = COLUMNS + tuple(more)
         if self.fmt == "json":
-            click.echo(json.dumps({k: _plain(rec[k]) for k in COLUMNS}))
+            click.echo(json.dumps({k: _plain(rec[k]) for k in cols}))
             return
         if self.fmt == "csv":
             if not self.started:
-                click.echo(",".join(COLUMNS))
-            click.echo(",".join(_csv_cell(rec[k]) for k in COLUMNS))
+                click.echo(",".join(cols))
+            click.echo(",".join(_csv_cell(rec[k]) for k in cols))
             self.started = True
             return
         if not self.started:
@@ -118,6 +124,8 @@ def _summary(mon, skipped, plot, interrupted, iso_time) -> None:
         f"({st['evicted_pending']} never labeled); reference {ref_text}",
         f"  {st['reports']} reports, {st['alerts']} alerts{first}",
     ]
+    if wait_summary(mon):
+        lines.insert(1, wait_summary(mon))
     if plot is not None:
         lines.append(f"  plot: {plot}")
     click.echo("\n".join(lines), err=True)
