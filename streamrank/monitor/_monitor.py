@@ -162,7 +162,8 @@ class Monitor:
         # lately (`streamrank.monitor._wait`); None without
         waits = label_wait is not None or label_wait_period is not None
         self._waits: _wait._Waits | None = _wait._Waits() if waits else None
-        self._gone: _wait._Gone | None = _wait._Gone() if waits else None
+        self._gone: _wait._Gone | None = (
+            _wait._Gone(window if period is None else period) if waits else None)
         self._detector_spec = detector
         self._detector = _make_detector(detector)
         self._series: list[float] = []          # what the detector was fed, in order
@@ -270,8 +271,8 @@ class Monitor:
                         st["evicted"] += 1
                         if evicted == 2:
                             st["evicted_pending"] += 1
-                        if self._gone is not None:
-                            _wait.note_gone(self, win.last_evicted, st["evicted"])
+                        if self._gone is not None:    # the label wait's memory
+                            self._gone.note(win.last_evicted, st["evicted"])
                     if win.full:
                         self._fresh_counts()
                     return

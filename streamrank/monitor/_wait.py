@@ -84,22 +84,31 @@ class _Waits:
 class _Gone:
     """The ids of the predictions evicted lately: ``mark[key]`` and ``order`` of
     ``(mark, key)``, the mark being the eviction's number (count windows) or the clock
-    at the eviction (``period`` windows); an id is forgotten once ``mark <= bound``
-    (`Monitor._gone_bound`)."""
+    at the eviction (``period`` windows); an id is forgotten once its mark is ``span``
+    (the window's size or period) behind the latest (`note`, `forget`)."""
 
-    __slots__ = ("mark", "order")
+    __slots__ = ("mark", "order", "span")
 
-    def __init__(self) -> None:
+    def __init__(self, span) -> None:
         self.mark: dict = {}
         self.order: deque = deque()
+        self.span = span
 
     def __len__(self) -> int:
         return len(self.mark)
 
     def note(self, key, mark) -> None:
-        """``key`` was evicted at ``mark``. O(1)."""
+        """``key`` was evicted at ``mark``; forget what is ``span`` behind it. O(1)
+        amortized, one call (the per-event path of a count window calls it at each
+        eviction)."""
         self.mark[key] = mark
-        self.order.append((mark, key))
+        order = self.order
+        order.append((mark, key))
+        bound = mark - self.span
+        while order[0][0] <= bound:
+            m, k = order.popleft()
+            if self.mark.get(k) == m:
+                del self.mark[k]
 
     def forget(self, bound) -> None:
         """Forget the ids evicted at a mark ``<= bound``. O(1 + forgotten) amortized."""
@@ -164,11 +173,8 @@ def step(m, key, row, score, label, weight, bound, joined):
 
 def note_gone(m, key, number, time=None) -> None:
     """``key`` left the window of ``m``: the eviction's ``number`` (count windows) or the
-    clock ``time`` evicting it (``period`` windows) is its mark; what is past the bound is
-    forgotten. O(1) amortized."""
-    mark = number if m.period is None else time
-    m._gone.note(key, mark)
-    m._gone.forget(mark - (m.window if m.period is None else m.period))
+    clock ``time`` evicting it (``period`` windows) is its mark. O(1) amortized."""
+    m._gone.note(key, number if m.period is None else time)
 
 
 def _gone_has(m, key) -> bool:
