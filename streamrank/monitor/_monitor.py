@@ -311,12 +311,15 @@ class Monitor:
         if row < 0 and score is None and label is None and weight is None:
             raise ValueError("Monitor.observe: an event needs a score, a label or a "
                              f"weight; got none for key {key!r}.")
+        waits = self._waits     # a label wait (`streamrank.monitor._wait`): does this wait?
+        early = waits is not None and row < 0 and score is None and not _wait.recent(self,
+                                                                                     key)
         # -- the evictions this event causes (counted first, applied after the checks)
         evict = 0
         if period is None:
             if row < 0 and score is not None and len(win) >= self.window:
                 evict = len(win) - self.window + 1
-        else:
+        elif not early:         # an event that waits moves no clock
             clock = self._clock
             if row < 0 and score is not None and clock is not None and time < clock:
                 raise param_error("time", "Monitor.observe", f"at least the clock "
@@ -327,20 +330,19 @@ class Monitor:
                 evict = win.count_through(horizon)  # O(1 + evicted): oldest first
                 if row >= 0 and win.store.value(row)[0] <= horizon:
                     row = -1    # the event's own prediction leaves before it applies
-        waits = self._waits
-        if waits is not None:   # the label wait (`streamrank.monitor._wait`)
-            bound, joined = _wait.joining(self, key, row, score, label, evict, time)
+        if waits is not None:
+            bound, joined = _wait.joining(self, key, row, score, label, evict, time, early)
         if label is not None and self.labels == "binary":
             self._check_binary(label, row, evict)
         # -- apply
         if evict:
             self._evict(evict, time)
-        if time is not None and (self._clock is None or time > self._clock):
+        if time is not None and not early and (self._clock is None or time > self._clock):
             self._clock = time
         st = self.stats
         st["events"] += 1
         if waits is not None:
-            label, weight = _wait.step(self, key, row, score, label, weight, bound, joined)
+            label, weight = _wait.step(self, key, label, weight, bound, joined, early, time)
             if label is _wait.HELD:
                 return
         if row < 0:

@@ -14,9 +14,10 @@ behind, skipped when it reaches the front), so every step is ``O(1)`` amortized.
 
 from __future__ import annotations
 
+import math
 from collections import deque
 
-__all__ = ["HELD", "check", "joining", "note_gone", "step"]
+__all__ = ["HELD", "check", "joining", "note_gone", "recent", "step"]
 
 #: What `step` returns for an event that waits (the monitor returns at once).
 HELD = object()
@@ -85,7 +86,7 @@ class _Gone:
     """The ids of the predictions evicted lately: ``mark[key]`` and ``order`` of
     ``(mark, key)``, the mark being the eviction's number (count windows) or the clock
     at the eviction (``period`` windows); an id is forgotten once its mark is ``span``
-    (the window's size or period) behind the latest (`note`, `forget`)."""
+    (the window's size or period) behind the latest (`note`; `recent` reads it)."""
 
     __slots__ = ("mark", "order", "span")
 
@@ -110,14 +111,6 @@ class _Gone:
             if self.mark.get(k) == m:
                 del self.mark[k]
 
-    def forget(self, bound) -> None:
-        """Forget the ids evicted at a mark ``<= bound``. O(1 + forgotten) amortized."""
-        order, mark = self.order, self.mark
-        while order and order[0][0] <= bound:
-            m, key = order.popleft()
-            if mark.get(key) == m:
-                del mark[key]
-
     def rows(self) -> list:
         """``(key, mark)`` of each remembered id, oldest first (the snapshot)."""
         mark = self.mark
@@ -125,17 +118,32 @@ class _Gone:
 
 
 # ---------------------------------------------------------------- the Monitor's steps
-def joining(m, key, row, score, label, evict, time):
-    """Before anything changes (`Monitor.observe` of ``m`` with a label wait): the bound
-    of this event (the waits with ``start <= bound`` run out at it: this event's number
-    minus ``label_wait`` minus 1, or the clock it moves to minus ``label_wait_period``),
-    and the wait this new prediction joins (None). With ``labels="binary"``, a waiting
-    label is checked here, when it would join (its own event was checked too)."""
+def recent(m, key) -> bool:
+    """Whether ``key`` left the window of ``m`` lately (changes nothing): among the last
+    ``window`` predictions evicted (count windows), or evicted when the clock was above
+    ``clock - period`` (``period`` windows)."""
+    mark = m._gone.mark.get(key)
+    if mark is None:
+        return False
+    if m.period is None:
+        return mark > m.stats["evicted"] - m.window
+    return m._clock is None or mark > m._clock - m.period
+
+
+def joining(m, key, row, score, label, evict, time, early):
+    """Before anything changes (`Monitor.observe` of ``m`` with a label wait; ``early``:
+    this event waits): the bound of this event (the waits with ``start <= bound`` run out
+    at it: this event's number minus ``label_wait`` minus 1, or the clock after it minus
+    ``label_wait_period``), and the wait this new prediction joins (None). With
+    ``labels="binary"``, a waiting label is checked here, when it would join (its own
+    event was checked too)."""
     if m.label_wait is not None:
         bound = m.stats["events"] - m.label_wait
     else:
         clock = m._clock
-        bound = (time if clock is None or time > clock else clock) - m.label_wait_period
+        if not early and time is not None and (clock is None or time > clock):
+            clock = time
+        bound = -math.inf if clock is None else clock - m.label_wait_period
     joined = None
     if row < 0 and score is not None:
         entry = m._waits.held.get(key)
@@ -146,27 +154,30 @@ def joining(m, key, row, score, label, evict, time):
     return bound, joined
 
 
-def step(m, key, row, score, label, weight, bound, joined):
+def step(m, key, label, weight, bound, joined, early, time):
     """Apply this event's part of the label wait (after the evictions and the clock,
-    the event counted): run out the waits past ``bound`` (``unmatched``); hold a label or
-    weight for an id neither in the window nor evicted lately (`HELD`); or hand a new
-    prediction its waiting label and weight (``joined``; its own win). Returns the
-    ``(label, weight)`` the event goes on with. O(1) amortized."""
+    the event counted): run out the waits past ``bound`` (``unmatched``); hold an
+    ``early`` label or weight (`HELD`: the monitor returns); or hand a new prediction
+    its waiting label and weight (``joined``; its own win). Returns the ``(label,
+    weight)`` the event goes on with. O(1) amortized."""
     waits, st = m._waits, m.stats
     if waits.held:
         st["unmatched"] += waits.expire(bound)
-    if row < 0:
-        if score is None:
-            if not _gone_has(m, key):
-                start = st["events"] if m.label_wait is not None else m._clock
-                waits.add(key, label, weight, start)
-                m._fast = False
-                return HELD, None
-        elif joined is not None:
-            del waits.held[key]
-            st["joined"] += 1
-            label = joined[0] if label is None else label
-            weight = joined[1] if weight is None else weight
+    if early:
+        if m.label_wait is not None:
+            start = st["events"]
+        else:   # its time or the clock, the later; never before an earlier start
+            start = time if m._clock is None or time > m._clock else m._clock
+            if waits.order and waits.order[-1][0] > start:
+                start = waits.order[-1][0]
+        waits.add(key, label, weight, start)
+        m._fast = False
+        return HELD, None
+    if joined is not None:
+        del waits.held[key]
+        st["joined"] += 1
+        label = joined[0] if label is None else label
+        weight = joined[1] if weight is None else weight
     m._fast = m._ref is not None and m._steady()
     return label, weight
 
@@ -175,18 +186,6 @@ def note_gone(m, key, number, time=None) -> None:
     """``key`` left the window of ``m``: the eviction's ``number`` (count windows) or the
     clock ``time`` evicting it (``period`` windows) is its mark. O(1) amortized."""
     m._gone.note(key, number if m.period is None else time)
-
-
-def _gone_has(m, key) -> bool:
-    """Whether ``key`` left the window of ``m`` lately: among the last ``window``
-    predictions evicted (count windows), or evicted when the clock was above ``clock -
-    period`` (``period`` windows)."""
-    gone = m._gone
-    if m.period is None:
-        gone.forget(m.stats["evicted"] - m.window)
-    elif m._clock is not None:
-        gone.forget(m._clock - m.period)
-    return key in gone.mark
 
 
 def check(m, window_keys) -> None:
@@ -203,7 +202,7 @@ def check(m, window_keys) -> None:
     if m.label_wait is not None:
         assert len(waits.order) <= m.label_wait
         assert all(s > m.stats["events"] - 1 - m.label_wait for s in starts)
-    else:
+    elif m._clock is not None:
         assert all(s > m._clock - m.label_wait_period for s in starts)
     if m.period is None:
         assert len(gone.order) <= m.window

@@ -214,9 +214,37 @@ def test_the_evicted_ids_of_a_period_window_are_kept_for_one_period():
     m.observe("c", score=0.5, time=19.5)
     m.observe("a", label=1, time=19.5)          # 10 > 19.5 - 10: still remembered
     assert m.stats["dropped"] == 2
-    m.observe("a", label=1, time=20.0)          # forgotten, and "b" leaves now
+    m.observe("a", label=1, time=20.0)          # judged at the clock before it, 19.5:
+    assert m.stats["dropped"] == 3              # dropped; the clock moves, "b" leaves
+    m.observe("a", label=1, time=20.0)          # 10 > 20 - 10 no more: forgotten, waits
     m.observe("b", label=1, time=20.0)
-    assert (m.stats["dropped"], m.waiting) == (3, 1)
+    assert (m.stats["dropped"], m.waiting) == (4, 1)
+    m._check()
+
+
+def test_a_waiting_label_moves_no_clock():
+    m = Monitor(period=60, min_window=2, label_wait=10)
+    m.observe("a", score=0.2, label=0, time=100.0)
+    m.observe("x", label=1, time=130.0)     # logged after its prediction, shipped before
+    assert m.clock == 100.0 and m.waiting == 1
+    m.observe("x", score=0.9, time=110.0)   # not back in time: it joins
+    assert (m.clock, m.stats["joined"], m.counts.auc) == (110.0, 1, 1.0)
+    m._check()
+    lossy = Monitor(period=60, min_window=2)  # without a wait the label moves the clock
+    lossy.observe("a", score=0.2, label=0, time=100.0)
+    lossy.observe("x", label=1, time=130.0)
+    with pytest.raises(ValueError, match="at least the clock 130.0"):
+        lossy.observe("x", score=0.9, time=110.0)
+
+
+def test_a_time_wait_starts_at_the_label_time_or_the_clock_the_later():
+    m = Monitor(window=10, min_window=2, label_wait_period=5)
+    m.observe("a", score=0.2, time=100.0)
+    m.observe("x", label=1, time=130.0)     # starts at 130 (the clock stays 100)
+    m.observe("b", score=0.3, time=134.5)
+    assert m.waiting == 1
+    m.observe("c", score=0.3, time=135.0)
+    assert (m.waiting, m.stats["unmatched"]) == (0, 1)
     m._check()
 
 
