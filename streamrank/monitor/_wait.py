@@ -196,7 +196,7 @@ def check(m, window_keys) -> None:
     assert not held & window_keys and not held & set(gone.mark)
     assert not held or not m._fast
     rows = waits.rows()
-    assert [r[0] for r in rows] and len(rows) == len(held) or not held
+    assert len(rows) == len(held)
     starts = [r[3] for r in rows]
     assert starts == sorted(starts)
     if m.label_wait is not None:
