@@ -9,6 +9,12 @@ scores, AUC about 0.8):
   the frozen reference window.
 * **Monitor, late labels** -- every prediction arrives without its label, the label 50
   predictions later (two events per prediction); R counts predictions.
+* **Monitor, label_wait, in order** -- as the first with ``Monitor(label_wait=100)``:
+  nothing ever waits (the per-event path stays one C call; each eviction is remembered
+  for the wait's late-drop rule), against the first.
+* **Monitor, labels early, label_wait** -- every label arrives 50 predictions *before*
+  its prediction (two events per prediction) and waits for it (``label_wait=200``), so
+  a label always waits and every event takes the checked path; against the late labels.
 * **Monitor, DeLong** -- as the first, with DeLong's variance computed from the window's
   contents at each report (``O(W log W)`` per report).
 * **River RollingROCAUC** -- ``update(y, s)`` per event, ``get()`` every R events: River's
@@ -80,9 +86,9 @@ def make_stream(n: int, seed: int):
 
 # --------------------------------------------------------------------------- methods
 # Each method: make(W) -> state; feed(state, lo, hi, every) -> last metric value.
-def _monitor(test):
+def _monitor(test, **kw):
     def make(w):
-        return Monitor(window=w, test=test, min_window=30)
+        return Monitor(window=w, test=test, min_window=30, **kw)
 
     def feed(m, d, lo, hi, every):
         y, s = d["y"], d["s"]
@@ -111,6 +117,29 @@ def _monitor_late():
             j = i - LATE
             if j >= 0:
                 observe(j, label=y[j])
+            k += 1
+            if k == every:
+                report()
+                k = 0
+        return report().auc
+    return make, feed
+
+
+def _monitor_early():
+    def make(w):
+        return Monitor(window=w, min_window=30, label_wait=4 * LATE)
+
+    def feed(m, d, lo, hi, every):
+        y, s = d["y"], d["s"]
+        observe, report = m.observe, m.report
+        if lo == 0:     # the first labels: they wait for their predictions too
+            for j in range(LATE):
+                observe(j, label=y[j])
+        k = 0
+        for i in range(lo, hi):
+            j = i + LATE
+            observe(j, label=y[j])
+            observe(i, score=s[i])
             k += 1
             if k == every:
                 report()
@@ -153,6 +182,8 @@ def _recount():
 METHODS = {
     "streamrank Monitor": _monitor("hanley-mcneil"),
     "streamrank Monitor, late labels": _monitor_late(),
+    "streamrank Monitor, label_wait, in order": _monitor("hanley-mcneil", label_wait=100),
+    "streamrank Monitor, labels early, label_wait": _monitor_early(),
     "streamrank Monitor, DeLong": _monitor("delong"),
     "river RollingROCAUC": _rolling(river_metrics.RollingROCAUC),
     "sklearn recount": _recount(),

@@ -13,12 +13,13 @@ import zlib
 import click
 
 from ._common import InputError, check_output_folder, location
+from ._monitor_wait import LabelWait
 
 __all__ = ["_READ_ERRORS", "_check_input", "_check_outputs", "_name", "_note", "_note_skip",
            "_option_differences", "_progress_bar", "_read_error", "_rejected"]
 
 _MONITOR_OPTIONS = ("window", "period", "reference", "test", "alpha", "detector",
-                    "min_window", "labels", "max_history")
+                    "min_window", "labels", "max_history", "label_wait")
 
 _SHOWN_SKIPS = 10
 
@@ -92,7 +93,7 @@ def _option_differences(ctx, given, mon, period, meta, every) -> list:
     current = {"window": mon.window, "period": mon.period, "reference": mon.reference,
                "test": mon.test, "alpha": mon.alpha, "detector": mon._detector_spec,
                "min_window": mon.min_window, "labels": mon.labels,
-               "max_history": mon.max_history,
+               "max_history": mon.max_history, "label_wait": LabelWait.of(mon),
                "alert_on": getattr(mon, "alert_on", None)}     # a PairedMonitor's
     out = []
     for name in _MONITOR_OPTIONS + ("alert_on",) * (current["alert_on"] is not None):

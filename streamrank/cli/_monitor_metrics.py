@@ -32,6 +32,8 @@ _GAUGES = (
      "Labeled predictions in the window at the latest report."),
     ("streamrank_window_pending", "window_pending",
      "Predictions in the window waiting for their label at the latest report."),
+    ("streamrank_waiting_labels", "waiting_labels",
+     "Labels or weights waiting for their prediction now (--label-wait)."),
 )
 # (name without _total, key, help): cumulative counters
 _COUNTERS = (
@@ -43,6 +45,10 @@ _COUNTERS = (
      "Labels or weights for predictions no longer in the window."),
     ("streamrank_skipped_rows", "skipped_rows", "Input rows skipped (--on-error skip)."),
     ("streamrank_alerts", "alerts", "Reports with an alert or a detector drift."),
+    ("streamrank_joined_labels", "joined_labels",
+     "Labels or weights that waited for their prediction and joined it (--label-wait)."),
+    ("streamrank_unmatched_labels", "unmatched_labels",
+     "Labels or weights whose prediction did not arrive within --label-wait."),
 )
 
 

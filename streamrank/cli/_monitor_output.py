@@ -18,6 +18,7 @@ import sys
 import click
 
 from ._common import _plain
+from ._monitor_wait import wait_summary
 
 __all__ = ["COLUMNS"]
 
@@ -32,10 +33,11 @@ _TABLE = (("events", 10), ("time", 20), ("n", 8), ("pending", 8), ("auc", 9),
 class _Printer:
     """Report lines on stdout: a table (header once), JSON lines, or CSV (header once)."""
 
-    def __init__(self, fmt, iso_time, show_time=True, paired=False):
+    def __init__(self, fmt, iso_time, show_time=True, paired=False, extra=None):
         from ._monitor_paired import PAIRED_COLUMNS, PAIRED_TABLE
 
         self.fmt = fmt
+        self.extra = extra      # a callable: more columns for json and csv (a label wait)
         self.iso_time = iso_time
         self.columns = COLUMNS + PAIRED_COLUMNS if paired else COLUMNS
         self.table = [(c, w) for c, w in _TABLE + (PAIRED_TABLE if paired else ())
@@ -54,10 +56,12 @@ class _Printer:
 
         rec = report.as_dict()
         self.last_events = report.events
+        more = {} if self.extra is None else self.extra()
+        rec.update(more)
         if self.fmt in ("json", "csv"):
-            columns = self.columns
+            columns = self.columns + tuple(more)
             if self.iso_time():         # one time format: ISO 8601, plus the POSIX seconds
-                columns = ("events", "time", "time_epoch") + self.columns[2:]
+                columns = ("events", "time", "time_epoch") + columns[2:]
                 t = rec["time"]
                 rec["time"], rec["time_epoch"] = (None, None) if t is None else \
                     (format_time(t), t)
@@ -133,6 +137,8 @@ def _summary(mon, skipped, plot, interrupted, iso_time) -> None:
         f"({st['evicted_pending']} never labeled); reference {ref_text}",
         f"  {st['reports']} reports, {st['alerts']} alerts{first}",
     ]
+    if wait_summary(mon):
+        lines.insert(1, wait_summary(mon))
     if paired:
         from ._monitor_paired import paired_summary
 

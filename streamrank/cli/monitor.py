@@ -68,6 +68,7 @@ from ._monitor_input import (_READ_ERRORS, _check_input, _check_outputs, _name, 
                              _note_skip, _option_differences, _progress_bar, _read_error,
                              _rejected)
 from ._monitor_output import _Printer, _summary
+from ._monitor_wait import label_wait_option, wait_columns
 
 # read_checkpoint and write_checkpoint: streamrank.monitor.checkpoint's, named here too
 __all__ = ["monitor", "read_checkpoint", "write_checkpoint"]
@@ -182,6 +183,7 @@ def _period(ctx, param, value):
               help="With --challenger-score: alert when the challenger's AUC is "
                    "significantly below the champion's (one-sided), above it (one-sided), "
                    "or either (two-sided), at --alpha.")
+@label_wait_option
 @format_option
 @on_error_option
 @progress_option
@@ -191,7 +193,7 @@ def monitor(ctx, source, id_col, score_col, label_col, weight_col, time_col, win
             reference, every, test, alpha, detector, min_window, labels, max_history,
             fail_on_alert, checkpoint, checkpoint_every, resume, force_resume, plot, follow,
             max_idle, poll, input_format, metrics_port, metrics_host, model_name,
-            challenger_col, challenger_name, alert_on, fmt, on_error, progress):
+            challenger_col, challenger_name, alert_on, label_wait, fmt, on_error, progress):
     """Monitor a stream of prediction events: exact rolling AUC, alerts on a drop.
 
     FILE holds one event per row (CSV or TSV with a header, JSON lines, or Parquet; text
@@ -199,7 +201,9 @@ def monitor(ctx, source, id_col, score_col, label_col, weight_col, time_col, win
     same id and a label is its (late) label; a new score re-scores it. Every --every
     events a report line is printed (--format table|json|csv); an alert fires when the
     window's AUC is significantly below the reference window's (one-sided test, --test,
-    --alpha). A summary goes to stderr at the end. --resume continues from a
+    --alpha). A label that arrives before its prediction is dropped, unless
+    --label-wait lets it wait for it (N events, or a DURATION of --time). A summary
+    goes to stderr at the end. --resume continues from a
     --checkpoint taken on the same input with the same columns and options (anything
     else is an error unless --force-resume). --challenger-score COL compares a second
     model scored on the same traffic (a shadow deployment): extra report columns
@@ -221,6 +225,9 @@ def monitor(ctx, source, id_col, score_col, label_col, weight_col, time_col, win
                                "of time).")
     if period is not None and time_col is None:
         raise click.UsageError("--period needs --time (the time column).")
+    if label_wait is not None and label_wait[1] is not None and time_col is None:
+        raise click.UsageError(f"--label-wait {label_wait} (a duration) needs --time (the "
+                               "time column); a plain integer waits that many events.")
     if resume and checkpoint is None:
         raise click.UsageError(f"--{'force-' if force_resume else ''}resume needs "
                                "--checkpoint PATH.")
@@ -276,7 +283,8 @@ def monitor(ctx, source, id_col, score_col, label_col, weight_col, time_col, win
         try:
             settings = dict(window=window, period=period, reference=reference, test=test,
                             alpha=alpha, detector=detector, labels=labels,
-                            min_window=min_window, max_history=max_history)
+                            min_window=min_window, max_history=max_history,
+                            **({} if label_wait is None else label_wait.kwargs()))
             mon = (Monitor(**settings) if challenger_col is None else
                    PairedMonitor(**settings, alert_on=alert_on))
         except (ValueError, TypeError) as exc:
@@ -287,9 +295,9 @@ def monitor(ctx, source, id_col, score_col, label_col, weight_col, time_col, win
             "the checkpoint's monitor compares a challenger: it needs --challenger-score."
             if paired else "the checkpoint's monitor has no challenger: --challenger-score "
             "cannot be added to a resumed run.")
-    if mon.period is not None and time_col is None:
-        raise click.UsageError("the checkpoint's monitor has a period window: it needs "
-                               "--time.")
+    if (mon.period is not None or mon.label_wait_period is not None) and time_col is None:
+        raise click.UsageError("the checkpoint's monitor has a period window or label "
+                               "wait: it needs --time.")
     skipped = 0 if meta is None else int(meta.get("skipped", 0))
     start = None if meta is None else Position(meta["rows"], meta["offset"])
 
@@ -356,7 +364,8 @@ def monitor(ctx, source, id_col, score_col, label_col, weight_col, time_col, win
                 if meta.get("columns") == wanted and meta.get("resolved"):
                     parser.restore(meta["resolved"])
             printer = _Printer(fmt, lambda: parser.iso_time,
-                               show_time=time_col is not None, paired=paired)
+                               show_time=time_col is not None, paired=paired,
+                               extra=wait_columns(mon))
             event_columns = {"score": score_col, "label": label_col,
                              "weight": weight_col, "time": time_col,
                              "challenger": challenger_col}

@@ -23,6 +23,31 @@ a score or a weight, those replace the pending ones. A label for a prediction th
 left the window (or that never arrived) is *late, dropped* (``stats["dropped"]``): the
 window has moved past it. A new label for an already labeled prediction relabels it.
 
+**Labels before their prediction** (log shippers reorder lines): with
+``Monitor(label_wait=N)`` (events) or ``label_wait_period=T`` (time units of ``time``;
+every event then needs a ``time``), a label or weight for an id that is neither in the
+window nor evicted lately *waits* instead of being dropped: it joins the prediction if
+that arrives within the next ``N`` events (or while the clock is below the wait's start
+plus ``T``, the start being the label's time or the clock, the later, and never before
+an earlier wait's start), and the prediction is counted labeled at once
+(``stats["joined"]``; not ``late``); a label that waits longer runs out
+(``stats["unmatched"]``; `Monitor.waiting` counts those waiting now). A waiting event
+changes nothing else: its time does not move the clock (a label logged after its
+prediction but shipped before it does not push a ``period`` window past it), and the
+prediction brings its own time. Several events for one waiting id: each replaces what it
+carries (the last label and weight win) and the wait keeps its first start; the
+prediction's own label or weight, if it has one, wins over the waiting ones; later
+events for the id are late labels or re-scores as usual. With ``labels="binary"`` a
+waiting label is also checked when it joins. The buffer holds at most ``N`` waits (one
+per event), or those of the last ``T`` time units. A label for an id evicted *lately* is
+still dropped at once: the monitor remembers the ids of the last ``window`` predictions
+evicted (count windows), or of those evicted while the clock was above ``clock -
+period`` (``period`` windows; the clock before the event); an id evicted before that is
+forgotten, and its label waits (then counts ``unmatched``, or joins a new prediction of
+that id). Both are a dict and a deque, ``O(1)`` amortized per event or eviction, and
+part of the snapshot. Without a wait (the default) nothing waits and nothing is
+remembered. The per-event paths below are taken only while no label waits.
+
 **Re-scores**: a new score (or weight) for an id in the window replaces the old one: for
 a labeled prediction one ``O(log W)`` update of the counts, for a pending one a store.
 
@@ -133,6 +158,16 @@ Examples
 (4, 0, 0.5, 1.0)
 >>> m.stats["late"], m.stats["evicted"]
 (1, 1)
+
+A label that arrives before its prediction waits for it with ``label_wait``:
+
+>>> m = Monitor(window=4, min_window=2, label_wait=10)
+>>> m.observe("a", label=1)              # the label first: it waits
+>>> m.waiting, m.stats["dropped"]
+(1, 0)
+>>> m.observe("a", score=0.7)            # its prediction: labeled at once
+>>> m.n, m.waiting, m.stats["joined"]
+(1, 0, 1)
 """
 
 from ._monitor import TESTS, Monitor

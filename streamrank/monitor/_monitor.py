@@ -23,7 +23,7 @@ from ..counts import PairCounts
 from ..engine import LABEL_KINDS, PairEngine
 from ..structures._cwindow import RowWindow
 from ..windows import sync
-from . import _read, _state
+from . import _read, _state, _wait
 from ._reference import _Reference
 from ._report import Report
 from ._state import _STATS
@@ -90,6 +90,13 @@ class Monitor:
         The confidence level of each report's interval of the window's AUC
         (``Report.low``, ``Report.high``, by the ``test`` method), independent of
         ``alpha``.
+    label_wait : int, optional
+        A label (or weight) whose prediction has not arrived yet waits for it during
+        the next ``label_wait`` events, and joins it when it comes (the module
+        docstring's "Late labels"); default: no wait (such a label is dropped).
+    label_wait_period : float, optional
+        The same, for ``label_wait_period`` time units of the clock (then every event
+        needs a ``time``). At most one of ``label_wait`` and ``label_wait_period``.
 
     Attributes
     ----------
@@ -103,7 +110,9 @@ class Monitor:
         after their prediction), ``rescored``, ``relabeled``, ``dropped`` (events for
         ids outside the window), ``evicted`` (predictions that left the window),
         ``evicted_pending`` (of which never labeled), ``reports``, ``alerts`` (reports
-        with ``alert`` or ``drift``; kept even when `history` is trimmed).
+        with ``alert`` or ``drift``; kept even when `history` is trimmed), and with a
+        label wait ``joined`` (waiting labels or weights that met their prediction) and
+        ``unmatched`` (waits that ran out); `waiting` is the number waiting now.
     """
 
     def __init__(self, window: int | None = None, period: float | None = None,
@@ -111,8 +120,15 @@ class Monitor:
                  test: Literal["hanley-mcneil", "delong"] = "hanley-mcneil",
                  alpha: float = 0.01, detector: _Detector = None, labels: LabelKind = "auto",
                  min_window: int = 30, max_history: int | None = None,
-                 level: float = 0.95) -> None:
+                 level: float = 0.95, label_wait: int | None = None,
+                 label_wait_period: float | None = None) -> None:
         func = "Monitor"
+        if label_wait is not None and label_wait_period is not None:
+            raise param_error("label_wait", func, "None when 'label_wait_period' is given "
+                              "(a wait of events or of time, not both)", describe(label_wait))
+        label_wait = check_int(label_wait, "label_wait", func, allow_none=True)
+        if label_wait_period is not None:
+            label_wait_period = check_period(label_wait_period, "label_wait_period", func)
         if window is not None and period is not None:
             raise param_error("window", func, "None when 'period' is given (a window of "
                               "events or of time, not both)", describe(window))
@@ -141,6 +157,14 @@ class Monitor:
         self.min_window = int(min_window)
         self.max_history = None if max_history is None else int(max_history)
         self.level = level
+        self.label_wait = label_wait
+        self.label_wait_period = label_wait_period
+        # with a label wait: the labels waiting for their prediction, and the ids evicted
+        # lately (`streamrank.monitor._wait`); None without
+        waits = label_wait is not None or label_wait_period is not None
+        self._waits: _wait._Waits | None = _wait._Waits() if waits else None
+        self._gone: _wait._Gone | None = (
+            _wait._Gone(window if period is None else period) if waits else None)
         self._detector_spec = detector
         self._detector = _make_detector(detector)
         self._series: list[float] = []          # what the detector was fed, in order
@@ -188,6 +212,12 @@ class Monitor:
     def pending(self) -> int:
         """Predictions in the window without a label yet."""
         return len(self._win) - self._win.n_labeled
+
+    @property
+    def waiting(self) -> int:
+        """Labels (or weights) waiting for their prediction now (0 without a label
+        wait)."""
+        return 0 if self._waits is None else len(self._waits)
 
     @property
     def clock(self) -> float | None:
@@ -242,6 +272,8 @@ class Monitor:
                         st["evicted"] += 1
                         if evicted == 2:
                             st["evicted_pending"] += 1
+                        if self._gone is not None:    # the label wait's memory
+                            self._gone.note(win.last_evicted, st["evicted"])
                     if win.full:
                         self._fresh_counts()
                     return
@@ -268,9 +300,10 @@ class Monitor:
         if time is not None:
             if not (type(time) is float and time - time == 0.0):
                 time = check_scalar(time, "time", "Monitor.observe")
-        elif period is not None:
+        elif period is not None or self.label_wait_period is not None:
             raise param_error("time", "Monitor.observe", "a finite number (the monitor "
-                              "has a period window)", "None")
+                              "has a period " + ("window)" if period is not None else
+                                                 "label wait)"), "None")
         if key is None:
             raise param_error("key", "Monitor.observe", "an id (a hashable value other "
                               "than None)", "None", TypeError)
@@ -279,12 +312,15 @@ class Monitor:
         if row < 0 and score is None and label is None and weight is None:
             raise ValueError("Monitor.observe: an event needs a score, a label or a "
                              f"weight; got none for key {key!r}.")
+        waits = self._waits     # a label wait (`streamrank.monitor._wait`): does this wait?
+        early = waits is not None and row < 0 and score is None and not _wait.recent(self,
+                                                                                     key)
         # -- the evictions this event causes (counted first, applied after the checks)
         evict = 0
         if period is None:
             if row < 0 and score is not None and len(win) >= self.window:
                 evict = len(win) - self.window + 1
-        else:
+        elif not early:         # an event that waits moves no clock
             clock = self._clock
             if row < 0 and score is not None and clock is not None and time < clock:
                 raise param_error("time", "Monitor.observe", f"at least the clock "
@@ -295,15 +331,21 @@ class Monitor:
                 evict = win.count_through(horizon)  # O(1 + evicted): oldest first
                 if row >= 0 and win.store.value(row)[0] <= horizon:
                     row = -1    # the event's own prediction leaves before it applies
+        if waits is not None:
+            bound, joined = _wait.joining(self, key, row, score, label, evict, time, early)
         if label is not None and self.labels == "binary":
             self._check_binary(label, row, evict)
         # -- apply
         if evict:
-            self._evict(evict)
-        if time is not None and (self._clock is None or time > self._clock):
+            self._evict(evict, time)
+        if time is not None and not early and (self._clock is None or time > self._clock):
             self._clock = time
         st = self.stats
         st["events"] += 1
+        if waits is not None:
+            label, weight = _wait.step(self, key, label, weight, bound, joined, early, time)
+            if label is _wait.HELD:
+                return
         if row < 0:
             if score is None:   # a label or weight for a prediction outside the window
                 st["dropped"] += 1
@@ -373,19 +415,28 @@ class Monitor:
                 self._set_reference(_Reference(ys, ss, ws))
                 self._ref_store, self._ref_left = {}, []
 
-    def _evict(self, k) -> None:
-        """Drop the ``k`` oldest predictions (freezing the default reference first)."""
+    def _evict(self, k, time=None) -> None:
+        """Drop the ``k`` oldest predictions (freezing the default reference first);
+        ``time``: the clock that evicts them (``period`` windows)."""
         if not k:
             return
         if self._ref is None and self.reference is None:
             self._freeze_window()
-        st, store = self.stats, self._ref_store
-        for key, y, s, w in self._win.evict(k, True):   # the engine follows at a read
+        st, store, gone = self.stats, self._ref_store, self._gone
+        for i, (key, y, s, w) in enumerate(self._win.evict(k, True)):  # engine: at a read
             if store and key in store:      # keep it for reference=N, free its id
                 self._ref_left.append(store.pop(key))
             if y != y:
                 st["evicted_pending"] += 1
+            if gone is not None:
+                _wait.note_gone(self, key, st["evicted"] + i + 1, time)
         st["evicted"] += k
+
+    def _steady(self) -> bool:
+        """Whether new predictions and late labels may take the per-event paths once
+        the reference is frozen: a count window, not ``labels="binary"``, no label
+        waiting (`streamrank.monitor._wait`)."""
+        return self.period is None and self.labels != "binary" and not self._waits
 
     def _freeze_window(self) -> None:
         y, s, w = self._window_arrays()
@@ -395,7 +446,7 @@ class Monitor:
         """Freeze the reference window; from then on a count window takes new predictions
         through `RowWindow.push_new` (no reference to note, nothing to freeze)."""
         self._ref = ref
-        self._fast = self.period is None and self.labels != "binary"
+        self._fast = self._steady()
 
     # ------------------------------------------------------------------ reports
     def report(self) -> Report:
@@ -415,7 +466,9 @@ class Monitor:
         ``window_auc_low`` and ``window_auc_high`` (its interval), ``reference_auc``,
         ``p_value``, ``window_labeled``, ``window_pending`` (nan / 0 before the first
         report); of `stats` (cumulative), ``events``, ``predictions``, ``labels``,
-        ``rescored``, ``late_dropped`` (``stats["dropped"]``) and ``alerts``.
+        ``rescored``, ``late_dropped`` (``stats["dropped"]``), ``alerts``,
+        ``joined_labels`` and ``unmatched_labels`` (``stats["joined"]``,
+        ``stats["unmatched"]``); and ``waiting_labels`` (`waiting`, now).
 
         Changes nothing (no report is made): safe to call from a scraping thread while
         another feeds the monitor. Runtime: O(1).

@@ -107,6 +107,8 @@ class PairedMonitor:
         The settings of both models' `Monitor` (see there). ``alpha`` is also the level of
         the paired test, ``min_window`` the paired rows it needs, ``level`` that of the
         interval of the difference.
+    label_wait, label_wait_period : optional
+        As `Monitor`'s: a label that comes before its prediction waits, in both windows.
     alert_on : {"worse", "better", "both"}
         Alert when the challenger is significantly worse than the champion (one-sided),
         better (one-sided), or either (two-sided).
@@ -132,11 +134,13 @@ class PairedMonitor:
                  alpha: float = 0.01, detector: _Detector = None,
                  labels: LabelKind = "auto", min_window: int = 30,
                  max_history: int | None = None, level: float = 0.95,
+                 label_wait: int | None = None, label_wait_period: float | None = None,
                  alert_on: str = "both") -> None:
         alert_on = check_option(alert_on, "alert_on", "PairedMonitor", ALERT_ON)
         settings = dict(window=window, period=period, reference=reference, test=test,
                         alpha=alpha, detector=detector, labels=labels,
-                        min_window=min_window, max_history=max_history, level=level)
+                        min_window=min_window, max_history=max_history, level=level,
+                        label_wait=label_wait, label_wait_period=label_wait_period)
         self.champion = Monitor(**settings)     # validates every setting
         self.challenger = Monitor(**settings)
         self.alert_on = alert_on
@@ -180,6 +184,12 @@ class PairedMonitor:
     def pending(self) -> int:
         """Predictions in the champion's window without a label yet."""
         return self.champion.pending
+
+    @property
+    def waiting(self) -> int:
+        """Labels waiting for their prediction in the champion's window (see
+        `Monitor.waiting`)."""
+        return self.champion.waiting
 
     @property
     def clock(self) -> float | None:
@@ -389,7 +399,7 @@ class PairedMonitor:
 
 
 _SETTINGS = ("window", "period", "reference", "test", "alpha", "labels", "min_window",
-             "max_history", "level", "_detector_spec")
+             "max_history", "level", "_detector_spec", "label_wait", "label_wait_period")
 
 
 def _may_refuse(mon: Monitor, key, score, label, time) -> bool:

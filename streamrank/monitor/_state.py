@@ -4,7 +4,9 @@ One ``np.savez`` archive (`streamrank._snapshot`: no pickled objects), format
 ``"streamrank.Monitor"``: the settings and the state (clock, statistics, history) as JSON,
 the window's predictions as columns (keys stored exactly), the frozen reference window or
 the ``reference=N`` store, and the metric series the detector was fed (replayed on load).
-Version 2 stores keys exactly; version 1 is still read.
+Version 3 adds the label wait (`streamrank.monitor._wait`: the labels waiting for their
+prediction, the ids evicted lately); version 2 stores keys exactly; versions 1 and 2 are
+still read (with nothing waiting).
 """
 
 from __future__ import annotations
@@ -21,13 +23,13 @@ from ._report import Report
 from .detectors import _dump_detector, _load_detector
 
 _FORMAT = "streamrank.Monitor"
-_VERSION = 2    # 2: keys stored exactly (see _snapshot); 1 is still read
+_VERSION = 3    # 3: the label wait; 2: keys stored exactly (see _snapshot); 1, 2 still read
 _NAN = math.nan
 _CONFIG = {"window", "period", "reference", "test", "alpha", "detector", "labels",
-           "min_window", "max_history", "level"}
+           "min_window", "max_history", "level", "label_wait", "label_wait_period"}
 #: The keys of `Monitor.stats`, in order.
 _STATS = ("events", "predictions", "labeled", "late", "rescored", "relabeled", "dropped",
-          "evicted", "evicted_pending", "reports", "alerts")
+          "evicted", "evicted_pending", "reports", "alerts", "joined", "unmatched")
 
 
 def dump(m) -> bytes:
@@ -53,7 +55,10 @@ def dump(m) -> bytes:
     config = {"window": m.window, "period": m.period, "reference": m.reference,
               "test": m.test, "alpha": m.alpha, "detector": det,
               "labels": m.labels, "min_window": m.min_window,
-              "max_history": m.max_history, "level": m.level}
+              "max_history": m.max_history, "level": m.level,
+              "label_wait": m.label_wait, "label_wait_period": m.label_wait_period}
+    waits = [] if m._waits is None else m._waits.rows()
+    gone = [] if m._gone is None else m._gone.rows()
     state = {"clock": m._clock, "stats": m.stats,
              "history": [r._to_row() for r in m.history],
              "alerts": [r._to_row() for r in m.alerts]}
@@ -69,7 +74,13 @@ def dump(m) -> bytes:
         ref_w=ref.w if ref is not None else np.empty(0),
         **_snapshot.key_arrays(rkeys, "store_keys", func),
         store_y=np.array(ry, dtype=f64), store_s=np.array(rs, dtype=f64),
-        store_w=np.array(rw, dtype=f64), series=np.array(m._series, dtype=f64))
+        store_w=np.array(rw, dtype=f64), series=np.array(m._series, dtype=f64),
+        **_snapshot.key_arrays([r[0] for r in waits], "wait_keys", func),
+        wait_y=np.array([_NAN if r[1] is None else r[1] for r in waits], dtype=f64),
+        wait_w=np.array([_NAN if r[2] is None else r[2] for r in waits], dtype=f64),
+        wait_start=np.array([r[3] for r in waits], dtype=f64),
+        **_snapshot.key_arrays([k for k, _ in gone], "gone_keys", func),
+        gone_mark=np.array([g for _, g in gone], dtype=f64))
 
 
 
@@ -91,8 +102,17 @@ def load(cls, data: bytes):
     store_s = snap.floats("store_s", store_y.size)
     store_w = snap.floats("store_w", store_y.size, nonnegative=True)
     series = snap.floats("series")
+    if snap.version >= 3:
+        wait_keys, gone_keys = snap.keys("wait_keys"), snap.keys("gone_keys")
+        wait_y = snap.floats("wait_y", len(wait_keys), finite=False)
+        wait_w = snap.floats("wait_w", len(wait_keys), finite=False)
+        wait_start = snap.floats("wait_start", len(wait_keys))
+        gone_mark = snap.floats("gone_mark", len(gone_keys))
+    else:
+        wait_keys, gone_keys = [], []
     snap.finish()
-    if not (type(config) is dict and set(config) in (_CONFIG, _CONFIG - {"level"})
+    if not (type(config) is dict and _CONFIG - {"level", "label_wait", "label_wait_period"}
+            <= set(config) <= _CONFIG
             and type(state) is dict
             and set(state) == {"clock", "stats", "history", "alerts"}):
         raise snap.corrupt("the settings or the state are not those to_bytes writes")
@@ -121,6 +141,9 @@ def load(cls, data: bytes):
             raise snap.corrupt("the window holds predictions it would have evicted")
         m._clock = clock
         m.stats = {k: stats.get(k, 0) for k in _STATS}
+        if wait_keys or gone_keys:
+            _load_waits(m, snap, set(keys), wait_keys, wait_y, wait_w, wait_start,
+                        gone_keys, gone_mark)
         win = m._win
         for key, t, y, s, w in zip(keys, times.tolist(), ys.tolist(), ss.tolist(),
                                    ws.tolist()):
@@ -147,6 +170,25 @@ def load(cls, data: bytes):
             for v in m._series:
                 m._detector.update(v)
     return m
+
+
+def _load_waits(m, snap, window_keys, wait_keys, wait_y, wait_w, wait_start, gone_keys,
+                gone_mark) -> None:
+    """Restore the label wait of ``m`` (before the reference: the per-event paths stay
+    off while a label waits)."""
+    if m._waits is None:
+        raise snap.corrupt("waiting labels without a label wait")
+    if len(set(wait_keys)) != len(wait_keys) or set(wait_keys) & window_keys \
+            or np.isinf(wait_y).any() or (wait_w < 0).any() or np.isinf(wait_w).any() \
+            or (np.diff(wait_start) < 0).any() or (np.diff(gone_mark) < 0).any():
+        raise snap.corrupt("the waiting labels or the evicted ids are not those "
+                           "to_bytes writes")
+    for key, y, w, start in zip(wait_keys, wait_y.tolist(), wait_w.tolist(),
+                                wait_start.tolist()):
+        m._waits.add(key, None if y != y else y, None if w != w else _num(w),
+                     int(start) if m.label_wait is not None else start)
+    for key, mark in zip(gone_keys, gone_mark.tolist()):
+        m._gone.note(key, int(mark) if m.period is None else mark)
 
 
 def _num(w):

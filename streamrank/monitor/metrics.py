@@ -14,14 +14,17 @@ __all__ = ["METRIC_KEYS", "metrics"]
 
 _NAN = math.nan
 
-#: The keys of `metrics`, in order: the latest report's readings, then the counters.
+#: The keys of `metrics`, in order: the latest report's readings, the counters, and the
+#: labels waiting for their prediction now (a label wait).
 METRIC_KEYS = ("window_auc", "window_auc_low", "window_auc_high", "reference_auc",
                "p_value", "window_labeled", "window_pending", "events", "predictions",
-               "labels", "rescored", "late_dropped", "alerts")
+               "labels", "rescored", "late_dropped", "alerts", "joined_labels",
+               "unmatched_labels", "waiting_labels")
 
 # counter key -> the Monitor.stats entry it reads
 _COUNTERS = {"events": "events", "predictions": "predictions", "labels": "labeled",
-             "rescored": "rescored", "late_dropped": "dropped", "alerts": "alerts"}
+             "rescored": "rescored", "late_dropped": "dropped", "alerts": "alerts",
+             "joined_labels": "joined", "unmatched_labels": "unmatched"}
 
 
 def metrics(mon) -> dict[str, float | int]:
@@ -40,4 +43,5 @@ def metrics(mon) -> dict[str, float | int]:
                "window_pending": last.pending}
     for key, stat in _COUNTERS.items():
         out[key] = stats[stat]
+    out["waiting_labels"] = mon.waiting
     return out

@@ -82,6 +82,7 @@ cdef class RowWindow:
                               # came and went next to weight 1 leaves the 1 in it)
     cdef bint _tflt[_NT]
     cdef dict _classes
+    cdef readonly object last_evicted   # the key of the row `push_new` last evicted
 
     def __init__(self, Py_ssize_t limit=MAX_PENDING, bint tally=False):
         self.limit = limit
@@ -280,8 +281,9 @@ cdef class RowWindow:
     def push_new(self, key, double y, double s, Py_ssize_t size):
         """A new keyed row ``(NaN, y, s, 1)`` unless ``key`` is held (then -1 and nothing
         changes), after evicting the oldest row if ``size`` are held: returns 0 (none
-        evicted), 1 (a labeled row evicted) or 2 (a pending one). The per-event path of
-        `Monitor.observe` for a new prediction, in one C call."""
+        evicted), 1 (a labeled row evicted) or 2 (a pending one); an evicted row's key is
+        then `last_evicted`. The per-event path of `Monitor.observe` for a new
+        prediction, in one C call."""
         cdef int out = 0
         cdef double oy
         if key in self.store._slot:
@@ -289,6 +291,7 @@ cdef class RowWindow:
         if self._tail - self._head >= size:
             oy = self.store._y[self._row_at(self._head)]
             out = 1 if oy == oy else 2
+            self.last_evicted = self.store._keyof[self._row_at(self._head)]
             self._evict_one(None)
         self._push(key, NAN, y, s, 1.0)
         return out

@@ -308,3 +308,26 @@ def test_pickle_and_copy_go_through_the_snapshot():
     twin = pickle.loads(pickle.dumps(odd))
     assert (1, 2) in twin and twin.stats == odd.stats
     twin._check()
+
+
+def test_labels_before_predictions_wait_in_both_windows():
+    """With label_wait, a label shipped before its prediction joins it in both models'
+    windows: the reports equal those of the ordered stream."""
+    rng = np.random.default_rng(11)
+    rows = [(i, float(rng.integers(0, 20)) / 20, float(rng.integers(0, 20)) / 20,
+             int(rng.random() < 0.4)) for i in range(300)]
+    ordered = PairedMonitor(window=100, min_window=10, label_wait=5)
+    early = PairedMonitor(window=100, min_window=10, label_wait=5)
+    for i, s, c, y in rows:
+        ordered.observe(i, score=s, challenger=c)
+        ordered.observe(i, label=y)
+        early.observe(i, label=y)               # the label first ...
+        early.observe(i, score=s, challenger=c)  # ... then its prediction
+        early._check()
+    a, b = ordered.report(), early.report()
+    assert (a.champion.counts, a.challenger.counts) == (b.champion.counts, b.challenger.counts)
+    assert a.p_value == b.p_value and a.difference == b.difference
+    assert early.stats["joined"] == 300 and early.waiting == 0
+    assert early.stats["dropped"] == early.stats["unmatched"] == 0
+    again = PairedMonitor.from_bytes(early.to_bytes())
+    assert again.label_wait == 5 and again.stats == early.stats

@@ -1,0 +1,209 @@
+"""Labels that arrive before their prediction: the waiting room of `Monitor(label_wait=...)`.
+
+Log shippers reorder lines, so a label (or a weight) may arrive before the prediction it
+belongs to. With ``label_wait`` (events) or ``label_wait_period`` (time units), such an
+event *waits* in `_Waits` and joins its prediction when that arrives; what is still
+waiting when its wait runs out is counted ``unmatched``. To keep ``dropped`` (a label for
+a prediction that has already *left* the window) apart from a label that is early,
+`_Waits` also remembers the ids of the predictions evicted lately (`_Gone`).
+
+Both are a dict (``key -> entry``) and a deque of the entries in the order they expire
+(lazy deletion: an entry joined, replaced or evicted again leaves its old deque item
+behind, skipped when it reaches the front), so every step is ``O(1)`` amortized.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import deque
+
+__all__ = ["HELD", "check", "joining", "note_gone", "recent", "step"]
+
+#: What `step` returns for an event that waits (the monitor returns at once).
+HELD = object()
+
+
+class _Waits:
+    """Labels and weights waiting for their prediction, oldest first.
+
+    ``held[key] = [label or None, weight or None, start]`` and ``order`` holds ``(start,
+    key)``, ``start`` being the number of the event that started the wait (``events``
+    waits) or the clock after it (time waits): it does not decrease along ``order``. An
+    entry runs out at the first event whose bound (`joining`) is ``>= start``. Several
+    events for one waiting id: each replaces the fields it carries (the last wins), and
+    the wait keeps the start of the first one, so an id cannot wait longer than one wait.
+    """
+
+    __slots__ = ("held", "order")
+
+    def __init__(self) -> None:
+        self.held: dict = {}
+        self.order: deque = deque()
+
+    def __len__(self) -> int:
+        return len(self.held)
+
+    def add(self, key, label, weight, start) -> None:
+        """Hold (or update) the wait of ``key``. O(1)."""
+        entry = self.held.get(key)
+        if entry is None:
+            self.held[key] = [label, weight, start]
+            self.order.append((start, key))
+            return
+        if label is not None:
+            entry[0] = label
+        if weight is not None:
+            entry[1] = weight
+
+    def expire(self, bound) -> int:
+        """Drop the waits with ``start <= bound``; how many. O(1 + dropped) amortized
+        (an entry that joined left its ``order`` item behind: skipped here)."""
+        order, held = self.order, self.held
+        n = 0
+        while order and order[0][0] <= bound:
+            start, key = order.popleft()
+            entry = held.get(key)
+            if entry is not None and entry[2] == start:
+                del held[key]
+                n += 1
+        if not held:
+            order.clear()
+        return n
+
+    def rows(self) -> list:
+        """``(key, label or None, weight or None, start)`` of each wait, oldest first
+        (the snapshot). O(len(order))."""
+        held, out, seen = self.held, [], set()
+        for start, key in self.order:
+            entry = held.get(key)
+            if entry is not None and entry[2] == start and key not in seen:
+                seen.add(key)
+                out.append((key, entry[0], entry[1], start))
+        return out
+
+
+class _Gone:
+    """The ids of the predictions evicted lately: ``mark[key]`` and ``order`` of
+    ``(mark, key)``, the mark being the eviction's number (count windows) or the clock
+    at the eviction (``period`` windows); an id is forgotten once its mark is ``span``
+    (the window's size or period) behind the latest (`note`; `recent` reads it)."""
+
+    __slots__ = ("mark", "order", "span")
+
+    def __init__(self, span) -> None:
+        self.mark: dict = {}
+        self.order: deque = deque()
+        self.span = span
+
+    def __len__(self) -> int:
+        return len(self.mark)
+
+    def note(self, key, mark) -> None:
+        """``key`` was evicted at ``mark``; forget what is ``span`` behind it. O(1)
+        amortized, one call (the per-event path of a count window calls it at each
+        eviction)."""
+        self.mark[key] = mark
+        order = self.order
+        order.append((mark, key))
+        bound = mark - self.span
+        while order[0][0] <= bound:
+            m, k = order.popleft()
+            if self.mark.get(k) == m:
+                del self.mark[k]
+
+    def rows(self) -> list:
+        """``(key, mark)`` of each remembered id, oldest first (the snapshot)."""
+        mark = self.mark
+        return [(key, m) for m, key in self.order if mark.get(key) == m]
+
+
+# ---------------------------------------------------------------- the Monitor's steps
+def recent(m, key) -> bool:
+    """Whether ``key`` left the window of ``m`` lately (changes nothing): among the last
+    ``window`` predictions evicted (count windows), or evicted when the clock was above
+    ``clock - period`` (``period`` windows)."""
+    mark = m._gone.mark.get(key)
+    if mark is None:
+        return False
+    if m.period is None:
+        return mark > m.stats["evicted"] - m.window
+    return m._clock is None or mark > m._clock - m.period
+
+
+def joining(m, key, row, score, label, evict, time, early):
+    """Before anything changes (`Monitor.observe` of ``m`` with a label wait; ``early``:
+    this event waits): the bound of this event (the waits with ``start <= bound`` run out
+    at it: this event's number minus ``label_wait`` minus 1, or the clock after it minus
+    ``label_wait_period``), and the wait this new prediction joins (None). With
+    ``labels="binary"``, a waiting label is checked here, when it would join (its own
+    event was checked too)."""
+    if m.label_wait is not None:
+        bound = m.stats["events"] - m.label_wait
+    else:
+        clock = m._clock
+        if not early and time is not None and (clock is None or time > clock):
+            clock = time
+        bound = -math.inf if clock is None else clock - m.label_wait_period
+    joined = None
+    if row < 0 and score is not None:
+        entry = m._waits.held.get(key)
+        if entry is not None and entry[2] > bound:
+            joined = entry
+            if label is None and entry[0] is not None and m.labels == "binary":
+                m._check_binary(entry[0], row, evict)
+    return bound, joined
+
+
+def step(m, key, label, weight, bound, joined, early, time):
+    """Apply this event's part of the label wait (after the evictions and the clock,
+    the event counted): run out the waits past ``bound`` (``unmatched``); hold an
+    ``early`` label or weight (`HELD`: the monitor returns); or hand a new prediction
+    its waiting label and weight (``joined``; its own win). Returns the ``(label,
+    weight)`` the event goes on with. O(1) amortized."""
+    waits, st = m._waits, m.stats
+    if waits.held:
+        st["unmatched"] += waits.expire(bound)
+    if early:
+        if m.label_wait is not None:
+            start = st["events"]
+        else:   # its time or the clock, the later; never before an earlier start
+            start = time if m._clock is None or time > m._clock else m._clock
+            if waits.order and waits.order[-1][0] > start:
+                start = waits.order[-1][0]
+        waits.add(key, label, weight, start)
+        m._fast = False
+        return HELD, None
+    if joined is not None:
+        del waits.held[key]
+        st["joined"] += 1
+        label = joined[0] if label is None else label
+        weight = joined[1] if weight is None else weight
+    m._fast = m._ref is not None and m._steady()
+    return label, weight
+
+
+def note_gone(m, key, number, time=None) -> None:
+    """``key`` left the window of ``m``: the eviction's ``number`` (count windows) or the
+    clock ``time`` evicting it (``period`` windows) is its mark. O(1) amortized."""
+    m._gone.note(key, number if m.period is None else time)
+
+
+def check(m, window_keys) -> None:
+    """The invariants of the label wait of ``m`` (`Monitor._check`; ``window_keys``: the
+    ids in the window)."""
+    waits, gone = m._waits, m._gone
+    held = set(waits.held)
+    assert not held & window_keys and not held & set(gone.mark)
+    assert not held or not m._fast
+    rows = waits.rows()
+    assert len(rows) == len(held)
+    starts = [r[3] for r in rows]
+    assert starts == sorted(starts)
+    if m.label_wait is not None:
+        assert len(waits.order) <= m.label_wait
+        assert all(s > m.stats["events"] - 1 - m.label_wait for s in starts)
+    elif m._clock is not None:
+        assert all(s > m._clock - m.label_wait_period for s in starts)
+    if m.period is None:
+        assert len(gone.order) <= m.window
+    assert {k for k, _ in gone.rows()} == set(gone.mark)
