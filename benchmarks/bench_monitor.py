@@ -11,6 +11,10 @@ scores, AUC about 0.8):
   predictions later (two events per prediction); R counts predictions.
 * **Monitor, DeLong** -- as the first, with DeLong's variance computed from the window's
   contents at each report (``O(W log W)`` per report).
+* **Monitor, ADWIN** / **Monitor, Page-Hinkley** -- as the first, with
+  ``detector="adwin"`` / ``"page-hinkley"``: each labeled event's placement value is read
+  from the engine (``O(log W)``, which also hands the engine each change at once instead
+  of at the next report) and fed to River's detector.
 * **River RollingROCAUC** -- ``update(y, s)`` per event, ``get()`` every R events: River's
   exact rolling AUC (Rust), no ids, no late labels, no test.
 * **sklearn recount** -- the naive peer: ``roc_auc_score`` of the window's numpy slice
@@ -71,9 +75,9 @@ def make_stream(n: int, seed: int):
 
 # --------------------------------------------------------------------------- methods
 # Each method: make(W) -> state; feed(state, lo, hi, every) -> last metric value.
-def _monitor(test):
+def _monitor(test, detector=None):
     def make(w):
-        return Monitor(window=w, test=test, min_window=30)
+        return Monitor(window=w, test=test, min_window=30, detector=detector)
 
     def feed(m, d, lo, hi, every):
         y, s = d["y"], d["s"]
@@ -145,6 +149,8 @@ METHODS = {
     "streamrank Monitor": _monitor("hanley-mcneil"),
     "streamrank Monitor, late labels": _monitor_late(),
     "streamrank Monitor, DeLong": _monitor("delong"),
+    "streamrank Monitor, ADWIN": _monitor("hanley-mcneil", "adwin"),
+    "streamrank Monitor, Page-Hinkley": _monitor("hanley-mcneil", "page-hinkley"),
     "river RollingROCAUC": _rolling(river_metrics.RollingROCAUC),
     "sklearn recount": _recount(),
     "streamrank RollingROCAUC": _rolling(sm.RollingROCAUC),

@@ -118,6 +118,10 @@ def _summary(mon, skipped, plot, interrupted, iso_time) -> None:
         f"({st['evicted_pending']} never labeled); reference {ref_text}",
         f"  {st['reports']} reports, {st['alerts']} alerts{first}",
     ]
+    if mon._detector is not None:
+        last = mon.last_detection
+        lines[-1] += (f"; the detector fired {st['detections']} times"
+                      + ("" if last is None else f", last at event {last}"))
     if plot is not None:
         lines.append(f"  plot: {plot}")
     click.echo("\n".join(lines), err=True)
