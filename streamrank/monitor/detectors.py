@@ -196,12 +196,18 @@ def restore_state(det, state, snap) -> None:
         import river
 
         h = det._helper
+        probe = type(det)(**det._get_params())._helper
         try:
-            h.__setstate__(bytes.fromhex(state["core"]))
+            core = bytes.fromhex(state["core"])
+            h.__setstate__(core)
             ok = (h.get_width(), h.get_total(), h.get_n_detections()) == (
                 state["width"], state["total"], state["n_detections"])
-        except Exception:   # noqa: BLE001 (whatever River's deserializer raises)
-            ok = False
+            probe.__setstate__(core)
+            probe.update(0.5)       # a damaged state fails here rather than later
+        except (KeyboardInterrupt, SystemExit):
+            raise
+        except BaseException:   # noqa: BLE001 (what River's core raises: its Rust
+            ok = False          # panics are BaseExceptions)
         if not ok:
             raise snap.corrupt(f"the ADWIN state (written by River {state.get('river')}) "
                                f"cannot be read by this River {river.__version__}")
