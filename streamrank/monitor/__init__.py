@@ -76,8 +76,7 @@ against the window after the event, ``(C + T/2) / (C + D + T)`` of the pairs it 
 with the other labeled predictions (weighted by theirs). With binary labels: the share
 of the opposite class it orders correctly, ties one half (for a positive, the weight of
 the negatives scored lower, plus half the tied, over the negatives' weight); the mean
-of the placements is the AUC, and unlike the AUC of successive reports they are nearly
-independent, so the detector's own calibration applies. ``O(log W)`` per value, read
+of the placements is the AUC. ``O(log W)`` per value, read
 from the engine (`streamrank.monitor._signal`). Nothing is fed while the window holds
 fewer than ``min_window`` labeled predictions, for a prediction of weight 0, or when it
 has no comparable pair (the other class is absent); a relabel, re-score or reweight of
@@ -86,10 +85,15 @@ since the previous report; ``stats["detections"]`` counts every detection and
 `Monitor.last_detection` is the event of the latest. The built-in settings are River's
 defaults (``ADWIN(delta=0.002, clock=32)``, ``PageHinkley(threshold=50, delta=0.005)``),
 Page-Hinkley with ``mode="down"`` (drops only, as the test). On a stream whose AUC
-falls from 0.9 to 0.7 (window 1000), ADWIN fires a few hundred events after the change,
-Page-Hinkley a few hundred later; neither fired on stationary streams (the figures:
-benchmarks/bench_detector.py). With a detector, each labeling event costs about 12 us
-instead of 1 us (the engine is synced at once, the placement read, the detector updated).
+falls from 0.9 to 0.7 (window 1000), ADWIN fires a median 229 events after the change,
+Page-Hinkley 540. Placements are far less dependent than the AUCs of successive reports
+(which share most predictions), not independent: they share the window's sampling error
+for about ``W`` events, so the detectors' nominal false-alarm rates do not hold (ADWIN:
+one false alarm per ~40,000 stationary events with its default ``delta=0.002``, per
+~190,000 with ``"adwin:delta=2e-5"``; `streamrank.monitor.detectors`, benchmarks/RESULTS.md);
+the z-test above stays the calibrated signal. With a detector, each labeling event costs
+about 12 us instead of 1 us (the engine is synced at once, the placement read, the
+detector updated).
 
 **Ties**: a positive and a negative with the same score count one half (``T / 2``
 in ``(C + T/2) / P``, as ``sklearn.metrics.roc_auc_score``); two predictions with the same
