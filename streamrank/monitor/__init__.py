@@ -91,9 +91,9 @@ Page-Hinkley 540. Placements are far less dependent than the AUCs of successive 
 for about ``W`` events, so the detectors' nominal false-alarm rates do not hold (ADWIN:
 one false alarm per ~40,000 stationary events with its default ``delta=0.002``, per
 ~190,000 with ``"adwin:delta=2e-5"``; `streamrank.monitor.detectors`, benchmarks/RESULTS.md);
-the z-test above stays the calibrated signal. With a detector, each labeling event costs
-about 12 us instead of 1 us (the engine is synced at once, the placement read, the
-detector updated).
+the z-test above stays the calibrated signal. With a detector, a labeling event costs
+8 to 12 times more (about 12 us instead of 1 us, benchmarks/bench_monitor.py): it takes
+the general path, the engine is synced at once, the placement read, the detector updated.
 
 **Ties**: a positive and a negative with the same score count one half (``T / 2``
 in ``(C + T/2) / P``, as ``sklearn.metrics.roc_auc_score``); two predictions with the same
