@@ -120,7 +120,7 @@ def _period(ctx, param, value):
               help="Reference window: the first N labeled predictions.  [default: the "
                    "first full window]")
 @click.option("--every", type=click.IntRange(min=1), default=1000, show_default=True,
-              metavar="N", help="Print a report (and test, feed the detector) every N events.")
+              metavar="N", help="Print a report (and test) every N events.")
 @click.option("--test", type=click.Choice(["hanley-mcneil", "delong"]),
               default="hanley-mcneil", show_default=True,
               help="Variance of the one-sided AUC test.")
