@@ -421,7 +421,8 @@ class Monitor:
     # ------------------------------------------------------------------ reports
     def report(self) -> Report:
         """Read the window: exact counts, metric, the test against the reference, and
-        ``drift``: whether the detector fired since the previous report. Appends to `history` (and to `alerts` when something fired).
+        ``drift``: whether the detector fired since the previous report. Appends to
+        `history` (and to `alerts` when something fired).
 
         Runtime complexity: O(1) with ``test="hanley-mcneil"``, and with ``"delong"``
         and whole-number weights (the engine's placement moments, ``O(W)`` at the first
@@ -462,9 +463,9 @@ class Monitor:
 
         Each prediction is stored once: `from_bytes` rebuilds the exact counts from the
         labeled ones (one vectorized ``add_many``, ``O(W log W)``) and the detector from
-        its state (or by replaying its series, deterministic). Keys must be all ints or all strings
-        (`TypeError` otherwise) and come back equal and of the same type (any int, any
-        string, NUL characters included).
+        its state (or by replaying its series, deterministic). Keys must be all ints or
+        all strings (`TypeError` otherwise) and come back equal and of the same type (any
+        int, any string, NUL characters included).
 
         Runtime complexity: ``O(W + H + log F)`` for ``H`` reports in the history;
         ``O(W + H + F)`` with a detector that is neither River's ADWIN nor its
