@@ -17,6 +17,10 @@ scores, AUC about 0.8):
   a label always waits and every event takes the checked path; against the late labels.
 * **Monitor, DeLong** -- as the first, with DeLong's variance computed from the window's
   contents at each report (``O(W log W)`` per report).
+* **Monitor, ADWIN** / **Monitor, Page-Hinkley** -- as the first, with
+  ``detector="adwin"`` / ``"page-hinkley"``: each labeled event's placement value is read
+  from the engine (``O(log W)``, which also hands the engine each change at once instead
+  of at the next report) and fed to River's detector.
 * **River RollingROCAUC** -- ``update(y, s)`` per event, ``get()`` every R events: River's
   exact rolling AUC (Rust), no ids, no late labels, no test.
 * **sklearn recount** -- the naive peer: ``roc_auc_score`` of the window's numpy slice
@@ -185,6 +189,8 @@ METHODS = {
     "streamrank Monitor, label_wait, in order": _monitor("hanley-mcneil", label_wait=100),
     "streamrank Monitor, labels early, label_wait": _monitor_early(),
     "streamrank Monitor, DeLong": _monitor("delong"),
+    "streamrank Monitor, ADWIN": _monitor("hanley-mcneil", detector="adwin"),
+    "streamrank Monitor, Page-Hinkley": _monitor("hanley-mcneil", detector="page-hinkley"),
     "river RollingROCAUC": _rolling(river_metrics.RollingROCAUC),
     "sklearn recount": _recount(),
     "streamrank RollingROCAUC": _rolling(sm.RollingROCAUC),

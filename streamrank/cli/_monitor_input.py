@@ -15,7 +15,8 @@ import click
 from ._common import InputError, check_output_folder, location
 from ._monitor_wait import LabelWait
 
-__all__ = ["_READ_ERRORS", "_check_input", "_check_outputs", "_name", "_note", "_note_skip",
+__all__ = ["_READ_ERRORS", "_check_input", "_check_outputs", "_detector", "_name", "_note",
+           "_note_skip",
            "_option_differences", "_progress_bar", "_read_error", "_rejected"]
 
 _MONITOR_OPTIONS = ("window", "period", "reference", "test", "alpha", "detector",
@@ -86,6 +87,20 @@ def _check_outputs(source, checkpoint, plot) -> None:
             raise click.BadParameter(f"{path!r} is the input file.", param_hint=f"'{opt}'")
     if len(outputs) == 2 and os.path.abspath(checkpoint) == os.path.abspath(plot):
         raise click.UsageError("--checkpoint and --plot name the same file.")
+
+
+def _detector(ctx, param, value):
+    """``--detector NAME[:PARAM=VALUE,...]``: checked here (exit 2 with the parse error),
+    passed on in its canonical form (`streamrank.monitor.detectors.parse_detector`), so
+    that equal settings compare equal against a checkpoint's."""
+    if value is None:
+        return None
+    from ..monitor.detectors import parse_detector
+
+    try:
+        return parse_detector(value, None)[0]
+    except (ValueError, TypeError) as exc:
+        raise click.BadParameter(str(exc)) from None
 
 
 def _option_differences(ctx, given, mon, period, meta, every) -> list:

@@ -137,6 +137,13 @@ def _summary(mon, skipped, plot, interrupted, iso_time) -> None:
         f"({st['evicted_pending']} never labeled); reference {ref_text}",
         f"  {st['reports']} reports, {st['alerts']} alerts{first}",
     ]
+    models = (("champion ", mon.champion), ("challenger ", mon.challenger)) if paired \
+        else (("", mon),)
+    for who, model in models:
+        if model._detector is not None:
+            last = model.last_detection
+            lines[-1] += (f"; the {who}detector fired {model.stats['detections']} times"
+                          + ("" if last is None else f", last at event {last}"))
     if wait_summary(mon):
         lines.insert(1, wait_summary(mon))
     if paired:

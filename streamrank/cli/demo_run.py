@@ -245,9 +245,8 @@ def monitor_stream(stream: Iterable, *, n_events: int, window: int = 1_000, ever
     ranking. At every report the monitor's counts are compared with `pair_counts` of the
     window, recomputed from scratch (`StreamRun.recounts_equal`).
 
-    ADWIN is fed every event here rather than through ``Monitor(detector="adwin")``, which
-    feeds it one AUC per report: 100 values over this stream, too few for ADWIN's default
-    settings to see the drop.
+    This ADWIN watches the error rate; ``Monitor(detector="adwin")`` would watch the
+    ranking instead (each label's placement value, `streamrank.monitor`).
 
     Runtime complexity: the model's cost per event, plus ``O(log W)`` (monitor), ``O(1)``
     amortized (ADWIN) and ``O(T)`` (River's ROCAUC, ``T = 10``) per event, plus

@@ -64,8 +64,8 @@ from ..monitor.checkpoint import (CheckpointError, check_meta, load_checkpoint,
                                   read_checkpoint, write_checkpoint)
 from ._common import (EXIT_ALERT, InputError, check_distinct_columns, format_option,
                       on_error_option, progress_option, read_error)
-from ._monitor_input import (_READ_ERRORS, _check_input, _check_outputs, _name, _note,
-                             _note_skip, _option_differences, _progress_bar, _read_error,
+from ._monitor_input import (_READ_ERRORS, _check_input, _check_outputs, _detector, _name,
+                             _note, _note_skip, _option_differences, _progress_bar, _read_error,
                              _rejected)
 from ._monitor_output import _Printer, _summary
 from ._monitor_wait import label_wait_option, wait_columns
@@ -121,15 +121,20 @@ def _period(ctx, param, value):
               help="Reference window: the first N labeled predictions.  [default: the "
                    "first full window]")
 @click.option("--every", type=click.IntRange(min=1), default=1000, show_default=True,
-              metavar="N", help="Print a report (and test, feed the detector) every N events.")
+              metavar="N", help="Print a report (and test) every N events.")
 @click.option("--test", type=click.Choice(["hanley-mcneil", "delong"]),
               default="hanley-mcneil", show_default=True,
               help="Variance of the one-sided AUC test (binary labels). Non-binary labels "
                    "are tested by their concordance with its U-statistic variance.")
 @click.option("--alpha", type=click.FloatRange(0, 1, min_open=True, max_open=True),
               default=0.01, show_default=True, help="Alert when p < alpha.")
-@click.option("--detector", type=click.Choice(["adwin", "page-hinkley"]), default=None,
-              help="Also feed the metric series to this River drift detector.")
+@click.option("--detector", callback=_detector, default=None, metavar="SPEC",
+              help="Feed each newly labeled prediction's placement (its share of the "
+                   "window's other class ordered correctly; the mean is the AUC) to this "
+                   "River drift detector: adwin or page-hinkley, with River parameters "
+                   "if wanted: adwin:delta=0.002,clock=1, page-hinkley:threshold=50,"
+                   "delta=0.005,mode=down (default mode down). A report's drift is true "
+                   "when it fired since the previous report.")
 @click.option("--min-window", type=click.IntRange(min=2), default=30, show_default=True,
               metavar="N", help="Labeled predictions needed before a test runs.")
 @click.option("--labels", type=click.Choice(["auto", "binary", "ordinal", "continuous"]),

@@ -104,14 +104,32 @@ cost ``O(1)``. The variance assumes exchangeable rows: on a strongly autocorrela
 series (a time series of approval ratings) it understates the spread and alerts more
 often than ``alpha``.
 
-**The detector** (``"adwin"``, ``"page-hinkley"`` or a River drift detector instance,
-cloned) is fed the metric at each `report` (when defined and ``n >= min_window``);
-``Report.drift`` is its ``drift_detected`` after that update. ``"adwin"`` is
-``river.drift.ADWIN(clock=1)`` (a cut is tested at every report); ``"page-hinkley"`` is
-``river.drift.PageHinkley(threshold=2.0, mode="down")`` (drops only, a threshold for a
-series in [0, 1]; River's default 50 suits raw unbounded data). The series is
-autocorrelated (consecutive windows share most predictions), so the detectors' nominal
-false-alarm rates do not hold; the z-test above is the calibrated signal.
+**The detector** (``detector=``: ``"adwin"``, ``"page-hinkley"``, either with River
+parameters, ``"adwin:delta=0.002,clock=1"``, or a River drift detector instance, cloned)
+is fed one value per event: each time a prediction *becomes labeled* in the window (a new
+prediction with its label, or a late label joining a pending one), its *placement value*
+against the window after the event, ``(C + T/2) / (C + D + T)`` of the pairs it forms
+with the other labeled predictions (weighted by theirs). With binary labels: the share
+of the opposite class it orders correctly, ties one half (for a positive, the weight of
+the negatives scored lower, plus half the tied, over the negatives' weight); the mean
+of the placements is the AUC. ``O(log W)`` per value, read
+from the engine (`streamrank.monitor._signal`). Nothing is fed while the window holds
+fewer than ``min_window`` labeled predictions, for a prediction of weight 0, or when it
+has no comparable pair (the other class is absent); a relabel, re-score or reweight of
+a labeled prediction feeds nothing. ``Report.drift`` is true when the detector fired
+since the previous report; ``stats["detections"]`` counts every detection and
+`Monitor.last_detection` is the event of the latest. The built-in settings are River's
+defaults (``ADWIN(delta=0.002, clock=32)``, ``PageHinkley(threshold=50, delta=0.005)``),
+Page-Hinkley with ``mode="down"`` (drops only, as the test). On a stream whose AUC
+falls from 0.9 to 0.7 (window 1000), ADWIN fires a median 229 events after the change,
+Page-Hinkley 540. Placements are far less dependent than the AUCs of successive reports
+(which share most predictions), not independent: they share the window's sampling error
+for about ``W`` events, so the detectors' nominal false-alarm rates do not hold (ADWIN:
+one false alarm per ~40,000 stationary events with its default ``delta=0.002``, per
+~190,000 with ``"adwin:delta=2e-5"``; `streamrank.monitor.detectors`, benchmarks/RESULTS.md);
+the z-test above stays the calibrated signal. With a detector, a labeling event costs
+8 to 12 times more (about 12 us instead of 1 us, benchmarks/bench_monitor.py): it takes
+the general path, the engine is synced at once, the placement read, the detector updated.
 
 **Ties**: a positive and a negative with the same score count one half (``T / 2``
 in ``(C + T/2) / P``, as ``sklearn.metrics.roc_auc_score``); two predictions with the same

@@ -23,11 +23,11 @@ from ..counts import PairCounts
 from ..engine import LABEL_KINDS, PairEngine
 from ..structures._cwindow import RowWindow
 from ..windows import sync
-from . import _read, _state, _wait
+from . import _read, _signal, _state, _wait
 from ._reference import _Reference
 from ._report import Report
 from ._state import _STATS
-from .detectors import _make_detector
+from .detectors import _make_detector, replays
 from .metrics import metrics as _metrics
 
 if TYPE_CHECKING:   # (River is imported only when a detector is built)
@@ -37,10 +37,10 @@ __all__ = ["TESTS", "Monitor"]
 
 TESTS = ("hanley-mcneil", "delong")
 
-#: The ``detector`` of a `Monitor`: a name of `streamrank.monitor.DETECTORS`, a River
-#: drift detector (cloned), or None.
-_Detector = Union[Literal["adwin", "page-hinkley"], "DriftDetector", "BinaryDriftDetector",
-                  None]
+#: The ``detector`` of a `Monitor`: a spec (a name of `streamrank.monitor.DETECTORS`,
+#: optionally with River parameters: ``"adwin:delta=0.002"``), a River drift detector
+#: (cloned), or None.
+_Detector = Union[str, "DriftDetector", "BinaryDriftDetector", None]
 
 _NAN = math.nan
 
@@ -77,8 +77,12 @@ class Monitor:
         third label value the concordance is tested with its U-statistic variance.
     alpha : float
         Alert when the one-sided p-value is below ``alpha``.
-    detector : {"adwin", "page-hinkley"} or River drift detector, optional
-        Fed the metric at each report.
+    detector : str or River drift detector, optional
+        Fed each newly labeled prediction's placement value (module docstring):
+        ``"adwin"``, ``"page-hinkley"``, or either with River constructor parameters,
+        ``"adwin:delta=0.002,clock=1"``, ``"page-hinkley:threshold=50,mode=down"``
+        (`streamrank.monitor.detectors.parse_detector`; a bad spec raises a
+        `ValueError` naming the parameter); or a River drift detector instance (cloned).
     labels : {"auto", "binary", "ordinal", "continuous"}
         How labels are held (see `streamrank.engine.PairEngine`); ``"binary"`` rejects a third
         label value.
@@ -110,9 +114,10 @@ class Monitor:
         after their prediction), ``rescored``, ``relabeled``, ``dropped`` (events for
         ids outside the window), ``evicted`` (predictions that left the window),
         ``evicted_pending`` (of which never labeled), ``reports``, ``alerts`` (reports
-        with ``alert`` or ``drift``; kept even when `history` is trimmed), and with a
-        label wait ``joined`` (waiting labels or weights that met their prediction) and
-        ``unmatched`` (waits that ran out); `waiting` is the number waiting now.
+        with ``alert`` or ``drift``; kept even when `history` is trimmed),
+        ``detections`` (times the detector fired), and with a label wait ``joined``
+        (waiting labels or weights that met their prediction) and ``unmatched`` (waits
+        that ran out); `waiting` is the number waiting now.
     """
 
     def __init__(self, window: int | None = None, period: float | None = None,
@@ -165,9 +170,13 @@ class Monitor:
         self._waits: _wait._Waits | None = _wait._Waits() if waits else None
         self._gone: _wait._Gone | None = (
             _wait._Gone(window if period is None else period) if waits else None)
-        self._detector_spec = detector
-        self._detector = _make_detector(detector)
-        self._series: list[float] = []          # what the detector was fed, in order
+        self._detector_spec, self._detector = _make_detector(detector)
+        # what the detector was fed, in order: kept only for a detector without an exact
+        # state to snapshot (`streamrank.monitor.detectors.replays`)
+        self._replay = self._detector is not None and replays(self._detector)
+        self._series: list[float] = []
+        self._drift_since_report = False        # the detector fired since the last report
+        self._last_detection: int | None = None     # stats["events"] when it last fired
         self._engine = PairEngine(labels)       # the labeled predictions' counts
         # The window (`streamrank.windows`): keyed rows (time, label, score, weight) of
         # its SlotStore in arrival order, a NaN label while pending, a NaN time when none
@@ -225,6 +234,12 @@ class Monitor:
         return self._clock
 
     @property
+    def last_detection(self) -> int | None:
+        """``stats["events"]`` at the detector's latest detection (None if it never
+        fired, or without a detector)."""
+        return self._last_detection
+
+    @property
     def reference_frozen(self) -> bool:
         return self._ref is not None
 
@@ -252,6 +267,8 @@ class Monitor:
 
         Runtime complexity: ``O(1)`` amortized here; the engine's ``O(log W)`` per change
         (binary labels; plus one per evicted labeled prediction) comes at the next read.
+        With a detector, an event that labels a prediction also syncs the engine and
+        reads its placement value, ``O(log W)``, and updates the detector.
         """
         if (self._fast and weight is None and time is None and type(score) is float
                 and score - score == 0.0 and key is not None):
@@ -359,6 +376,8 @@ class Monitor:
                 st["labeled"] += 1
                 if self._ref is None and self.reference is not None:
                     self._ref_note(key, label, score, w)
+                if self._detector is not None:
+                    _signal.feed(self, label, score, w)
             return
         _, y, s, w = win.store.value(row)
         if y != y:                                  # pending
@@ -374,6 +393,8 @@ class Monitor:
                 self._fresh_counts()
             if label is not None and self._ref is None and self.reference is not None:
                 self._ref_note(key, label, s, w)
+            if label is not None and self._detector is not None:
+                _signal.feed(self, label, s, w)
             return
         new_y = y if label is None else label       # labeled: re-score / relabel / weight
         new_s = s if score is None else score
@@ -435,8 +456,9 @@ class Monitor:
     def _steady(self) -> bool:
         """Whether new predictions and late labels may take the per-event paths once
         the reference is frozen: a count window, not ``labels="binary"``, no label
-        waiting (`streamrank.monitor._wait`)."""
-        return self.period is None and self.labels != "binary" and not self._waits
+        waiting (`streamrank.monitor._wait`), no detector (it reads each new label)."""
+        return (self.period is None and self.labels != "binary" and not self._waits
+                and self._detector is None)
 
     def _freeze_window(self) -> None:
         y, s, w = self._window_arrays()
@@ -450,8 +472,9 @@ class Monitor:
 
     # ------------------------------------------------------------------ reports
     def report(self) -> Report:
-        """Read the window: exact counts, metric, the test against the reference, the
-        detector. Appends to `history` (and to `alerts` when something fired).
+        """Read the window: exact counts, metric, the test against the reference, and
+        ``drift``: whether the detector fired since the previous report. Appends to
+        `history` (and to `alerts` when something fired).
 
         Runtime complexity: O(1) with ``test="hanley-mcneil"``, and with ``"delong"``
         and whole-number weights (the engine's placement moments, ``O(W)`` at the first
@@ -488,25 +511,27 @@ class Monitor:
         """The full state as bytes (``np.savez``, no pickled objects): settings, every
         prediction in the window in order (key, time, label or NaN when pending, score,
         weight), the reference window, the ``reference=N`` store, the statistics, the
-        history and the metric series the detector was fed.
+        history and the detector: River's ADWIN and Page-Hinkley as their exact state
+        (``O(log F)`` and ``O(1)`` in size for ``F`` values fed), any other River
+        detector as the series it was fed.
 
         Each prediction is stored once: `from_bytes` rebuilds the exact counts from the
-        labeled ones (one vectorized ``add_many``, ``O(W log W)``) and the detector by
-        replaying its series (deterministic). Keys must be all ints or all strings
-        (`TypeError` otherwise) and come back equal and of the same type (any int, any
-        string, NUL characters included).
+        labeled ones (one vectorized ``add_many``, ``O(W log W)``) and the detector from
+        its state (or by replaying its series, deterministic). Keys must be all ints or
+        all strings (`TypeError` otherwise) and come back equal and of the same type (any
+        int, any string, NUL characters included).
 
-        Runtime complexity: ``O(W + H + F)`` for ``H`` reports in the history and ``F``
-        values fed to the detector so far (all of them, whatever ``max_history``: a
-        River detector has no pickle-free state, so `from_bytes` replays them; 8 bytes
-        per report).
+        Runtime complexity: ``O(W + H + log F)`` for ``H`` reports in the history;
+        ``O(W + H + F)`` with a detector that is neither River's ADWIN nor its
+        Page-Hinkley (all ``F`` values it was fed, whatever ``max_history``, 8 bytes
+        each: River detectors have no pickle-free state in general).
         """
         return _state.dump(self)
 
     @classmethod
     def from_bytes(cls, data: bytes) -> "Monitor":
         """Restore a monitor written by `to_bytes` (any snapshot version up to the
-        current one), in ``O(W log W + H + F)``.
+        current one), in ``O(W log W + H)`` (plus the replay of a series, ``O(F)``).
 
         Raises `streamrank.exceptions.SnapshotError` (a `ValueError`) for anything it
         cannot load: bytes that are not a snapshot, another structure's snapshot, a

@@ -1,6 +1,6 @@
 """The reads of a `streamrank.monitor.Monitor`: its report (counts, metric, interval, test,
-detector) and the check of its invariants. The rules are in the `streamrank.monitor`
-docstring."""
+whether the detector fired since the previous report) and the check of its invariants.
+The rules are in the `streamrank.monitor` docstring."""
 
 from __future__ import annotations
 
@@ -46,11 +46,8 @@ def make_report(mon) -> Report:
         alert = bool(p < mon.alpha)
     if _ordinal.applies(classes, ref):      # a third label: the concordance test
         low, high, ref_se, z, p, se, alert = _ordinal.ordinal_test(mon, auc, n)
-    det = mon._detector
-    if det is not None and auc == auc and n >= mon.min_window:
-        det.update(auc)
-        mon._series.append(auc)
-        drift = bool(det.drift_detected)
+    if mon._drift_since_report:        # the detector fired since the previous report
+        drift, mon._drift_since_report = True, False
     r = Report(mon.stats["events"], mon._clock, n, len(mon._win) - n, counts, auc,
                ref_auc, z, p, alert, drift, se, ref_se,
                "auc" if binary else "concordance", low, high)

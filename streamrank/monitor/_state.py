@@ -3,10 +3,13 @@
 One ``np.savez`` archive (`streamrank._snapshot`: no pickled objects), format
 ``"streamrank.Monitor"``: the settings and the state (clock, statistics, history) as JSON,
 the window's predictions as columns (keys stored exactly), the frozen reference window or
-the ``reference=N`` store, and the metric series the detector was fed (replayed on load).
-Version 3 adds the label wait (`streamrank.monitor._wait`: the labels waiting for their
-prediction, the ids evicted lately); version 2 stores keys exactly; versions 1 and 2 are
-still read (with nothing waiting).
+the ``reference=N`` store, the label wait (`streamrank.monitor._wait`: the labels waiting
+for their prediction, the ids evicted lately), and the detector: whether it fired since
+the last report, the event of its last detection, and its exact state (River's ADWIN and
+Page-Hinkley, `streamrank.monitor.detectors.detector_state`) or, for other River
+detectors, the series it was fed (replayed on load). Version 3 adds the label wait and
+the detector's state; version 2 stores keys exactly; versions 1 and 2 (nothing waiting, a
+per-report series, replayed) are still read.
 """
 
 from __future__ import annotations
@@ -20,16 +23,17 @@ from .. import _snapshot
 from .._validation import describe
 from ._reference import _Reference
 from ._report import Report
-from .detectors import _dump_detector, _load_detector
+from .detectors import _dump_detector, _load_detector, detector_state, restore_state
 
 _FORMAT = "streamrank.Monitor"
-_VERSION = 3    # 3: the label wait; 2: keys stored exactly (see _snapshot); 1, 2 still read
+_VERSION = 3    # 3: the label wait, the detector's state; 2: keys stored exactly; 1, 2 read
 _NAN = math.nan
 _CONFIG = {"window", "period", "reference", "test", "alpha", "detector", "labels",
            "min_window", "max_history", "level", "label_wait", "label_wait_period"}
 #: The keys of `Monitor.stats`, in order.
 _STATS = ("events", "predictions", "labeled", "late", "rescored", "relabeled", "dropped",
-          "evicted", "evicted_pending", "reports", "alerts", "joined", "unmatched")
+          "evicted", "evicted_pending", "reports", "alerts", "joined", "unmatched",
+          "detections")
 
 
 def dump(m) -> bytes:
@@ -61,7 +65,10 @@ def dump(m) -> bytes:
     gone = [] if m._gone is None else m._gone.rows()
     state = {"clock": m._clock, "stats": m.stats,
              "history": [r._to_row() for r in m.history],
-             "alerts": [r._to_row() for r in m.alerts]}
+             "alerts": [r._to_row() for r in m.alerts],
+             "detector": {"fired": m._drift_since_report, "last": m._last_detection,
+                          "state": None if m._detector is None or m._replay
+                          else detector_state(m._detector)}}
     f64 = np.float64
     return _snapshot.dump(
         _FORMAT, _VERSION, config=np.array(json.dumps(config)),
@@ -114,7 +121,7 @@ def load(cls, data: bytes):
     if not (type(config) is dict and _CONFIG - {"level", "label_wait", "label_wait_period"}
             <= set(config) <= _CONFIG
             and type(state) is dict
-            and set(state) == {"clock", "stats", "history", "alerts"}):
+            and set(state) - {"detector"} == {"clock", "stats", "history", "alerts"}):
         raise snap.corrupt("the settings or the state are not those to_bytes writes")
     clock, stats = state["clock"], state["stats"]
     if not (clock is None or type(clock) in (int, float) and math.isfinite(clock)) \
@@ -165,10 +172,7 @@ def load(cls, data: bytes):
             raise snap.corrupt("the history is not a list of reports")
         m.history.extend(Report._from_row(r) for r in state["history"])
         m.alerts.extend(Report._from_row(r) for r in state["alerts"])
-        m._series = series.tolist()
-        if m._detector is not None:
-            for v in m._series:
-                m._detector.update(v)
+        _restore_detector(m, state.get("detector"), series, snap)
     return m
 
 
@@ -189,6 +193,33 @@ def _load_waits(m, snap, window_keys, wait_keys, wait_y, wait_w, wait_start, gon
                      int(start) if m.label_wait is not None else start)
     for key, mark in zip(gone_keys, gone_mark.tolist()):
         m._gone.note(key, int(mark) if m.period is None else mark)
+
+
+def _restore_detector(m, saved, series, snap) -> None:
+    """The detector of a snapshot: its exact state, or a replay of its series (a version
+    3 snapshot of a detector without a state, or any detector of versions 1 and 2: one
+    value per report then); the flags of its last detection."""
+    det = m._detector
+    if saved is not None:
+        last = saved.get("last") if type(saved) is dict else None
+        if not (type(saved) is dict and set(saved) == {"fired", "last", "state"}
+                and type(saved["fired"]) is bool
+                and (last is None or type(last) is int and last >= 0)):
+            raise snap.corrupt("the detector's flags are damaged")
+        m._drift_since_report, m._last_detection = saved["fired"], last
+        if saved["state"] is not None:
+            if det is None or m._replay or series.size:
+                raise snap.corrupt("a detector state without a detector that has one")
+            restore_state(det, saved["state"], snap)
+            return
+    if det is None:
+        if series.size:
+            raise snap.corrupt("a detector series without a detector")
+        return
+    for v in series.tolist():
+        det.update(v)
+    if m._replay:
+        m._series = series.tolist()
 
 
 def _num(w):
