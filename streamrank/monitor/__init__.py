@@ -101,7 +101,8 @@ costs ``O(W log W)`` per report.
 
 Layout: `Monitor` (``_monitor``; its report and invariant check in ``_read``), `Report`
 (``_report``), the frozen reference window
-(``_reference``), the River drift detectors (`streamrank.monitor.detectors`), the
+(``_reference``), one window per segment (`SegmentedMonitor`, ``_segments``; its
+report ``_segment_report``, its snapshot ``_segment_state``), the River drift detectors (`streamrank.monitor.detectors`), the
 snapshot of `Monitor.to_bytes` (``_state``), the AUC-drop tests
 (`streamrank.monitor.drift`) and the crash-safe checkpoint files of ``streamrank monitor``
 (`streamrank.monitor.checkpoint`). The figure of a history is
@@ -125,6 +126,8 @@ Examples
 from ._monitor import TESTS, Monitor
 from ._reference import _Reference  # noqa: F401 (pickles of the one-module layout name it)
 from ._report import Report
+from ._segment_report import SegmentedReport
+from ._segments import SegmentedMonitor
 from .detectors import DETECTORS
 
-__all__ = ["DETECTORS", "TESTS", "Monitor", "Report"]
+__all__ = ["DETECTORS", "TESTS", "Monitor", "Report", "SegmentedMonitor", "SegmentedReport"]
