@@ -244,12 +244,13 @@ class SegmentedMonitor:
         unit = self._unit_of(where[0])
         if unit is None:
             return False
-        if self._clock is not None:
-            unit.advance(self._clock)           # catching up: no visible change
         if key not in unit:
             return False
-        return (self.period is None or time is None or time <= self._clock
-                or where[1] > time - self.period)
+        if self.period is None:
+            return True
+        clock = self._clock     # (a unit may lag behind it: the time decides)
+        now = clock if time is None or time < clock else time
+        return where[1] > now - self.period
 
     def observe(self, key: Hashable, *, segment: Hashable | None = None,
                 score: Number | None = None, label: Number | None = None,

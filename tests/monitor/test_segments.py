@@ -13,11 +13,14 @@ from hypothesis import strategies as st
 from sklearn.metrics import roc_auc_score
 
 from streamrank import group_auc_score
-from streamrank.exceptions import SnapshotError
+from streamrank.exceptions import SnapshotError, UndefinedMetricWarning  # noqa: F401
 from streamrank.monitor import Monitor, SegmentedMonitor, SegmentedReport
 from streamrank.monitor._segment_report import adjust_p_values
 
 OTHER = SegmentedMonitor.OTHER
+# (zero weights and one-class windows: the undefined AUCs are compared as nan)
+pytestmark = pytest.mark.filterwarnings("ignore::streamrank.exceptions.UndefinedMetricWarning",
+                                        "ignore::sklearn.exceptions.UndefinedMetricWarning")
 
 
 class Model:
@@ -61,8 +64,9 @@ class Model:
             if weight is not None:
                 row[4] = weight
             return
-        if score is None:
-            self.unrouted += 1        # (a segment with a unit: dropped there; same AUCs)
+        if score is None:     # dropped: in its segment's unit if it has one, or unrouted
+            if seg is None or self.unit_name(seg) not in self.wins:
+                self.unrouted += 1
             return
         name = self.unit_name(seg)
         rows = self.wins.setdefault(name, [])
@@ -106,6 +110,12 @@ def _check_report(m, model, r, weighting):
                      ) if m.correction == "holm" else _same_seq(
         r.p_adjusted, _bonferroni(rep.p_value for rep in r.reports))
     assert r.alerts == tuple(bool(p < m.alpha) for p in r.p_adjusted)
+    assert m.stats["unrouted"] == model.unrouted
+    _checked["gauc"] += r.gauc == r.gauc
+    _checked["tests"] += sum(p == p for p in r.p_adjusted) > 1
+
+
+_checked = {"gauc": 0, "tests": 0}
 
 
 def _same_seq(a, b):
@@ -134,7 +144,7 @@ def _bonferroni(ps):
 
 _ops = st.lists(st.tuples(st.integers(0, 9), st.integers(0, 5), st.integers(0, 3),
                           st.integers(0, 1), st.integers(0, 2), st.integers(0, 3)),
-                min_size=1, max_size=120)
+                min_size=20, max_size=150)
 
 
 def _run(ops, m, model, weighting, snapshot_every=None):
@@ -231,6 +241,32 @@ def _rows_equal(a, b):
             elif k != "counts":
                 assert u == v, k
     return True
+
+
+@pytest.mark.parametrize("seed", range(6))
+@pytest.mark.parametrize("window", [None, 8])
+def test_long_seeded_streams(seed, window):
+    """Long streams (fixed seeds): many reports with both classes in several segments,
+    weights, ties, pooling, evictions, snapshots."""
+    rng = np.random.default_rng(seed)
+    ops = [tuple(int(v) for v in row) for row in np.column_stack([
+        rng.choice(10, 500, p=[.2, .15, .1, .1, .15, .1, .05, .05, .05, .05]),
+        rng.integers(0, 6, 500), rng.integers(0, 4, 500), rng.integers(0, 2, 500),
+        rng.integers(0, 3, 500), rng.integers(0, 4, 500)])]
+    max_segments = 1 + seed % 4
+    weighting = ("impressions", "pairs", "uniform")[seed % 3]
+    period = None if window else 6.0
+    m = SegmentedMonitor(max_segments=max_segments, weighting=weighting, window=window,
+                         period=period, min_window=3, reference=5,
+                         correction=("holm", "bonferroni")[seed % 2])
+    model = Model(max_segments, window=window, period=period)
+    m = _run(ops, m, model, weighting, snapshot_every=97)
+    assert model.unrouted == m.stats["unrouted"]
+
+
+def test_the_streams_checked_something():
+    """(runs after the stream tests: the comparisons above were not vacuous)"""
+    assert _checked["gauc"] > 200 and _checked["tests"] > 10, _checked
 
 
 def test_corrections_direct():
