@@ -36,7 +36,8 @@ def _name(source):
     return "<stdin>" if source == "-" else source
 
 
-_OBSERVE_PARAM = re.compile(r"The '(\w+)' parameter of Monitor\.observe must be ")
+_OBSERVE_PARAM = re.compile(r"The '(\w+)' parameter of (?:Segmented)?Monitor\.observe "
+                            r"must be ")
 
 
 def _rejected(name, row, exc, event_columns, line=None) -> str:

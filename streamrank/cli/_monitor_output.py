@@ -23,10 +23,15 @@ _TABLE = (("events", 10), ("time", 20), ("n", 8), ("pending", 8), ("auc", 9),
 class _Printer:
     """Report lines on stdout: a table (header once), JSON lines, or CSV (header once)."""
 
-    def __init__(self, fmt, iso_time, show_time=True):
+    def __init__(self, fmt, iso_time, show_time=True, segmented=False):
+        from ._monitor_segments import SEGMENT_COLUMNS, SEGMENT_TABLE
+
         self.fmt = fmt
         self.iso_time = iso_time
-        self.table = [(c, w) for c, w in _TABLE if show_time or c != "time"]
+        self.segmented = segmented      # a SegmentedReport: a line per segment + total
+        self.columns = SEGMENT_COLUMNS if segmented else COLUMNS
+        self.table = [(c, w) for c, w in (SEGMENT_TABLE if segmented else _TABLE)
+                      if show_time or c != "time"]
         self.started = False
         self.last_events = None
 
@@ -37,17 +42,21 @@ class _Printer:
         sys.stdout.flush()
 
     def _write(self, report) -> None:
+        self.last_events = report.events
+        for rec in (report.rows() if self.segmented else [report.as_dict()]):
+            self._write_row(rec)
+
+    def _write_row(self, rec) -> None:
         from ..io.events import format_time
 
-        rec = report.as_dict()
-        self.last_events = report.events
+        columns = self.columns
         if self.fmt == "json":
-            click.echo(json.dumps({k: _plain(rec[k]) for k in COLUMNS}))
+            click.echo(json.dumps({k: _plain(rec[k]) for k in columns}))
             return
         if self.fmt == "csv":
             if not self.started:
-                click.echo(",".join(COLUMNS))
-            click.echo(",".join(_csv_cell(rec[k]) for k in COLUMNS))
+                click.echo(",".join(columns))
+            click.echo(",".join(_csv_cell(rec[k]) for k in columns))
             self.started = True
             return
         if not self.started:
@@ -61,10 +70,14 @@ class _Printer:
                 text = "" if v is None else (format_time(v) if self.iso_time() else f"{v:g}")
                 cells.append(text.ljust(w))
                 continue
-            if isinstance(v, bool):
+            if name == "segment":
+                text = "(total)" if v is None else str(v)
+            elif v is None:
+                text = ""
+            elif isinstance(v, bool):
                 text = "ALERT" if (v and name == "alert") else ("DRIFT" if v else "")
             elif isinstance(v, float):
-                text = "nan" if v != v else (f"{v:.3g}" if name == "p_value" else
+                text = "nan" if v != v else (f"{v:.3g}" if name in ("p_value", "p_adjusted") else
                                              f"{v:.4f}" if name != "z" else f"{v:.2f}")
             else:
                 text = str(v)
@@ -84,10 +97,16 @@ def _csv_cell(v) -> str:
         return ""
     if isinstance(v, bool):
         return "true" if v else "false"
+    if isinstance(v, str) and any(c in v for c in ',"\r\n'):   # a segment value
+        return '"' + v.replace('"', '""') + '"'
     return repr(v) if isinstance(v, float) else str(v)
 
 
 def _summary(mon, skipped, plot, interrupted, iso_time) -> None:
+    if hasattr(mon, "segments"):    # a SegmentedMonitor (--segment)
+        from ._monitor_segments import summary
+
+        return summary(mon, skipped, plot, interrupted, iso_time)
     import warnings
 
     from ..exceptions import UndefinedMetricWarning

@@ -68,6 +68,7 @@ from ._monitor_input import (_READ_ERRORS, _check_input, _check_outputs, _name, 
                              _note_skip, _option_differences, _progress_bar, _read_error,
                              _rejected)
 from ._monitor_output import _Printer, _summary
+from ._monitor_segments import make_monitor, segment_differences
 
 # read_checkpoint and write_checkpoint: streamrank.monitor.checkpoint's, named here too
 __all__ = ["monitor", "read_checkpoint", "write_checkpoint"]
@@ -168,6 +169,16 @@ def _period(ctx, param, value):
               help="With --metrics-port: the address to listen on.")
 @click.option("--name", "model_name", default="model", show_default=True, metavar="NAME",
               help="The model's name: the 'model' label of the metrics.")
+@click.option("--segment", "segment_col", default=None, metavar="COLUMN",
+              help="One window per value of this column (country, device, ...), each "
+                   "tested against its own reference; a report line per segment and a "
+                   "total (the group AUC). Label rows may leave it empty (joined by id).")
+@click.option("--max-segments", type=click.IntRange(min=1), default=64, show_default=True,
+              metavar="N", help="With --segment: values with a window of their own; the "
+                                "rest are pooled into '(other)'.")
+@click.option("--correction", type=click.Choice(["holm", "bonferroni"]), default="holm",
+              show_default=True, help="With --segment: the p-values' correction across "
+                                      "segments (an alert when the corrected p < alpha).")
 @format_option
 @on_error_option
 @progress_option
@@ -176,8 +187,8 @@ def _period(ctx, param, value):
 def monitor(ctx, source, id_col, score_col, label_col, weight_col, time_col, window, period,
             reference, every, test, alpha, detector, min_window, labels, max_history,
             fail_on_alert, checkpoint, checkpoint_every, resume, force_resume, plot, follow,
-            max_idle, poll, input_format, metrics_port, metrics_host, model_name, fmt,
-            on_error, progress):
+            max_idle, poll, input_format, metrics_port, metrics_host, model_name,
+            segment_col, max_segments, correction, fmt, on_error, progress):
     """Monitor a stream of prediction events: exact rolling AUC, alerts on a drop.
 
     FILE holds one event per row (CSV or TSV with a header, JSON lines, or Parquet; text
@@ -187,7 +198,9 @@ def monitor(ctx, source, id_col, score_col, label_col, weight_col, time_col, win
     window's AUC is significantly below the reference window's (one-sided test, --test,
     --alpha). A summary goes to stderr at the end. --resume continues from a
     --checkpoint taken on the same input with the same columns and options (anything
-    else is an error unless --force-resume).
+    else is an error unless --force-resume). --segment COL keeps one window per value
+    of COL (a line per segment, Holm- or Bonferroni-corrected alerts, and a total line
+    with the group AUC of the window).
 
     \b
     Example:
@@ -208,7 +221,8 @@ def monitor(ctx, source, id_col, score_col, label_col, weight_col, time_col, win
         raise click.UsageError(f"--{'force-' if force_resume else ''}resume needs "
                                "--checkpoint PATH.")
     check_distinct_columns({"--id": id_col, "--score": score_col, "--label": label_col,
-                            "--weight": weight_col, "--time": time_col})
+                            "--weight": weight_col, "--time": time_col,
+                            "--segment": segment_col})
     if source != "-" and not os.path.exists(source):
         raise InputError(f"{source}: no such file")
     if source != "-" and os.path.isdir(source):
@@ -226,6 +240,9 @@ def monitor(ctx, source, id_col, score_col, label_col, weight_col, time_col, win
              if ctx.get_parameter_source(p) is ParameterSource.COMMANDLINE}
     if "metrics_host" in given and metrics_port is None:
         raise click.UsageError("--metrics-host needs --metrics-port PORT.")
+    for opt in ("max_segments", "correction"):
+        if opt in given and segment_col is None:
+            raise click.UsageError(f"--{opt.replace('_', '-')} needs --segment COLUMN.")
 
     # ---- state: fresh, or from the checkpoint
     meta = None
@@ -245,18 +262,32 @@ def monitor(ctx, source, id_col, score_col, label_col, weight_col, time_col, win
                 _note(f"--force-resume: checkpoint version {version} resumed without "
                       "checking its input, columns and options.")
             check_meta(meta, checkpoint)
-            differences += _option_differences(ctx, given, mon, period, meta, every)
+            segmented = hasattr(mon, "segments")
+            differences += _option_differences(ctx, given, mon.template() if segmented
+                                               else mon, period, meta, every)
+            differences += segment_differences(given, ctx.params, mon, meta)
+            if segmented and segment_col is None:   # --force-resume: the checkpoint's
+                segment_col = (meta.get("columns") or {}).get("segment")
+            elif segment_col is not None and not segmented and force_resume:
+                raise click.UsageError("--segment: the checkpoint's monitor has one "
+                                       "window; it cannot be resumed with segments.")
             if "every" in meta and "every" not in given:
                 every = meta["every"]
         else:
             _note(f"no checkpoint at {checkpoint} yet; starting from the beginning.")
-    if meta is None:
+    if meta is None and segment_col is not None:
+        mon = make_monitor(max_segments, correction, window=window, period=period,
+                           reference=reference, test=test, alpha=alpha,
+                           detector=detector, labels=labels, min_window=min_window,
+                           max_history=max_history)
+    elif meta is None:
         try:
             mon = Monitor(window=window, period=period, reference=reference, test=test,
                           alpha=alpha, detector=detector, labels=labels,
                           min_window=min_window, max_history=max_history)
         except (ValueError, TypeError) as exc:
             raise click.UsageError(str(exc)) from None
+    segmented = segment_col is not None
     if mon.period is not None and time_col is None:
         raise click.UsageError("the checkpoint's monitor has a period window: it needs "
                                "--time.")
@@ -265,9 +296,12 @@ def monitor(ctx, source, id_col, score_col, label_col, weight_col, time_col, win
 
     # ---- input
     columns = Columns(id=id_col or "id", id_required=id_col is not None, score=score_col,
-                      label=label_col, weight=weight_col, time=time_col)
+                      label=label_col, weight=weight_col, time=time_col,
+                      segment=segment_col)
     wanted = {"id": columns.id, "score": score_col, "label": label_col,
               "weight": weight_col, "time": time_col}
+    if segmented:
+        wanted["segment"] = segment_col
     gate = StopGate()
     status = {"error": None, "at": None, "decided": False}
     if metrics_port is not None:    # /metrics reads the monitor at each scrape
@@ -323,9 +357,10 @@ def monitor(ctx, source, id_col, score_col, label_col, weight_col, time_col, win
                 if meta.get("columns") == wanted and meta.get("resolved"):
                     parser.restore(meta["resolved"])
             printer = _Printer(fmt, lambda: parser.iso_time,
-                               show_time=time_col is not None)
+                               show_time=time_col is not None, segmented=segmented)
             event_columns = {"score": score_col, "label": label_col,
-                             "weight": weight_col, "time": time_col}
+                             "weight": weight_col, "time": time_col,
+                             "segment": segment_col}
 
             def save(position, head):
                 if checkpoint is None:
@@ -340,6 +375,8 @@ def monitor(ctx, source, id_col, score_col, label_col, weight_col, time_col, win
                     "offset": position.offset, "header": src.header, "skipped": skipped,
                     "iso_time": parser.iso_time, "columns": wanted,
                     "resolved": parser.resolved, "every": every}
+                if segmented:
+                    meta_out["segmented"] = True
                 try:
                     write_checkpoint(checkpoint, mon.to_bytes(), meta_out)
                 except OSError as exc:
@@ -353,8 +390,13 @@ def monitor(ctx, source, id_col, score_col, label_col, weight_col, time_col, win
             try:
                 for row, rec in src:
                     try:
-                        key, score, label, weight, t = parser(row, rec)
-                        observe(key, score=score, label=label, weight=weight, time=t)
+                        if segmented:
+                            key, score, label, weight, t, seg = parser(row, rec)
+                            observe(key, segment=seg, score=score, label=label,
+                                    weight=weight, time=t)
+                        else:
+                            key, score, label, weight, t = parser(row, rec)
+                            observe(key, score=score, label=label, weight=weight, time=t)
                     except (ValueError, TypeError) as exc:   # EventError, or the Monitor's
                         message = (read_error(exc, name).message
                                    if isinstance(exc, EventError) else
@@ -400,11 +442,12 @@ def monitor(ctx, source, id_col, score_col, label_col, weight_col, time_col, win
     if mon.stats["events"] and printer.last_events != mon.stats["events"]:
         printer(report())
     if plot is not None:
-        from ..plot import plot_history
+        from ..plot import plot_history, plot_segments
 
         try:
-            plot_history(mon.history, plot, title=f"streamrank monitor: {name}",
-                         dates=parser.iso_time)
+            (plot_segments if segmented else plot_history)(
+                mon.history, plot, title=f"streamrank monitor: {name}",
+                dates=parser.iso_time)
         except OSError as exc:
             raise InputError(f"{plot}: cannot write the plot ({exc.strerror or exc})") \
                 from None

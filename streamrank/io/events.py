@@ -77,6 +77,9 @@ class Columns:
     label: str | None = "label"
     weight: str | None = None
     time: str | None = None
+    #: The segment column (``streamrank monitor --segment``): when set, the parser
+    #: returns a sixth field, the cell as a string (None when empty).
+    segment: str | None = None
 
 
 # --------------------------------------------------------------------------- parsing
@@ -132,6 +135,8 @@ class EventParser:
         self._csv = self.format in ("csv", "tsv")
         self._sep = "\t" if self.format == "tsv" else ","
         names = [columns.id, columns.score, columns.label, columns.weight, columns.time]
+        if columns.segment is not None:
+            names.append(columns.segment)
         self._id_optional = columns.id is not None and not columns.id_required
         if source.header is not None:
             header = source.header
@@ -154,21 +159,22 @@ class EventParser:
 
     @property
     def resolved(self) -> list:
-        """The columns read, as ``[id, score, label, weight, time]`` (None: not read; an
-        id of None gives row numbers). For JSON lines, final once a first object was
+        """The columns read, as ``[id, score, label, weight, time]`` (and the segment's,
+        when read; None: not read; an id of None gives row numbers). For JSON lines, final once a first object was
         parsed (`restore` sets it on a resumed stream)."""
         return list(self._names)
 
     def restore(self, resolved) -> None:
         """Take the `resolved` columns of an earlier parser of the same stream (a JSON
         stream resumed past its first object keeps that object's id resolution)."""
-        if not self._checked and len(resolved) == 5:
+        if not self._checked and len(resolved) == len(self._names):
             self._names = list(resolved)
             self._checked = True
 
     def __call__(self, row, rec):
-        """``(key, score, label, weight, time)`` of one record (`EventError` if bad,
-        naming the source's file and, for its last row, the line)."""
+        """``(key, score, label, weight, time)`` of one record, and its segment (a string,
+        None when empty) when ``columns.segment`` is set (`EventError` if bad, naming the
+        source's file and, for its last row, the line)."""
         try:
             return self._parse(row, rec)
         except EventError as exc:
@@ -201,7 +207,7 @@ class EventParser:
                     raise EventError("the field is in the object more than once", row,
                                      dup[0])
             vals = [None if c is None else rec.get(c) for c in self._names]
-        kid, ks, kl, kw, kt = self._names
+        kid, ks, kl, kw, kt = self._names[:5]
         key = vals[0]
         if kid is None:
             key = row
@@ -224,6 +230,16 @@ class EventParser:
                 self.iso_time = True
         else:
             t = None
+        if len(vals) == 6:      # the segment: a string as ids are, None when empty
+            seg = vals[5]
+            if seg is not None and seg != "":
+                if type(seg) is not str:
+                    if isinstance(seg, (dict, list)):
+                        raise EventError("not a segment value (a string or a number)",
+                                         row, self._names[5], str(seg)[:60])
+                    seg = _key(seg, row, self._names[5])
+                return key, score, label, weight, t, seg
+            return key, score, label, weight, t, None
         return key, score, label, weight, t
 
 

@@ -43,6 +43,7 @@ def dump(m) -> bytes:
     config = {"max_segments": m.max_segments, "correction": m.correction,
               "weighting": m.weighting, "unit": m._unit_type.__qualname__}
     state = {"clock": m._clock, "stats": m.stats,
+             "segment_alerts": [[index[k], v] for k, v in m.segment_alerts.items()],
              "history": [r._to_row(index) for r in m.history],
              "alerts": [r._to_row(index) for r in m.alerts]}
     return _snapshot.dump(
@@ -66,7 +67,7 @@ def load(cls, data: bytes, unit_type):
     off = snap.array("unit_offsets", "i", itemsize=8)
     snap.finish()
     if not (type(config) is dict and set(config) == _CONFIG and type(state) is dict
-            and set(state) == {"clock", "stats", "history", "alerts"}
+            and set(state) == {"clock", "stats", "segment_alerts", "history", "alerts"}
             and config["correction"] in CORRECTIONS
             and config["weighting"] in WEIGHTINGS):
         raise snap.corrupt("the settings or the state are not those to_bytes writes")
@@ -117,6 +118,13 @@ def load(cls, data: bytes, unit_type):
                 m._where[key] = (seg, t)
         m._sweep_at = max(m._sweep_at, 2 * len(m._where))
         order = list(names) + [m.OTHER]
+        counts = state["segment_alerts"]
+        if not (type(counts) is list and all(
+                type(c) is list and len(c) == 2 and type(c[0]) is int
+                and 0 <= c[0] < len(order) and type(c[1]) is int and c[1] > 0
+                for c in counts)):
+            raise snap.corrupt("the segments' alert counts are not those to_bytes writes")
+        m.segment_alerts = {order[i]: c for i, c in counts}
         for dest, rows in ((m.history, state["history"]), (m.alerts, state["alerts"])):
             if type(rows) is not list:
                 raise snap.corrupt("the history is not a list of reports")

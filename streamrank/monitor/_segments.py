@@ -146,6 +146,8 @@ class SegmentedMonitor:
         ``events`` (all segments), ``unrouted`` (events for an id in no window, without
         a segment that has a unit), ``pooled_events``, ``pooled_predictions``,
         ``reports``, ``alerts``. Each unit's own are in ``units[segment].stats``.
+    segment_alerts : dict
+        Segment -> the reports at which it alerted (corrected p-value below ``alpha``).
     """
 
     #: The name of the pooled segment.
@@ -188,6 +190,7 @@ class SegmentedMonitor:
         self._sweep_at = _SWEEP_MIN
         self._clock: float | None = None
         self.stats: dict[str, int] = dict.fromkeys(_STATS, 0)
+        self.segment_alerts: dict[Hashable, int] = {}   # segment -> reports it alerted
         self.history: deque[SegmentedReport] = deque(maxlen=max_history)
         self.alerts: deque[SegmentedReport] = deque(maxlen=max_history)
 
@@ -374,6 +377,9 @@ class SegmentedMonitor:
                             self.correction, any(alerts), any(x.drift for x in reports))
         self.history.append(r)
         self.stats["reports"] += 1
+        for name, a in zip(names, alerts):
+            if a:
+                self.segment_alerts[name] = self.segment_alerts.get(name, 0) + 1
         if r.alert or r.drift:
             self.stats["alerts"] += 1
             self.alerts.append(r)

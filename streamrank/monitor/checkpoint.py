@@ -35,6 +35,7 @@ from collections.abc import Mapping
 import numpy as np
 
 from ._monitor import Monitor
+from ._segments import SegmentedMonitor
 
 __all__ = ["FORMAT", "VERSION", "CheckpointError", "check_meta", "load_checkpoint",
            "read_checkpoint", "write_checkpoint"]
@@ -172,15 +173,17 @@ def _reason(exc) -> str:
     text = str(exc.args[0] if isinstance(exc, KeyError) and exc.args else exc).strip()
     return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
 
-def load_checkpoint(path: str | os.PathLike[str]) -> tuple[dict[str, object], Monitor]:
-    """``(meta, monitor)``: `read_checkpoint` and the `Monitor` restored from its state.
+def load_checkpoint(path: str | os.PathLike[str]
+                    ) -> tuple[dict[str, object], Monitor | SegmentedMonitor]:
+    """``(meta, monitor)``: `read_checkpoint` and the `Monitor` restored from its state
+    (a `SegmentedMonitor` when ``meta["segmented"]``).
 
     A state `Monitor.from_bytes` cannot load is a `CheckpointError` ("a damaged
     checkpoint"). Runtime: ``O(W log W + H + F)`` (`Monitor.from_bytes`).
     """
     meta, data = read_checkpoint(path)
-    try:
-        monitor = Monitor.from_bytes(data)
+    try:     # (a segmented run's, ``--segment``: its meta says so)
+        monitor = (SegmentedMonitor if meta.get("segmented") else Monitor).from_bytes(data)
     except Exception as exc:  # noqa: BLE001 (whatever a damaged snapshot raises)
         raise CheckpointError(f"{path}: a damaged checkpoint ({_reason(exc)})") from None
     return meta, monitor
