@@ -42,6 +42,10 @@ def segment_differences(given, params, mon, meta) -> list:
     if params["segment_col"] is not None and not segmented:
         out.append(f"--segment {params['segment_col']!r}: the checkpoint's monitor has "
                    "one window (no segments)")
+    for name in ("max_segments", "correction"):
+        if name in given and not segmented:
+            out.append(f"--{name.replace('_', '-')} {params[name]}: the checkpoint's "
+                       "monitor has one window (no segments)")
     if segmented:
         for name, attr in (("max_segments", "max_segments"), ("correction", "correction")):
             if name in given and params[name] != getattr(mon, attr):

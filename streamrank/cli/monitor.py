@@ -241,7 +241,7 @@ def monitor(ctx, source, id_col, score_col, label_col, weight_col, time_col, win
     if "metrics_host" in given and metrics_port is None:
         raise click.UsageError("--metrics-host needs --metrics-port PORT.")
     for opt in ("max_segments", "correction"):
-        if opt in given and segment_col is None:
+        if opt in given and segment_col is None and not resume:
             raise click.UsageError(f"--{opt.replace('_', '-')} needs --segment COLUMN.")
 
     # ---- state: fresh, or from the checkpoint

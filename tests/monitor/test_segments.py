@@ -227,6 +227,7 @@ def test_snapshot_round_trips_continue_exactly(ops, max_segments):
     back = SegmentedMonitor.from_bytes(m.to_bytes())
     back._check()
     assert back.stats == m.stats and back.segments == m.segments
+    assert back.segment_alerts == m.segment_alerts
     assert [r.rows() for r in back.history] == [r.rows() for r in m.history] or all(
         _rows_equal(a, b) for a, b in zip(back.history, m.history))
     assert back.to_bytes() == m.to_bytes()
@@ -295,6 +296,7 @@ def test_a_degrading_segment_alerts_alone(correction):
     m = SegmentedMonitor(window=600, correction=correction, alpha=0.01)
     r = _degrading_stream(m)
     assert r.alerts == (False, True, False) and r.alert
+    assert m.segment_alerts == {"b": 1}
     assert r["b"].auc < 0.65 < 0.85 < r["a"].auc
     assert m.alerts[-1] is r and m.stats["alerts"] >= 1
     whole = Monitor(window=1800, alpha=0.01)
