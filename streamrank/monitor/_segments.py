@@ -239,9 +239,11 @@ class SegmentedMonitor:
         unit = self.units.get(segment)
         return self._other if unit is None else unit
 
-    def _alive(self, key, time) -> bool:
-        """The id's prediction is in its segment's window (after an event at ``time``)."""
-        where = self._where.get(key)
+    def _alive(self, key, time, where=None) -> bool:
+        """The id's prediction is in its segment's window (after an event at ``time``);
+        ``where``: its entry in the id map, if looked up already."""
+        if where is None:
+            where = self._where.get(key)
         if where is None:
             return False
         unit = self._unit_of(where[0])
@@ -276,7 +278,8 @@ class SegmentedMonitor:
             raise param_error("key", func, "an id (a hashable value other than None)",
                               describe(key), TypeError) from None
         if segment is not None:
-            check_group_id(segment, "segment", func)
+            if type(segment) is not str:        # (a str is a valid id: no check)
+                check_group_id(segment, "segment", func)
             if segment == self.OTHER:
                 raise param_error("segment", func, "a segment value other than "
                                   f"{self.OTHER!r} (the pooled segment's name)",
@@ -287,7 +290,7 @@ class SegmentedMonitor:
             raise param_error("time", func, "a finite number (the monitor has a period "
                               "window)", "None")
         clock = self._clock
-        alive = where is not None and self._alive(key, time)
+        alive = where is not None and self._alive(key, time, where)
         st = self.stats
         if alive:
             if segment is not None and segment != where[0]:
