@@ -334,7 +334,9 @@ def segments_markdown(result) -> str:
              "Method: see the docstring of `benchmarks/bench_monitor.py` (`--segments`). "
              f"{args['events']:,} timed events after the windows are full, a report of "
              f"every segment every {args['every']} events, median of {args['repeats']} "
-             "round-robin runs; S segments hold W // S predictions each. Every run's "
+             "round-robin runs; S segments hold W // S predictions each; the time is per "
+             "prediction (with late labels, its two events: the prediction and, "
+             f"{LATE} predictions later, its label without the segment). Every run's "
              "final group AUC equals `group_auc_score` of the final windows "
              "(|diff| <= 1e-12).", ""]
     rows = []
@@ -344,7 +346,7 @@ def segments_markdown(result) -> str:
                          "one Monitor" if not c["segments"] else str(c["segments"]),
                          "late, routed by id" if c["late"] else "with the prediction",
                          f"{c['us_per_event']:.1f}", f"{c['vs_monitor']:.2f}x"])
-    lines.append(markdown_table(["W", "segments", "labels", "us/event",
+    lines.append(markdown_table(["W", "segments", "labels", "us/prediction",
                                  "time vs one Monitor"], rows, "rllrr"))
     return "\n".join(lines) + "\n"
 

@@ -55,8 +55,12 @@ object with: ``observe(key, *, score, label, weight, time)`` (atomic: a refused 
 changes nothing), ``advance(time)`` (move its clock), ``report()`` returning a `Report`,
 ``metrics()`` (a dict), ``stats`` (a dict), ``history``, ``to_bytes()`` and a classmethod
 ``from_bytes``, ``_check()``, ``key in unit`` (the id is in its window), the attributes
-``period`` and ``alpha``, and ``items()`` yielding ``(key, label, score, weight, time)``
-of its window. The snapshot keeps an empty unit as the template of the next ones.
+``period``, ``alpha`` and ``clock``, ``len(unit)``, and ``items()`` yielding ``(key,
+label, score, weight, time)`` of its window. Keyword fields of `SegmentedMonitor.observe`
+other than ``segment`` go to the unit's ``observe`` as they are (e.g. a second model's
+score, for a unit that compares two). The snapshot keeps an empty unit as the template
+of the next ones. (``streamrank monitor``'s summary also reads a `Monitor` unit's ``n``,
+``pending`` and ``reference_counts``.)
 
 Complexity: `observe` ``O(1)`` for the routing (two dict lookups; amortized for the id
 map's sweeps) plus the unit's ``observe``; `report` ``O(S log S)`` for ``S`` segments (the
@@ -259,11 +263,14 @@ class SegmentedMonitor:
 
     def observe(self, key: Hashable, *, segment: Hashable | None = None,
                 score: Number | None = None, label: Number | None = None,
-                weight: Number | None = None, time: Number | None = None) -> None:
+                weight: Number | None = None, time: Number | None = None,
+                **fields: Any) -> None:
         """Observe one event of ``segment`` (optional on events for an id in a window).
 
         See the module docstring for the routing; the event itself follows
-        `Monitor.observe`'s rules in its unit. Validated before anything changes (a
+        `Monitor.observe`'s rules in its unit (other keyword ``fields`` go to the unit's
+        ``observe``; a `Monitor` unit takes none). An event dropped here (``unrouted``)
+        is checked as a `Monitor` checks one it drops (its id, label and weight). Validated before anything changes (a
         refused event is not counted, makes no segment): an unhashable id, a segment
         None / nan / unhashable / `OTHER`, a new prediction without a segment or older
         than the shared clock, a segment that contradicts the id's prediction's, and
@@ -326,7 +333,7 @@ class SegmentedMonitor:
                 unit = made = self._factory()
         if clock is not None:
             unit.advance(clock)
-        unit.observe(key, score=score, label=label, weight=weight, time=time)
+        unit.observe(key, score=score, label=label, weight=weight, time=time, **fields)
         # -- accepted: the bookkeeping
         if made is not None:
             if pooled:
@@ -410,7 +417,10 @@ class SegmentedMonitor:
         adjusted = {} if last is None else dict(zip(last.segments,
                                                     zip(last.p_adjusted, last.alerts)))
         segments = {}
-        for name, unit in list(self._all()):
+        units = list(self.units.items())    # (one C-level copy: a feeding thread may add)
+        if self._other is not None:
+            units.append((self.OTHER, self._other))
+        for name, unit in units:
             d = unit.metrics()
             p, a = adjusted.get(name, (float("nan"), False))
             d["p_adjusted"], d["alert"] = p, int(a)
@@ -458,6 +468,10 @@ class SegmentedMonitor:
         """
         return _segment_state.load(cls, data, unit_type or Monitor)
 
+    def __reduce__(self):
+        """Pickle through `to_bytes` (segment values must be all ints or all strings)."""
+        return (_from_bytes, (type(self), self.to_bytes(), self._unit_type))
+
     # ------------------------------------------------------------------ checks
     def _check(self) -> None:
         """Invariants: each unit's; at most ``max_segments`` segments plus the pooled
@@ -477,3 +491,8 @@ class SegmentedMonitor:
                 assert self._unit_of(seg) is unit, (key, seg, name)
                 assert t0 == t or (t0 is None and t is None), (key, t0, t)
         assert len(self._where) <= max(self._sweep_at, _SWEEP_MIN)
+
+
+def _from_bytes(cls, data, unit_type):
+    """Unpickle a `SegmentedMonitor` (`SegmentedMonitor.__reduce__`)."""
+    return cls.from_bytes(data, unit_type=unit_type)

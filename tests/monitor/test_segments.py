@@ -387,6 +387,21 @@ def test_custom_factory_units_and_settings():
         mixed.to_bytes()
 
 
+def test_pickle_and_unit_fields():
+    import pickle
+
+    m = SegmentedMonitor(window=5, min_window=2)
+    for i in range(6):
+        m.observe(i, segment="ab"[i % 2], score=i / 6, label=i % 3 == 0)
+    back = pickle.loads(pickle.dumps(m))
+    back._check()
+    assert back.to_bytes() == m.to_bytes()
+    before = m.to_bytes()
+    with pytest.raises(TypeError, match="challenger"):   # a Monitor unit takes none
+        m.observe(9, segment="c", score=0.5, challenger=0.4)
+    assert m.to_bytes() == before and m.segments == ("a", "b")
+
+
 def test_damaged_snapshots_are_refused():
     m = SegmentedMonitor(window=5)
     m.observe(1, segment="a", score=0.1, label=1)
