@@ -270,11 +270,13 @@ class SegmentedMonitor:
         See the module docstring for the routing; the event itself follows
         `Monitor.observe`'s rules in its unit (other keyword ``fields`` go to the unit's
         ``observe``; a `Monitor` unit takes none). An event dropped here (``unrouted``)
-        is checked as a `Monitor` checks one it drops (its id, label and weight). Validated before anything changes (a
-        refused event is not counted, makes no segment): an unhashable id, a segment
-        None / nan / unhashable / `OTHER`, a new prediction without a segment or older
-        than the shared clock, a segment that contradicts the id's prediction's, and
-        what the unit refuses, raise `ValueError` / `TypeError`.
+        is checked as a `Monitor` checks one it drops (its id, label and weight).
+
+        Validated before anything changes (a refused event is not counted and makes no
+        segment): an unhashable id, a segment that is nan / unhashable / `OTHER`, a new
+        prediction without a segment or older than the shared clock, a segment that
+        contradicts the id's prediction's, and what the unit refuses raise
+        `ValueError` / `TypeError`.
 
         Runtime complexity: ``O(1)`` amortized plus the unit's ``observe``.
         """

@@ -241,3 +241,13 @@ def test_the_library_and_the_command_agree(tmp_path, rows):
                 assert v is None, k
             else:
                 assert v == w, k
+
+
+def test_follow_mode_reads_the_same_lines(tmp_path, rows):
+    path = tmp_path / "e.csv"
+    write_csv(path, rows[:400], FIELDS)
+    args = [path, "--segment", "dev", "--window", W, "--every", 100, "--format", "json"]
+    plain = run(args)
+    followed = run([*args, "--follow", "--max-idle", 0.2, "--poll", 0.02])
+    assert followed.exit_code == 0, followed.output
+    assert json_lines(followed.stdout) == json_lines(plain.stdout)
