@@ -85,6 +85,7 @@ Examples
 
 from __future__ import annotations
 
+import inspect
 from collections import deque
 from collections.abc import Callable, Hashable, Iterator
 from typing import Any
@@ -169,6 +170,11 @@ class SegmentedMonitor:
             raise param_error("weighting", func, f"one of {WEIGHTINGS}",
                               describe(weighting))
         if factory is None:
+            known = inspect.signature(Monitor).parameters
+            unknown = sorted(set(options) - set(known))
+            if unknown:
+                raise param_error("options", func, f"Monitor parameters "
+                                  f"({', '.join(known)})", ", ".join(unknown), TypeError)
             probe = Monitor(**options)      # its errors name the option
 
             def factory(options=options):

@@ -367,6 +367,8 @@ def test_custom_factory_units_and_settings():
         SegmentedMonitor(max_segments=0)
     with pytest.raises(ValueError, match="'alpha' parameter of Monitor"):
         SegmentedMonitor(alpha=2.0)
+    with pytest.raises(TypeError, match="'options' parameter .* Got windw instead"):
+        SegmentedMonitor(windw=5)
 
     class Unit(Monitor):
         pass
