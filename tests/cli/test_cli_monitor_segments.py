@@ -251,3 +251,27 @@ def test_follow_mode_reads_the_same_lines(tmp_path, rows):
     followed = run([*args, "--follow", "--max-idle", 0.2, "--poll", 0.02])
     assert followed.exit_code == 0, followed.output
     assert json_lines(followed.stdout) == json_lines(plain.stdout)
+
+
+def test_a_run_stopped_by_a_bad_row_resumes_after_the_fix(tmp_path, rows):
+    """Stopped mid-stream (a prediction without its segment), checkpointed before the
+    row; the fixed file resumed: the reports are an uninterrupted run's."""
+    path = tmp_path / "e.csv"
+    write_csv(path, rows, FIELDS)
+    good = path.read_text()
+    lines = good.splitlines(keepends=True)
+    k = next(i for i in range(500, len(lines)) if lines[i].rstrip("\n").endswith(",a"))
+    path.write_text("".join(lines[:k] + [lines[k][:-2] + "\n"] + lines[k + 1:]))
+    ckpt = tmp_path / "m.ckpt"
+    args = ["--segment", "dev", "--window", W, "--every", 100, "--format", "json",
+            "--checkpoint", ckpt, "--checkpoint-every", 97]
+    first = run([path, *args])
+    assert first.exit_code == 2 and f"line {k + 1} (row {k}), column 'dev'" in first.stderr
+    assert read_checkpoint(ckpt)[0]["rows"] == k - 1
+    path.write_text(good)
+    second = run([path, *args, "--resume"])
+    assert second.exit_code == 0, second.output
+    full = run([path, *args[:-4]])
+    got = [x for x in json_lines(first.stdout) if x["events"] % 100 == 0]
+    assert got + json_lines(second.stdout) == json_lines(full.stdout)
+    assert second.stderr.splitlines()[-5:] == full.stderr.splitlines()[-5:]
