@@ -48,6 +48,15 @@ ids labeled in both windows), and of its paired test alone (the join of the wind
 AUCs by ``roc_auc_score`` and `delong_test`. The stream: both scores on every prediction
 row with its label, ``--every`` new events between two reports (not timed), the median of
 ``--reports`` reports; each report's p-value is checked equal to the scratch one.
+
+``--segments S [S ...]`` (e.g. ``--segments 1 10 100``) times instead a
+`streamrank.monitor.SegmentedMonitor` with ``S`` segments (event ``i`` in segment
+``i mod S``, each segment a window of ``W // S`` predictions, so that the windows hold
+``W`` in all) against one `Monitor` of window ``W``, on the same events, with the label
+in the prediction's event and with late labels (``LATE`` predictions later, the label
+event without its segment: routed by id); a report (of every segment) every R events.
+Each run's answer is checked: the group AUC of the final report equals
+`streamrank.group_auc_score` of the segments' final windows (|diff| <= 1e-12).
 """
 
 from __future__ import annotations
@@ -72,8 +81,8 @@ from _common import (  # noqa: E402
     load_average, time_call, write_report,
 )
 from streamrank import metrics as sm  # noqa: E402
-from streamrank import delong_test  # noqa: E402
-from streamrank.monitor import Monitor, PairedMonitor  # noqa: E402
+from streamrank import delong_test, group_auc_score  # noqa: E402
+from streamrank.monitor import Monitor, PairedMonitor, SegmentedMonitor  # noqa: E402
 
 ANSWER_TOL = 1e-12
 LATE = 50           # the label of prediction i arrives with prediction i + LATE
@@ -285,6 +294,108 @@ def run_cli(d, w, args) -> dict:
             "us_per_event_after_startup": (t - t0) / n * 1e6}
 
 
+# --------------------------------------------------------------------------- segments
+def _segmented(n_seg, late):
+    """make, feed of a SegmentedMonitor of ``n_seg`` segments (0: one Monitor)."""
+    def make(w):
+        if not n_seg:
+            return Monitor(window=w, min_window=30)
+        return SegmentedMonitor(max_segments=n_seg, window=max(2, w // n_seg),
+                                min_window=30)
+
+    def feed(m, d, lo, hi, every):
+        y, s, g = d["y"], d["s"], d["seg"][n_seg]
+        observe, report = m.observe, m.report
+        k = 0
+        for i in range(lo, hi):
+            if late:
+                if n_seg:
+                    observe(i, segment=g[i], score=s[i])
+                else:
+                    observe(i, score=s[i])
+                j = i - LATE
+                if j >= 0:
+                    observe(j, label=y[j])
+            elif n_seg:
+                observe(i, segment=g[i], score=s[i], label=y[i])
+            else:
+                observe(i, score=s[i], label=y[i])
+            k += 1
+            if k == every:
+                report()
+                k = 0
+        return report()
+    return make, feed
+
+
+def _segments_answer(d, n_seg, w, end, late, r) -> float:
+    """|group AUC of the final report - group_auc_score of the final windows|."""
+    idx = np.arange(end - (LATE if late else 0))
+    if not n_seg:
+        keep = idx[idx >= end - w]
+        return abs(r.auc - roc_auc_score(d["ya"][keep], d["sa"][keep]))
+    seg = idx % n_seg
+    size = max(2, w // n_seg)
+    # the last `size` predictions of each segment (predictions 0..end-1)
+    last_of = (end - 1) - ((end - 1 - np.arange(n_seg)) % n_seg)
+    first = last_of - (size - 1) * n_seg
+    keep = idx[idx >= first[seg]]
+    expect = group_auc_score(d["ya"][keep], d["sa"][keep], keep % n_seg)
+    return abs(r.gauc - expect)
+
+
+def run_segments(d, w, args) -> dict:
+    n = args.events
+    out = {"window": w, "every": args.every, "cells": []}
+    for late in (False, True):
+        names = [0] + args.segments
+        times = {k: [] for k in names}
+        for _ in range(args.repeats):
+            for k in names:
+                make, feed = _segmented(k, late)
+                m = make(w)
+                feed(m, d, 0, w, w)                 # fill the windows (not timed)
+                elapsed, r = time_call(lambda: feed(m, d, w, w + n, args.every))
+                err = _segments_answer(d, k, w, w + n, late, r)
+                if err > ANSWER_TOL:
+                    raise AssertionError(f"{k} segments, W = {w}: |diff| = {err}")
+                times[k].append(elapsed)
+        base = median(times[0])
+        for k in names:
+            t = median(times[k])
+            out["cells"].append({"segments": k, "late": late, "events": n,
+                                 "times_s": times[k], "median_s": t,
+                                 "us_per_event": t / n * 1e6, "vs_monitor": t / base})
+            log(f"  W = {fmt_n(w)} {k or 'one Monitor'} segments{' late' if late else ''}:"
+                f" {t / n * 1e6:.1f} us/event ({t / base:.2f}x one Monitor)")
+    return out
+
+
+def segments_markdown(result) -> str:
+    args = result["params"]
+    lines = ["## Segmented monitor: per-event cost (issue 16, item 3)", "",
+             f"`{result['command']}`", "", machine_markdown(result["machine"]),
+             f"- Load average at end: {result['load_average_end']}", "",
+             "Method: see the docstring of `benchmarks/bench_monitor.py` (`--segments`). "
+             f"{args['events']:,} timed events after the windows are full, a report of "
+             f"every segment every {args['every']} events, median of {args['repeats']} "
+             "round-robin runs; S segments hold W // S predictions each; the time is per "
+             "prediction (with late labels, its two events: the prediction and, "
+             f"{LATE} predictions later, its label without the segment). Every run's "
+             "final group AUC equals `group_auc_score` of the final windows "
+             "(|diff| <= 1e-12).", ""]
+    rows = []
+    for cell in result["segments"]:
+        for c in cell["cells"]:
+            rows.append([fmt_n(cell["window"]),
+                         "one Monitor" if not c["segments"] else str(c["segments"]),
+                         "late, routed by id" if c["late"] else "with the prediction",
+                         f"{c['us_per_event']:.1f}", f"{c['vs_monitor']:.2f}x"])
+    lines.append(markdown_table(["W", "segments", "labels", "us/prediction",
+                                 "time vs one Monitor"], rows, "rllrr"))
+    return "\n".join(lines) + "\n"
+
+
 # --------------------------------------------------------------------------- report
 def markdown_report(result) -> str:
     args = result["params"]
@@ -419,6 +530,9 @@ def parse_args(argv=None):
                    help="time PairedMonitor reports against a from-scratch paired test")
     p.add_argument("--reports", type=int, default=30,
                    help="with --paired: reports timed per window (default 30)")
+    p.add_argument("--segments", nargs="+", type=int, default=None, metavar="S",
+                   help="time a SegmentedMonitor of S segments against one Monitor "
+                        "instead (e.g. --segments 1 10 100)")
     args = p.parse_args(argv)
     args.events = parse_size(args.events)
     args.windows = [parse_size(x) for x in args.windows]
@@ -444,6 +558,17 @@ def main(argv=None) -> int:
     n = max(args.windows) + args.events + LATE
     y, s, ya, sa = make_stream(max(n, args.cli_events), args.seed)
     d = {"y": y, "s": s, "ya": ya, "sa": sa}
+    if args.segments:
+        d["seg"] = {k: [f"s{i % k}" for i in range(len(y))] if k else None
+                    for k in [0, *args.segments]}
+        result = {"command": "python benchmarks/bench_monitor.py " + " ".join(
+                      sys.argv[1:] if argv is None else argv),
+                  "machine": info, "params": dict(vars(args)),
+                  "segments": [run_segments(d, w, args) for w in args.windows]}
+        result["load_average_end"] = load_average()
+        write_report(json.dumps(result, indent=1, default=float) if args.json
+                     else segments_markdown(result), args.output)
+        return 0
     result = {
         "command": "python benchmarks/bench_monitor.py " + " ".join(
             sys.argv[1:] if argv is None else argv),

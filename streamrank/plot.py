@@ -1,6 +1,7 @@
 """Every figure streamrank draws: one function per figure, each writing a PNG.
 
 * `plot_history`: a `streamrank.monitor.Monitor`'s history (``streamrank monitor --plot``);
+* `plot_segments`: a `streamrank.monitor.SegmentedMonitor`'s (``--segment COL --plot``);
 * `plot_run`: the drifting stream of ``streamrank demo``, with River's binned ``ROCAUC``;
 * `plot_comparison`: the GSD dominance graph and permutation tests of
   `streamrank.compare` (``streamrank compare --plot``);
@@ -31,7 +32,8 @@ if TYPE_CHECKING:   # annotations only; plot_comparison imports them when it run
     from .compare import GSDFront, GSDTestResult
     from .monitor import Report
 
-__all__ = ["plot_comparison", "plot_curve", "plot_epochs", "plot_history", "plot_run"]
+__all__ = ["plot_comparison", "plot_curve", "plot_epochs", "plot_history", "plot_run",
+           "plot_segments"]
 
 #: The path a PNG is written to (`plot_history` and `plot_run` return it as given).
 _Path = TypeVar("_Path", bound="str | os.PathLike[str]")
@@ -165,6 +167,78 @@ def _to_dates(seconds):
     """POSIX seconds as numpy UTC datetimes, which matplotlib draws on a calendar axis."""
     ms = np.round(np.asarray(seconds, dtype=float) * 1000).astype(np.int64)
     return ms.astype("datetime64[ms]")
+
+
+def plot_segments(history: Iterable[Any], path: _Path, *, title: str | None = None,
+                  dates: bool = False, max_lines: int = 8, dpi: int = 100) -> _Path:
+    """Draw a `streamrank.monitor.SegmentedMonitor`'s history to a PNG: one line per
+    segment (its window's AUC), the group AUC of the window in black, each segment's
+    alerts (corrected p-value below alpha) as red triangles on its line.
+
+    With more than ``max_lines`` segments, the ``max_lines`` whose lowest AUC over the
+    history is lowest are drawn (the legend says how many are left out). The x axis is
+    as `plot_history`'s (events, or the time when every report has one; ``dates``: POSIX
+    seconds on a calendar axis). A lower panel shows each drawn segment's labeled
+    predictions in the window. Returns the path.
+
+    >>> import os, tempfile
+    >>> from streamrank.monitor import SegmentedMonitor
+    >>> m = SegmentedMonitor(window=4, min_window=2)
+    >>> for i, (g, s, y) in enumerate([("a", .9, 1), ("b", .2, 0), ("a", .3, 0),
+    ...                                ("b", .8, 1), ("a", .1, 1)]):
+    ...     m.observe(i, segment=g, score=s, label=y)
+    ...     _ = m.report()
+    >>> path = os.path.join(tempfile.mkdtemp(), "segments.png")
+    >>> plot_segments(m.history, path) == path
+    True
+    """
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+
+    history = list(history)
+    use_time = bool(history) and all(r.time is not None for r in history)
+    x = np.array([r.time if use_time else r.events for r in history], dtype=float)
+    x = _to_dates(x) if use_time and dates else x
+    names: list = []
+    for r in history:                       # every segment, first come first
+        names += [s for s in r.segments if s not in names]
+    auc = {s: np.full(len(history), np.nan) for s in names}
+    n = {s: np.full(len(history), np.nan) for s in names}
+    alert = {s: np.zeros(len(history), dtype=bool) for s in names}
+    for i, r in enumerate(history):
+        for s, rep, a in zip(r.segments, r.reports, r.alerts):
+            auc[s][i], n[s][i], alert[s][i] = rep.auc, rep.n, a
+    low = {s: np.nanmin(v) if np.isfinite(v).any() else np.inf for s, v in auc.items()}
+    shown = sorted(names, key=lambda s: low[s])[:max_lines]
+    shown = [s for s in names if s in shown]
+    fig = Figure(figsize=(10, 6), dpi=dpi)
+    FigureCanvasAgg(fig)
+    ax, ax2 = fig.subplots(2, 1, sharex=True, gridspec_kw={"height_ratios": [3, 1]})
+    for k, s in enumerate(shown):
+        color = f"C{k % 10}"
+        ax.plot(x, auc[s], color=color, lw=1.3, label=f"{s}")
+        hit = alert[s]
+        if hit.any():
+            ax.plot(x[hit], auc[s][hit], "v", color="tab:red", ms=5, ls="none")
+        ax2.plot(x, n[s], color=color, lw=1.0)
+    ax.plot(x, [r.gauc for r in history], color="black", lw=1.8, ls="--",
+            label="group AUC (all segments)")
+    if any(a.any() for a in alert.values()):
+        ax.plot([], [], "v", color="tab:red", ls="none", label="alert (corrected p < alpha)")
+    if len(names) > len(shown):
+        ax.plot([], [], ls="none", label=f"({len(names) - len(shown)} segments not drawn)")
+    ax.set_ylabel("ROC AUC (window)")
+    ax.grid(True, alpha=0.3)
+    ax.legend(loc="lower left", fontsize=8, framealpha=0.9, ncol=2)
+    ax.set_title(title or "streamrank monitor: exact rolling AUC per segment")
+    ax2.set_ylabel("labeled")
+    ax2.set_xlabel(("time (UTC)" if dates else "time") if use_time else "events")
+    if use_time and dates:
+        fig.autofmt_xdate()
+    ax2.grid(True, alpha=0.3)
+    fig.tight_layout()
+    fig.savefig(path, format="png")
+    return path
 
 
 # ============================================================ streamrank demo: a stream run

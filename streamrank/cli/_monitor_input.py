@@ -38,8 +38,8 @@ def _name(source):
     return "<stdin>" if source == "-" else source
 
 
-_OBSERVE_PARAM = re.compile(r"The '(\w+)' parameter of (?:Paired)?Monitor\.observe must "
-                            "be ")
+_OBSERVE_PARAM = re.compile(r"The '(\w+)' parameter of (?:Paired|Segmented)?"
+                            r"Monitor\.observe must be ")
 
 
 def _rejected(name, row, exc, event_columns, line=None) -> str:

@@ -5,7 +5,8 @@ private `prometheus_client.CollectorRegistry` holding one collector, `_MonitorCo
 which reads the monitor's numbers at scrape time (`streamrank.monitor.Monitor.metrics`:
 the latest report's readings and the cumulative statistics), so a scrape never sees a
 stale value and nothing is updated per event. Every sample has the label ``model``
-(``--name``). ``prometheus_client`` is imported here only, when the option is given.
+(``--name``), and with ``--segment`` the label ``segment`` (`_monitor_segments`).
+``prometheus_client`` is imported here only, when the option is given.
 """
 
 from __future__ import annotations
@@ -63,6 +64,12 @@ class _MonitorCollector:
         from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily
 
         values = self._mon.metrics()
+        if "segments" in values:        # a SegmentedMonitor (--segment)
+            from ._monitor_segments import collect_segments
+
+            yield from collect_segments(values, self._skipped(), self._model, _GAUGES,
+                                        _COUNTERS)
+            return
         values["skipped_rows"] = self._skipped()
         for name, key, text in _GAUGES:
             family = GaugeMetricFamily(name, text, labels=["model"])

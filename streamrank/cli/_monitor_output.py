@@ -33,14 +33,19 @@ _TABLE = (("events", 10), ("time", 20), ("n", 8), ("pending", 8), ("auc", 9),
 class _Printer:
     """Report lines on stdout: a table (header once), JSON lines, or CSV (header once)."""
 
-    def __init__(self, fmt, iso_time, show_time=True, paired=False, extra=None):
+    def __init__(self, fmt, iso_time, show_time=True, paired=False, segmented=False,
+                 extra=None):
         from ._monitor_paired import PAIRED_COLUMNS, PAIRED_TABLE
+        from ._monitor_segments import SEGMENT_COLUMNS, SEGMENT_TABLE
 
         self.fmt = fmt
         self.extra = extra      # a callable: more columns for json and csv (a label wait)
         self.iso_time = iso_time
-        self.columns = COLUMNS + PAIRED_COLUMNS if paired else COLUMNS
-        self.table = [(c, w) for c, w in _TABLE + (PAIRED_TABLE if paired else ())
+        self.segmented = segmented      # a SegmentedReport: a line per segment + total
+        self.columns = (SEGMENT_COLUMNS if segmented else
+                        COLUMNS + PAIRED_COLUMNS if paired else COLUMNS)
+        self.table = [(c, w) for c, w in (SEGMENT_TABLE if segmented else
+                                          _TABLE + (PAIRED_TABLE if paired else ()))
                       if show_time or c != "time"]
         self.started = False
         self.last_events = None
@@ -52,13 +57,16 @@ class _Printer:
         sys.stdout.flush()
 
     def _write(self, report) -> None:
-        from ..io.events import format_time
-
-        rec = report.as_dict()
         self.last_events = report.events
         more = {} if self.extra is None else self.extra()
-        rec.update(more)
+        for rec in (report.rows() if self.segmented else [report.as_dict()]):
+            self._write_row(rec, more)
+
+    def _write_row(self, rec, more) -> None:
+        from ..io.events import format_time
+
         if self.fmt in ("json", "csv"):
+            rec.update(more)
             columns = self.columns + tuple(more)
             if self.iso_time():         # one time format: ISO 8601, plus the POSIX seconds
                 columns = ("events", "time", "time_epoch") + columns[2:]
@@ -84,10 +92,14 @@ class _Printer:
                 text = "" if v is None else (format_time(v) if self.iso_time() else f"{v:g}")
                 cells.append(text.ljust(w))
                 continue
-            if isinstance(v, bool):
+            if name == "segment":
+                text = "(total)" if v is None else str(v)
+            elif v is None:
+                text = ""
+            elif isinstance(v, bool):
                 text = "ALERT" if (v and name.endswith("alert")) else ("DRIFT" if v else "")
             elif isinstance(v, float):
-                text = "nan" if v != v else (f"{v:.3g}" if name.endswith("p_value") else
+                text = "nan" if v != v else (f"{v:.3g}" if name.endswith(("p_value", "p_adjusted")) else
                                              f"{v:.2f}" if name.endswith("z") else f"{v:.4f}")
             else:
                 text = str(v)
@@ -101,10 +113,16 @@ def _csv_cell(v) -> str:
         return ""
     if isinstance(v, bool):
         return "true" if v else "false"
+    if isinstance(v, str) and any(c in v for c in ',"\r\n'):   # a segment value
+        return '"' + v.replace('"', '""') + '"'
     return repr(v) if isinstance(v, float) else str(v)
 
 
 def _summary(mon, skipped, plot, interrupted, iso_time) -> None:
+    if hasattr(mon, "segments"):    # a SegmentedMonitor (--segment)
+        from ._monitor_segments import summary
+
+        return summary(mon, skipped, plot, interrupted, iso_time)
     import warnings
 
     from ..exceptions import UndefinedMetricWarning

@@ -69,6 +69,7 @@ from ._monitor_input import (_READ_ERRORS, _check_input, _check_outputs, _detect
                              _rejected)
 from ._monitor_output import _Printer, _summary
 from ._monitor_wait import label_wait_option, wait_columns
+from ._monitor_segments import make_monitor, segment_differences
 
 # read_checkpoint and write_checkpoint: streamrank.monitor.checkpoint's, named here too
 __all__ = ["monitor", "read_checkpoint", "write_checkpoint"]
@@ -189,6 +190,16 @@ def _period(ctx, param, value):
                    "significantly below the champion's (one-sided), above it (one-sided), "
                    "or either (two-sided), at --alpha.")
 @label_wait_option
+@click.option("--segment", "segment_col", default=None, metavar="COLUMN",
+              help="One window per value of this column (country, device, ...), each "
+                   "tested against its own reference; a report line per segment and a "
+                   "total (the group AUC). Label rows may leave it empty (joined by id).")
+@click.option("--max-segments", type=click.IntRange(min=1), default=64, show_default=True,
+              metavar="N", help="With --segment: values with a window of their own; the "
+                                "rest are pooled into '(other)'.")
+@click.option("--correction", type=click.Choice(["holm", "bonferroni"]), default="holm",
+              show_default=True, help="With --segment: the p-values' correction across "
+                                      "segments (an alert when the corrected p < alpha).")
 @format_option
 @on_error_option
 @progress_option
@@ -198,7 +209,8 @@ def monitor(ctx, source, id_col, score_col, label_col, weight_col, time_col, win
             reference, every, test, alpha, detector, min_window, labels, max_history,
             fail_on_alert, checkpoint, checkpoint_every, resume, force_resume, plot, follow,
             max_idle, poll, input_format, metrics_port, metrics_host, model_name,
-            challenger_col, challenger_name, alert_on, label_wait, fmt, on_error, progress):
+            challenger_col, challenger_name, alert_on, label_wait, segment_col, max_segments,
+            correction, fmt, on_error, progress):
     """Monitor a stream of prediction events: exact rolling AUC, alerts on a drop.
 
     FILE holds one event per row (CSV or TSV with a header, JSON lines, or Parquet; text
@@ -213,7 +225,9 @@ def monitor(ctx, source, id_col, score_col, label_col, weight_col, time_col, win
     else is an error unless --force-resume). --challenger-score COL compares a second
     model scored on the same traffic (a shadow deployment): extra report columns
     (challenger_auc, diff, paired_z, paired_p_value, challenger_alert, ...), its line on
-    the plot, its metrics under --challenger-name.
+    the plot, its metrics under --challenger-name. --segment COL keeps one window per
+    value of COL (a line per segment, Holm- or Bonferroni-corrected alerts, and a total
+    line with the group AUC of the window).
 
     \b
     Example:
@@ -238,7 +252,7 @@ def monitor(ctx, source, id_col, score_col, label_col, weight_col, time_col, win
                                "--checkpoint PATH.")
     check_distinct_columns({"--id": id_col, "--score": score_col, "--label": label_col,
                             "--weight": weight_col, "--time": time_col,
-                            "--challenger-score": challenger_col})
+                            "--challenger-score": challenger_col, "--segment": segment_col})
     if source != "-" and not os.path.exists(source):
         raise InputError(f"{source}: no such file")
     if source != "-" and os.path.isdir(source):
@@ -260,6 +274,13 @@ def monitor(ctx, source, id_col, score_col, label_col, weight_col, time_col, win
         if opt in given and challenger_col is None:
             raise click.UsageError(f"--{opt.replace('_', '-')} needs --challenger-score "
                                    "COLUMN.")
+    for opt in ("max_segments", "correction"):
+        if opt in given and segment_col is None and not resume:
+            raise click.UsageError(f"--{opt.replace('_', '-')} needs --segment COLUMN.")
+    if challenger_col is not None and segment_col is not None:
+        raise click.UsageError("--challenger-score and --segment cannot be combined yet "
+                               "(compare the models on the whole stream, or watch its "
+                               "segments).")
 
     # ---- state: fresh, or from the checkpoint
     meta = None
@@ -279,12 +300,26 @@ def monitor(ctx, source, id_col, score_col, label_col, weight_col, time_col, win
                 _note(f"--force-resume: checkpoint version {version} resumed without "
                       "checking its input, columns and options.")
             check_meta(meta, checkpoint)
-            differences += _option_differences(ctx, given, mon, period, meta, every)
+            segmented = hasattr(mon, "segments")
+            differences += _option_differences(ctx, given, mon.template() if segmented
+                                               else mon, period, meta, every)
+            differences += segment_differences(given, ctx.params, mon, meta)
+            if segmented and segment_col is None:   # --force-resume: the checkpoint's
+                segment_col = (meta.get("columns") or {}).get("segment")
+            elif segment_col is not None and not segmented and force_resume:
+                raise click.UsageError("--segment: the checkpoint's monitor has one "
+                                       "window; it cannot be resumed with segments.")
             if "every" in meta and "every" not in given:
                 every = meta["every"]
         else:
             _note(f"no checkpoint at {checkpoint} yet; starting from the beginning.")
-    if meta is None:
+    if meta is None and segment_col is not None:
+        mon = make_monitor(max_segments, correction, window=window, period=period,
+                           reference=reference, test=test, alpha=alpha,
+                           detector=detector, labels=labels, min_window=min_window,
+                           max_history=max_history,
+                           **({} if label_wait is None else label_wait.kwargs()))
+    elif meta is None:
         try:
             settings = dict(window=window, period=period, reference=reference, test=test,
                             alpha=alpha, detector=detector, labels=labels,
@@ -294,13 +329,15 @@ def monitor(ctx, source, id_col, score_col, label_col, weight_col, time_col, win
                    PairedMonitor(**settings, alert_on=alert_on))
         except (ValueError, TypeError) as exc:
             raise click.UsageError(str(exc)) from None
+    segmented = hasattr(mon, "segments")
     paired = isinstance(mon, PairedMonitor)
     if paired != (challenger_col is not None):
         raise click.UsageError(
             "the checkpoint's monitor compares a challenger: it needs --challenger-score."
             if paired else "the checkpoint's monitor has no challenger: --challenger-score "
             "cannot be added to a resumed run.")
-    if (mon.period is not None or mon.label_wait_period is not None) and time_col is None:
+    base = mon.template() if segmented else mon
+    if (base.period is not None or base.label_wait_period is not None) and time_col is None:
         raise click.UsageError("the checkpoint's monitor has a period window or label "
                                "wait: it needs --time.")
     skipped = 0 if meta is None else int(meta.get("skipped", 0))
@@ -309,11 +346,13 @@ def monitor(ctx, source, id_col, score_col, label_col, weight_col, time_col, win
     # ---- input
     columns = Columns(id=id_col or "id", id_required=id_col is not None, score=score_col,
                       label=label_col, weight=weight_col, time=time_col,
-                      challenger=challenger_col)
+                      challenger=challenger_col, segment=segment_col)
     wanted = {"id": columns.id, "score": score_col, "label": label_col,
               "weight": weight_col, "time": time_col}
     if paired:
         wanted["challenger_score"] = challenger_col
+    if segmented:
+        wanted["segment"] = segment_col
     gate = StopGate()
     status = {"error": None, "at": None, "decided": False}
     if metrics_port is not None:    # /metrics reads the monitor at each scrape
@@ -370,10 +409,11 @@ def monitor(ctx, source, id_col, score_col, label_col, weight_col, time_col, win
                     parser.restore(meta["resolved"])
             printer = _Printer(fmt, lambda: parser.iso_time,
                                show_time=time_col is not None, paired=paired,
-                               extra=wait_columns(mon))
+                               segmented=segmented,
+                               extra=None if segmented else wait_columns(base))
             event_columns = {"score": score_col, "label": label_col,
                              "weight": weight_col, "time": time_col,
-                             "challenger": challenger_col}
+                             "challenger": challenger_col, "segment": segment_col}
 
             def save(position, head):
                 if checkpoint is None:
@@ -388,6 +428,8 @@ def monitor(ctx, source, id_col, score_col, label_col, weight_col, time_col, win
                     "offset": position.offset, "header": src.header, "skipped": skipped,
                     "iso_time": parser.iso_time, "columns": wanted,
                     "resolved": parser.resolved, "every": every}
+                if segmented:
+                    meta_out["segmented"] = True
                 try:
                     write_checkpoint(checkpoint, mon.to_bytes(), meta_out)
                 except OSError as exc:
@@ -404,6 +446,10 @@ def monitor(ctx, source, id_col, score_col, label_col, weight_col, time_col, win
                         if paired:
                             key, score, label, weight, t, ch = parser(row, rec)
                             observe(key, score=score, challenger=ch, label=label,
+                                    weight=weight, time=t)
+                        elif segmented:
+                            key, score, label, weight, t, seg = parser(row, rec)
+                            observe(key, segment=seg, score=score, label=label,
                                     weight=weight, time=t)
                         else:
                             key, score, label, weight, t = parser(row, rec)
@@ -453,11 +499,12 @@ def monitor(ctx, source, id_col, score_col, label_col, weight_col, time_col, win
     if mon.stats["events"] and printer.last_events != mon.stats["events"]:
         printer(report())
     if plot is not None:
-        from ..plot import plot_history
+        from ..plot import plot_history, plot_segments
 
         try:
-            plot_history(mon.history, plot, title=f"streamrank monitor: {name}",
-                         dates=parser.iso_time)
+            (plot_segments if segmented else plot_history)(
+                mon.history, plot, title=f"streamrank monitor: {name}",
+                dates=parser.iso_time)
         except OSError as exc:
             raise InputError(f"{plot}: cannot write the plot ({exc.strerror or exc})") \
                 from None

@@ -79,6 +79,9 @@ class Columns:
     weight: str | None = None
     time: str | None = None
     challenger: str | None = None
+    #: The segment column (``streamrank monitor --segment``): when set, the parser
+    #: returns its cell as a string (None when empty), after the challenger's score.
+    segment: str | None = None
 
 
 # --------------------------------------------------------------------------- parsing
@@ -136,6 +139,8 @@ class EventParser:
         names = [columns.id, columns.score, columns.label, columns.weight, columns.time]
         if columns.challenger is not None:
             names.append(columns.challenger)
+        if columns.segment is not None:
+            names.append(columns.segment)
         self._id_optional = columns.id is not None and not columns.id_required
         if source.header is not None:
             header = source.header
@@ -158,9 +163,9 @@ class EventParser:
 
     @property
     def resolved(self) -> list:
-        """The columns read, as ``[id, score, label, weight, time]`` (and the challenger's
-        score column, when one is read; None: not read; an
-        id of None gives row numbers). For JSON lines, final once a first object was
+        """The columns read, as ``[id, score, label, weight, time]`` (then the challenger's
+        score column and the segment's, when read; None: not read; an id of None gives
+        row numbers). For JSON lines, final once a first object was
         parsed (`restore` sets it on a resumed stream)."""
         return list(self._names)
 
@@ -172,9 +177,10 @@ class EventParser:
             self._checked = True
 
     def __call__(self, row, rec):
-        """``(key, score, label, weight, time)`` of one record, and the challenger's score
-        sixth when ``columns.challenger`` is set (`EventError` if bad, naming the source's
-        file and, for its last row, the line)."""
+        """``(key, score, label, weight, time)`` of one record, then the challenger's score
+        when ``columns.challenger`` is set and the segment (a string, None when empty)
+        when ``columns.segment`` is set (`EventError` if bad, naming the source's file
+        and, for its last row, the line)."""
         try:
             return self._parse(row, rec)
         except EventError as exc:
@@ -230,9 +236,25 @@ class EventParser:
                 self.iso_time = True
         else:
             t = None
-        if len(vals) == 6:
-            return key, score, label, weight, t, _number(vals[5], self._names[5], row,
-                                                         "score")
+        if len(vals) == 5:
+            return key, score, label, weight, t
+        out = [key, score, label, weight, t]
+        i = 5
+        if self.columns.challenger is not None:
+            out.append(_number(vals[5], self._names[5], row, "score"))
+            i = 6
+        if self.columns.segment is not None:    # a string as ids are, None when empty
+            seg = vals[i]
+            if seg is not None and seg != "":
+                if type(seg) is not str:
+                    if isinstance(seg, (dict, list)):
+                        raise EventError("not a segment value (a string or a number)",
+                                         row, self._names[i], str(seg)[:60])
+                    seg = _key(seg, row, self._names[i])
+            else:
+                seg = None
+            out.append(seg)
+        return tuple(out)
         return key, score, label, weight, t
 
 

@@ -155,7 +155,8 @@ costs ``O(W log W)`` per report.
 
 Layout: `Monitor` (``_monitor``; its report and invariant check in ``_read``), `Report`
 (``_report``), the frozen reference window
-(``_reference``), the River drift detectors (`streamrank.monitor.detectors`), the
+(``_reference``), one window per segment (`SegmentedMonitor`, ``_segments``; its
+report ``_segment_report``, its snapshot ``_segment_state``), the River drift detectors (`streamrank.monitor.detectors`), the
 snapshot of `Monitor.to_bytes` (``_state``), the AUC-drop tests
 (`streamrank.monitor.drift`), champion against challenger (`PairedMonitor`, ``_paired``:
 two windows and DeLong's paired test; `PairedReport`, ``_paired_report``; its snapshot,
@@ -193,7 +194,9 @@ from ._paired import ALERT_ON, PairedMonitor
 from ._paired_report import PairedReport
 from ._reference import _Reference  # noqa: F401 (pickles of the one-module layout name it)
 from ._report import Report
+from ._segment_report import SegmentedReport
+from ._segments import SegmentedMonitor
 from .detectors import DETECTORS
 
 __all__ = ["ALERT_ON", "DETECTORS", "TESTS", "Monitor", "PairedMonitor", "PairedReport",
-           "Report"]
+           "Report", "SegmentedMonitor", "SegmentedReport"]

@@ -410,6 +410,19 @@ class Monitor:
         if self._ref is None and key in self._ref_store:
             self._ref_store[key] = [new_y, new_s, new_w]
 
+    def advance(self, time: Number) -> None:
+        """Move the clock to ``time`` without an event (nothing if it is not later): a
+        ``period`` window evicts the predictions at or before ``time - period``, as an
+        event at ``time`` would. For a wrapper that shares one clock among monitors
+        (`streamrank.monitor.SegmentedMonitor`). Runtime: ``O(1 + evicted)``.
+        """
+        time = check_scalar(time, "time", "Monitor.advance")
+        if self._clock is not None and time <= self._clock:
+            return
+        if self.period is not None:
+            self._evict(self._win.count_through(time - self.period))
+        self._clock = time
+
     def _check_binary(self, label, row, evict) -> None:
         """Raise if ``label`` would be a third label value after this event's evictions
         (``row``: the event's prediction, -1 for none)."""

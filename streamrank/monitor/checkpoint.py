@@ -37,6 +37,7 @@ import numpy as np
 from ._monitor import Monitor
 from ._paired import PairedMonitor
 from ._paired_state import FORMAT as _PAIRED_FORMAT, snapshot_format
+from ._segments import SegmentedMonitor
 
 __all__ = ["FORMAT", "VERSION", "CheckpointError", "check_meta", "load_checkpoint",
            "read_checkpoint", "write_checkpoint"]
@@ -175,17 +176,21 @@ def _reason(exc) -> str:
     return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
 
 def load_checkpoint(path: str | os.PathLike[str]
-                    ) -> tuple[dict[str, object], Monitor | PairedMonitor]:
-    """``(meta, monitor)``: `read_checkpoint` and the `Monitor` (or, for a state of
-    ``streamrank monitor --challenger-score``, the `PairedMonitor`) restored from its state.
+                    ) -> tuple[dict[str, object], Monitor | PairedMonitor | SegmentedMonitor]:
+    """``(meta, monitor)``: `read_checkpoint` and the `Monitor` restored from its state (a
+    `SegmentedMonitor` when ``meta["segmented"]``, ``streamrank monitor --segment``; a
+    `PairedMonitor` for a state of ``--challenger-score``).
 
     A state `Monitor.from_bytes` cannot load is a `CheckpointError` ("a damaged
     checkpoint"). Runtime: ``O(W log W + H + F)`` (`Monitor.from_bytes`).
     """
     meta, data = read_checkpoint(path)
-    try:
-        cls = PairedMonitor if snapshot_format(data) == _PAIRED_FORMAT else Monitor
-        monitor = cls.from_bytes(data)
+    try:     # (a segmented run's, ``--segment``: its meta says so)
+        if meta.get("segmented"):
+            monitor = SegmentedMonitor.from_bytes(data)
+        else:
+            cls = PairedMonitor if snapshot_format(data) == _PAIRED_FORMAT else Monitor
+            monitor = cls.from_bytes(data)
     except Exception as exc:  # noqa: BLE001 (whatever a damaged snapshot raises)
         raise CheckpointError(f"{path}: a damaged checkpoint ({_reason(exc)})") from None
     return meta, monitor

@@ -1,0 +1,156 @@
+"""``streamrank monitor --segment COL``: the pieces of a segmented run (one window per
+segment value, `streamrank.monitor.SegmentedMonitor`): its monitor, its checks against a
+checkpoint, its report lines' columns and its stderr summary. Printing only; the rules
+are the library's."""
+
+from __future__ import annotations
+
+import click
+
+__all__ = ["SEGMENT_COLUMNS", "collect_segments", "make_monitor", "segment_differences",
+           "summary"]
+
+#: The columns of a segmented run's report lines: a line per segment (``segment`` its
+#: value, ``alert`` by its corrected p-value ``p_adjusted``, ``segment_alert`` by its
+#: own), then a total line (``segment`` empty, ``metric`` ``gauc``, ``auc`` the group AUC
+#: of the window; ``n``, ``pending`` summed; ``alert``, ``drift`` any segment's).
+SEGMENT_COLUMNS = ("events", "time", "segment", "n", "pending", "metric", "auc", "auc_low",
+                   "auc_high", "reference_auc", "se", "z", "p_value", "p_adjusted",
+                   "alert", "segment_alert", "drift", "concordant", "discordant",
+                   "tied_score", "comparable", "tied_label", "tied_both")
+SEGMENT_TABLE = (("events", 10), ("time", 20), ("segment", 12), ("n", 8), ("pending", 8),
+                 ("auc", 9), ("reference_auc", 13), ("z", 8), ("p_value", 10),
+                 ("p_adjusted", 10), ("alert", 5), ("drift", 5))
+
+
+def make_monitor(max_segments, correction, **options):
+    """The `SegmentedMonitor` of a fresh run (a bad option is a usage error)."""
+    from ..monitor import SegmentedMonitor
+
+    try:
+        return SegmentedMonitor(max_segments=max_segments, correction=correction,
+                                **options)
+    except (ValueError, TypeError) as exc:
+        raise click.UsageError(str(exc)) from None
+
+
+def segment_differences(given, params, mon, meta) -> list:
+    """How ``--segment``, ``--max-segments`` and ``--correction`` given on the command
+    line differ from the checkpoint's run (``mon`` its monitor)."""
+    segmented = hasattr(mon, "segments")   # (--segment left out: the checkpoint's)
+    out = []
+    if params["segment_col"] is not None and not segmented:
+        out.append(f"--segment {params['segment_col']!r}: the checkpoint's monitor has "
+                   "one window (no segments)")
+    for name in ("max_segments", "correction"):
+        if name in given and not segmented:
+            out.append(f"--{name.replace('_', '-')} {params[name]}: the checkpoint's "
+                       "monitor has one window (no segments)")
+    if segmented:
+        for name, attr in (("max_segments", "max_segments"), ("correction", "correction")):
+            if name in given and params[name] != getattr(mon, attr):
+                out.append(f"--{name.replace('_', '-')} {params[name]}: the checkpoint's "
+                           f"monitor has {attr}={getattr(mon, attr)!r} (which a resumed "
+                           "run keeps)")
+    return out
+
+
+def summary(mon, skipped, plot, interrupted, iso_time) -> None:
+    """The stderr summary of a segmented run: the totals, then one line per segment (its
+    window, reference and corrected alerts), then the reports."""
+    import warnings
+
+    from ..exceptions import UndefinedMetricWarning
+    from ..io.events import format_time
+
+    st = mon.totals()
+    own = mon.stats
+
+    def when(r):
+        return "" if r.time is None else \
+            f" ({format_time(r.time) if iso_time else f'time {r.time:g}'})"
+
+    last = mon.history[-1] if mon.history else None
+    gauc = "" if last is None or last.gauc != last.gauc else \
+        f"; group AUC {last.gauc:.4f} over {last.gauc_segments} segments"
+    lines = [
+        ("streamrank monitor: stopped by a signal (Ctrl-C); " if interrupted else
+         "streamrank monitor: ")
+        + f"{st['events']} events, {st.get('predictions', 0)} predictions, "
+        f"{st.get('labeled', 0)} labeled ({st.get('late', 0)} late), "
+        f"{st.get('rescored', 0)} re-scored, {st['dropped']} late dropped "
+        f"({own['unrouted']} in no segment), {skipped} rows skipped",
+        f"  {len(mon.units)} segments (max {mon.max_segments})"
+        + (f" + {mon.OTHER}: {own['pooled_predictions']} predictions of other values "
+           f"pooled ({own['pooled_events']} events)" if mon._other is not None else "")
+        + f"; {mon.correction} correction{gauc}",
+    ]
+    for name, unit in mon._all():
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", UndefinedMetricWarning)
+            ref = unit.reference_counts
+            ref_text = (f"reference AUC {ref.auc:.4f} (n={ref.n})" if ref is not None
+                        and ref.n and len(unit._ref.labels) <= 2 else
+                        f"reference concordance {ref.auc:.4f} (n={ref.n})" if ref is not None
+                        and ref.n else "reference not frozen yet")
+        count = mon.segment_alerts.get(name, 0)
+        first = next((r for r in mon.alerts if name in r.segments
+                      and r.alerts[r.segments.index(name)]), None)
+        first_text = "" if first is None else \
+            f", first at event {first.events}{when(first)}"
+        lines.append(f"  segment {name}: {unit.n} labeled + {unit.pending} pending; "
+                     f"{ref_text}; {count} alerts{first_text}")
+    first = mon.alerts[0] if mon.alerts else None
+    lines.append(f"  {own['reports']} reports, {own['alerts']} with an alert"
+                 + ("" if first is None else
+                    f", first at event {first.events}{when(first)}"))
+    if plot is not None:
+        lines.append(f"  plot: {plot}")
+    click.echo("\n".join(lines), err=True)
+
+
+def collect_segments(values, skipped, model, gauges, counters):
+    """The metric families of a segmented run (``SegmentedMonitor.metrics()`` as
+    ``values``): every gauge and counter of one window once per segment, labeled
+    ``model`` and ``segment``, plus ``streamrank_p_value_adjusted`` and
+    ``streamrank_segment_alerts`` per segment; and, labeled ``model`` only, the group AUC
+    ``streamrank_window_gauc``, ``streamrank_segments``, and the counters of the whole
+    stream (``streamrank_stream_events_total``, ``streamrank_unrouted_total``,
+    ``streamrank_pooled_events_total``, ``streamrank_pooled_predictions_total``,
+    ``streamrank_skipped_rows_total``, ``streamrank_stream_alerts_total``)."""
+    from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily
+
+    segments = values["segments"]
+    per = [(GaugeMetricFamily, name, key, text) for name, key, text in gauges]
+    per.append((GaugeMetricFamily, "streamrank_p_value_adjusted", "p_adjusted",
+                "The p-value corrected across segments at the latest report."))
+    per.append((GaugeMetricFamily, "streamrank_segment_alert", "alert",
+                "1 if the segment alerted (corrected p < alpha) at the latest report."))
+    per += [(CounterMetricFamily, name, key, text) for name, key, text in counters
+            if key != "skipped_rows"]
+    for kind, name, key, text in per:
+        family = kind(name, text, labels=["model", "segment"])
+        for seg, d in segments.items():
+            family.add_metric([model, seg], float(d[key]))
+        yield family
+    family = GaugeMetricFamily("streamrank_window_gauc", "Group AUC of the window over "
+                               "the segments at the latest report.", labels=["model"])
+    family.add_metric([model], float(values["window_gauc"]))
+    yield family
+    family = GaugeMetricFamily("streamrank_segments", "Segments held (with the pooled "
+                               "one).", labels=["model"])
+    family.add_metric([model], float(values["segments_held"]))
+    yield family
+    for name, key, text in (
+            ("streamrank_stream_events", "events", "Events observed, all segments."),
+            ("streamrank_unrouted", "unrouted", "Events for an id in no window, without "
+             "a segment that has one."),
+            ("streamrank_pooled_events", "pooled_events", "Events of the pooled segment."),
+            ("streamrank_pooled_predictions", "pooled_predictions",
+             "Predictions pooled (values beyond --max-segments)."),
+            ("streamrank_skipped_rows", None, "Input rows skipped (--on-error skip)."),
+            ("streamrank_stream_alerts", "alerts", "Reports at which a segment alerted "
+             "(corrected) or drifted.")):
+        family = CounterMetricFamily(name, text, labels=["model"])
+        family.add_metric([model], float(skipped if key is None else values[key]))
+        yield family

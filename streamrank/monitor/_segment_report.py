@@ -1,0 +1,194 @@
+"""`SegmentedReport`: one reading of a `streamrank.monitor.SegmentedMonitor`; the
+correction of the segments' p-values for multiple testing (`adjust_p_values`) and the
+group AUC of the window (`window_gauc`).
+
+The correction (``m`` the number of segments whose test ran, i.e. whose p-value is not
+nan; the others keep nan):
+
+* ``"bonferroni"``: ``p_adj = min(1, m p)``;
+* ``"holm"`` (Holm's step-down, uniformly more powerful than Bonferroni with the same
+  family-wise error guarantee under any dependence): with the ``m`` p-values in
+  increasing order ``p_(1) <= ... <= p_(m)``,
+  ``p_adj_(i) = min(1, max_{j <= i} (m - j + 1) p_(j))``.
+
+A segment alerts when its adjusted p-value is below the monitor's ``alpha``: the
+probability that any segment without a drop alerts at a report is at most ``alpha``
+(the family-wise error rate of one report; repeated reports are not corrected for).
+
+The group AUC (GAUC) is `streamrank.group_auc_score`'s definition over the segments:
+``sum_g v_g AUC_g / sum_g v_g`` over the segments whose window holds both classes,
+``v_g`` by ``weighting`` from the window's exact counts: ``"impressions"`` the weight of
+its labeled predictions, ``"pairs"`` its positive-negative pairs, ``"uniform"`` 1.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Hashable, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from ._report import Report
+
+__all__ = ["CORRECTIONS", "WEIGHTINGS", "SegmentedReport", "adjust_p_values",
+           "window_gauc"]
+
+CORRECTIONS = ("holm", "bonferroni")
+WEIGHTINGS = ("impressions", "pairs", "uniform")
+_NAN = math.nan
+
+
+def adjust_p_values(p_values: Sequence[float], method: str = "holm") -> np.ndarray:
+    """The p-values adjusted for multiple testing by ``method`` (see the module
+    docstring); nan entries are not tests and stay nan.
+
+    Runtime complexity: ``O(m log m)`` (one sort) for ``m`` p-values.
+
+    >>> adjust_p_values([0.01, float("nan"), 0.04, 0.03]).tolist()
+    [0.03, nan, 0.06, 0.06]
+    >>> adjust_p_values([0.01, 0.04, 0.03], "bonferroni").tolist()
+    [0.03, 0.12, 0.09]
+    """
+    p = np.asarray(p_values, dtype=np.float64)
+    out = np.full(p.shape, _NAN)
+    ok = ~np.isnan(p)
+    m = int(ok.sum())
+    if not m:
+        return out
+    q = p[ok]
+    if method == "bonferroni":
+        adj = np.minimum(1.0, m * q)
+    else:
+        order = np.argsort(q, kind="stable")
+        steps = np.maximum.accumulate((m - np.arange(m)) * q[order])
+        adj = np.empty(m)
+        adj[order] = np.minimum(1.0, steps)
+    out[ok] = adj
+    return out
+
+
+def window_gauc(reports: Sequence[Report], weighting: str = "impressions"
+                ) -> tuple[float, int]:
+    """``(gauc, k)``: the group AUC of the segments' windows and the number ``k`` of
+    segments it averages (those holding both classes); nan and 0 when none does, nan
+    too when a segment holds more than two label values (no AUC). Equals
+    `streamrank.group_auc_score` of the windows' labeled predictions grouped by segment
+    (same ``weighting``, ``sample_weight`` their weights) when the stream has two label
+    values. Runtime: ``O(S)``."""
+    total = weight = 0.0
+    k = 0
+    for r in reports:
+        c = r.counts
+        if r.metric != "auc":
+            return _NAN, 0
+        if not (r.n and c.comparable > 0):
+            continue
+        v = (c.weight_sum if weighting == "impressions" else
+             c.comparable if weighting == "pairs" else 1.0)
+        total += v * r.auc
+        weight += v
+        k += 1
+    if not k or weight == 0:
+        return _NAN, 0
+    return min(1.0, max(0.0, total / weight)), k
+
+
+@dataclass(frozen=True)
+class SegmentedReport:
+    """One reading of a `SegmentedMonitor`: per segment its `Report` and corrected test,
+    and the group AUC of the window.
+
+    Attributes
+    ----------
+    events : int
+        Events observed so far (all segments).
+    time : float or None
+        The shared clock (latest time seen), None if no event had a time.
+    segments : tuple
+        The segment values, in the order their first prediction came; the pooled
+        segment (`SegmentedMonitor.OTHER`) last when there is one.
+    reports : tuple of Report
+        Each segment's report (its ``alert`` is its own uncorrected test's).
+    p_adjusted : tuple of float
+        Each segment's p-value adjusted across the segments whose test ran (nan when its
+        test did not run).
+    alerts : tuple of bool
+        ``p_adjusted < alpha`` per segment.
+    gauc : float
+        Group AUC of the window over the segments (`window_gauc`; nan when undefined).
+    gauc_segments : int
+        Segments with both classes, the ones the group AUC averages.
+    correction : str
+        ``"holm"`` or ``"bonferroni"``.
+    alert : bool
+        Any segment alerted.
+    drift : bool
+        Any segment's drift detector fired at this report.
+    """
+
+    events: int
+    time: float | None
+    segments: tuple
+    reports: tuple
+    p_adjusted: tuple
+    alerts: tuple
+    gauc: float
+    gauc_segments: int
+    correction: str
+    alert: bool
+    drift: bool
+
+    def __getitem__(self, segment: Hashable) -> Report:
+        """The `Report` of ``segment`` (`KeyError` if the monitor holds no such
+        segment)."""
+        try:
+            return self.reports[self.segments.index(segment)]
+        except ValueError:
+            raise KeyError(segment) from None
+
+    def rows(self) -> list[dict[str, object]]:
+        """One flat ``dict`` per segment (`Report.as_dict`, with ``events`` and ``time``
+        the monitor's, plus ``segment``, ``p_adjusted`` and ``alert`` by the corrected
+        p-value; ``segment_alert`` the segment's own uncorrected one), then one total row
+        (``segment`` None, ``auc`` the group AUC, ``n`` and ``pending`` summed, ``alert``
+        and ``drift`` any segment's; the other fields None)."""
+        out = []
+        for seg, r, p, a in zip(self.segments, self.reports, self.p_adjusted,
+                                self.alerts):
+            d = r.as_dict()
+            d.update(events=self.events, time=self.time, segment=seg, p_adjusted=p,
+                     segment_alert=d["alert"], alert=a)
+            out.append(d)
+        total = dict.fromkeys(out[0] if out else (), None)
+        total.update(events=self.events, time=self.time, segment=None, metric="gauc",
+                     auc=self.gauc, n=sum(r.n for r in self.reports),
+                     pending=sum(r.pending for r in self.reports), alert=self.alert,
+                     drift=self.drift, p_adjusted=None, segment_alert=None)
+        out.append(total)
+        return out
+
+    def _to_row(self, index: dict) -> list:
+        """A JSON-able list: the segments as indexes into the monitor's segment list
+        (``index``: segment -> position), each report as `Report._to_row`."""
+        return [self.events, self.time, [index[s] for s in self.segments],
+                [r._to_row() for r in self.reports], list(self.p_adjusted),
+                list(self.alerts), self.gauc, self.gauc_segments, self.correction,
+                self.alert, self.drift]
+
+    @classmethod
+    def _from_row(cls, row, names: list) -> "SegmentedReport":
+        """The inverse of `_to_row`; `ValueError` for a row it cannot have written."""
+        if not (type(row) is list and len(row) == 11 and type(row[0]) is int
+                and type(row[2]) is list and type(row[3]) is list
+                and len(row[2]) == len(row[3]) == len(row[4]) == len(row[5])
+                and all(type(i) is int and 0 <= i < len(names) for i in row[2])
+                and all(type(a) is bool for a in row[5])
+                and row[8] in CORRECTIONS and type(row[9]) is bool
+                and type(row[10]) is bool and type(row[7]) is int):
+            raise ValueError("a segmented report that to_bytes does not write")
+        return cls(row[0], row[1], tuple(names[i] for i in row[2]),
+                   tuple(Report._from_row(r) for r in row[3]),
+                   tuple(_NAN if p is None else float(p) for p in row[4]),
+                   tuple(row[5]), _NAN if row[6] is None else float(row[6]), row[7],
+                   row[8], row[9], row[10])
