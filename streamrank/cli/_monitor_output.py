@@ -49,12 +49,27 @@ class _Printer:
                       if show_time or c != "time"]
         self.started = False
         self.last_events = None
+        self.closed = False     # the reader of stdout went away (a closed pipe)
 
     def __call__(self, report) -> None:
         """Write the report's line and flush it: a consumer reading a pipe (``--follow``,
-        ``--format json | ...``) sees each report when it is made, not a buffer later."""
-        self._write(report)
-        sys.stdout.flush()
+        ``--format json | ...``) sees each report when it is made, not a buffer later.
+        A closed pipe (``... | head``) sets `closed` (the run then stops as on a signal)
+        and sends the rest of stdout to the null device."""
+        if self.closed:
+            self.last_events = report.events
+            return
+        try:
+            self._write(report)
+            sys.stdout.flush()
+        except BrokenPipeError:
+            import os
+
+            self.closed = True
+            self.last_events = report.events
+            null = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(null, sys.stdout.fileno())
+            os.close(null)
 
     def _write(self, report) -> None:
         self.last_events = report.events
@@ -160,7 +175,8 @@ def _summary(mon, skipped, plot, interrupted, iso_time) -> None:
     for who, model in models:
         if model._detector is not None:
             last = model.last_detection
-            lines[-1] += (f"; the {who}detector fired {model.stats['detections']} times"
+            fired = model.stats["detections"]
+            lines[-1] += (f"; the {who}detector fired {fired} time{'' if fired == 1 else 's'}"
                           + ("" if last is None else f", last at event {last}"))
     if wait_summary(mon):
         lines.insert(1, wait_summary(mon))

@@ -474,7 +474,7 @@ def monitor(ctx, source, id_col, score_col, label_col, weight_col, time_col, win
                         since_ckpt = 0
                     if bar is not None and row % 4096 == 0:
                         bar.update(src.position.offset - bar.n)
-                    if gate.requested:
+                    if gate.requested or printer.closed:
                         break
             except KeyboardInterrupt:
                 pass
@@ -491,6 +491,9 @@ def monitor(ctx, source, id_col, score_col, label_col, weight_col, time_col, win
         finally:
             src.close()
     interrupted = gate.requested
+    if printer.closed:
+        _note(f"standard output was closed (its reader left): stopped after event "
+              f"{mon.stats['events']}.")
 
     # ---- the end: checkpoint, final report, plot, summary. The checkpoint comes first:
     # the final report is off the --every schedule, and a resumed run must not find it

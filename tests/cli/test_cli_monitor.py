@@ -711,3 +711,25 @@ def test_help_lists_monitor():
     assert "monitor" in res.stdout
     res = CliRunner().invoke(main, ["monitor", "--help"])
     assert res.exit_code == 0 and "--checkpoint-every" in res.stdout
+
+
+def test_a_closed_stdout_stops_the_run_cleanly(tmp_path):
+    """``streamrank monitor ... | head -1``: when the reader of stdout leaves, the run
+    stops between rows as on a signal (checkpoint and summary written, the exit code as
+    at the end of the input), without a traceback or a false read error."""
+    rows, _ = make_events(3000, 8, window=300)
+    path = write_csv(tmp_path / "e.csv", rows)
+    ckpt = tmp_path / "m.ckpt"
+    # a report per event: more output than a pipe buffers, so a write meets the closed pipe
+    proc = subprocess.Popen([*CMD, str(path), "--window", "300", "--every", "1",
+                             "--checkpoint", str(ckpt)], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, env=_env())
+    proc.stdout.readline()              # the header, then the reader leaves
+    proc.stdout.close()
+    err = proc.stderr.read().decode()
+    assert proc.wait(timeout=60) == 0, err
+    assert "standard output was closed" in err and "Traceback" not in err
+    assert "cannot read" not in err and ckpt.exists()
+    events = int(re.search(r"stopped after event (\d+)", err).group(1))
+    assert 0 < events < len(rows)
+    assert re.search(rf"monitor: {events} events", err)
