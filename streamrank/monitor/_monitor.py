@@ -17,8 +17,8 @@ import numpy as np
 
 from .._typing import Count, LabelKind, Number
 
-from .._validation import (check_int, check_level, check_period, check_scalar, check_weight,
-                           describe, param_error)
+from .._validation import (check_int, check_level, check_option, check_period, check_scalar,
+                           check_weight, describe, param_error)
 from ..counts import PairCounts
 from ..engine import LABEL_KINDS, PairEngine
 from ..structures._cwindow import RowWindow
@@ -84,16 +84,13 @@ class Monitor:
         (`streamrank.monitor.detectors.parse_detector`; a bad spec raises a
         `ValueError` naming the parameter); or a River drift detector instance (cloned).
     detector_signal : {"reference", "window"}
-        What the placement value fed to the detector is taken against
-        (`streamrank.monitor._signal`): the frozen reference window (the default:
-        independent values; nothing is fed before it is frozen) or the window after the
-        event (values that share the window's sampling error: more false alarms).
+        The detector's placements against the frozen reference (independent values;
+        none before it freezes) or the window (more false alarms); see `_signal`.
     labels : {"auto", "binary", "ordinal", "continuous"}
         How labels are held (see `streamrank.engine.PairEngine`); ``"binary"`` rejects a third
         label value.
     min_window : int
-        Labeled predictions the window needs before a test runs (or the detector is
-        fed, with ``detector_signal="window"``).
+        Labeled predictions the window needs before a test runs (or a window-fed detector).
     max_history : int, optional
         Keep only the last ``max_history`` reports in `history` (default: all).
     level : float in (0, 1)
@@ -135,9 +132,7 @@ class Monitor:
                  label_wait_period: float | None = None,
                  detector_signal: Literal["reference", "window"] = "reference") -> None:
         func = "Monitor"
-        if detector_signal not in _signal.SIGNALS:
-            raise param_error("detector_signal", func, f"one of {_signal.SIGNALS}",
-                              describe(detector_signal))
+        check_option(detector_signal, "detector_signal", func, _signal.SIGNALS)
         if label_wait is not None and label_wait_period is not None:
             raise param_error("label_wait", func, "None when 'label_wait_period' is given "
                               "(a wait of events or of time, not both)", describe(label_wait))
@@ -181,8 +176,7 @@ class Monitor:
         self._gone: _wait._Gone | None = (
             _wait._Gone(window if period is None else period) if waits else None)
         self._detector_spec, self._detector = _make_detector(detector)
-        self.detector_signal = detector_signal
-        self._placer = None     # the reference's placements (`_signal`), built at first use
+        self.detector_signal, self._placer = detector_signal, None  # (`_signal._Placer`)
         # what the detector was fed, in order: kept only for a detector without an exact
         # state to snapshot (`streamrank.monitor.detectors.replays`)
         self._replay = self._detector is not None and replays(self._detector)
@@ -279,9 +273,8 @@ class Monitor:
 
         Runtime complexity: ``O(1)`` amortized here; the engine's ``O(log W)`` per change
         (binary labels; plus one per evicted labeled prediction) comes at the next read.
-        With a detector, an event that labels a prediction also reads its placement
-        value, ``O(log R)`` against the reference (``O(log W)`` against the window,
-        which syncs the engine first), and updates the detector.
+        With a detector, an event that labels a prediction reads its placement value
+        (`_signal`: ``O(log R)``; ``O(log W)`` against the window) and updates it.
         """
         if (self._fast and weight is None and time is None and type(score) is float
                 and score - score == 0.0 and key is not None):
@@ -321,9 +314,7 @@ class Monitor:
                 if self._win.full:
                     self._fresh_counts()
                 if self._detector is not None:
-                    win = self._win
-                    _, _, s, w = win.store.value(win.store.row_of(key))
-                    _signal.feed(self, y, s, w)
+                    _signal.feed_key(self, key, y)
                 return
         # -- validate (the finite-float checks inline: this is the per-event hot path)
         if score is not None and not (type(score) is float and score - score == 0.0):
@@ -488,8 +479,7 @@ class Monitor:
     def _steady(self) -> bool:
         """Whether new predictions and late labels may take the per-event paths once
         the reference is frozen: a count window, not ``labels="binary"``, no label
-        waiting (`streamrank.monitor._wait`), no detector fed against the window (it
-        syncs the engine at each new label)."""
+        waiting (`streamrank.monitor._wait`), no detector fed against the window."""
         return (self.period is None and self.labels != "binary" and not self._waits
                 and (self._detector is None or self.detector_signal == "reference"))
 

@@ -49,7 +49,7 @@ import numpy as np
 from ..engine import PairEngine
 from ..windows import sync
 
-__all__ = ["SIGNALS", "feed", "placement"]
+__all__ = ["SIGNALS", "feed", "feed_key", "placement"]
 
 #: The values of ``Monitor(detector_signal=...)``: what a placement is taken against.
 SIGNALS = ("reference", "window")
@@ -129,6 +129,13 @@ def placement(mon, y: float, s: float) -> float | None:
     if not total > 0:
         return None
     return float((c + t / 2) / total)
+
+
+def feed_key(mon, key, y: float) -> None:
+    """`feed` for the prediction of ``key`` in ``mon``'s window, labeled ``y`` just now
+    (its score and weight read from the window)."""
+    _, _, s, w = mon._win.store.value(mon._win.store.row_of(key))
+    feed(mon, y, s, w)
 
 
 def feed(mon, y: float, s: float, w) -> None:
