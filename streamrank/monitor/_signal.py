@@ -68,8 +68,8 @@ class _Placer:
     >>> p = _Placer(_Reference([0, 0, 1, 1], [0.2, 0.5, 0.5, 0.9], [1, 3, 1, 1]))
     >>> p(1.0, 0.5)          # above the negative of weight 1, tied with the one of 3
     0.625
-    >>> p(0.0, 0.5)          # below one positive, tied with the other
-    0.25
+    >>> p(0.0, 0.5)          # below one positive (correct), tied with the other
+    0.75
     """
 
     __slots__ = ("ref", "classes", "engine")
