@@ -18,9 +18,12 @@ scores, AUC about 0.8):
 * **Monitor, DeLong** -- as the first, with DeLong's variance computed from the window's
   contents at each report (``O(W log W)`` per report).
 * **Monitor, ADWIN** / **Monitor, Page-Hinkley** -- as the first, with
-  ``detector="adwin"`` / ``"page-hinkley"``: each labeled event's placement value is read
-  from the engine (``O(log W)``, which also hands the engine each change at once instead
-  of at the next report) and fed to River's detector.
+  ``detector="adwin"`` / ``"page-hinkley"``: each labeled event's placement value against
+  the frozen reference (two binary searches on fixed sorted lists, ``O(log R)``; the
+  event keeps the per-event path) is fed to River's detector.
+* **Monitor, ADWIN, window signal** -- ``detector_signal="window"``: the placement is
+  read from the engine against the window (``O(log W)``, which also hands the engine
+  each change at once instead of at the next report; the event takes the checked path).
 * **River RollingROCAUC** -- ``update(y, s)`` per event, ``get()`` every R events: River's
   exact rolling AUC (Rust), no ids, no late labels, no test.
 * **sklearn recount** -- the naive peer: ``roc_auc_score`` of the window's numpy slice
@@ -200,6 +203,8 @@ METHODS = {
     "streamrank Monitor, DeLong": _monitor("delong"),
     "streamrank Monitor, ADWIN": _monitor("hanley-mcneil", detector="adwin"),
     "streamrank Monitor, Page-Hinkley": _monitor("hanley-mcneil", detector="page-hinkley"),
+    "streamrank Monitor, ADWIN, window signal": _monitor("hanley-mcneil", detector="adwin",
+                                                         detector_signal="window"),
     "river RollingROCAUC": _rolling(river_metrics.RollingROCAUC),
     "sklearn recount": _recount(),
     "streamrank RollingROCAUC": _rolling(sm.RollingROCAUC),

@@ -20,7 +20,7 @@ __all__ = ["_READ_ERRORS", "_check_input", "_check_outputs", "_detector", "_name
            "_option_differences", "_progress_bar", "_read_error", "_rejected"]
 
 _MONITOR_OPTIONS = ("window", "period", "reference", "test", "alpha", "detector",
-                    "min_window", "labels", "max_history", "label_wait")
+                    "detector_signal", "min_window", "labels", "max_history", "label_wait")
 
 _SHOWN_SKIPS = 10
 
@@ -107,6 +107,7 @@ def _option_differences(ctx, given, mon, period, meta, every) -> list:
     """The options given on the command line that differ from the checkpoint's run."""
     current = {"window": mon.window, "period": mon.period, "reference": mon.reference,
                "test": mon.test, "alpha": mon.alpha, "detector": mon._detector_spec,
+               "detector_signal": getattr(mon, "champion", mon).detector_signal,
                "min_window": mon.min_window, "labels": mon.labels,
                "max_history": mon.max_history, "label_wait": LabelWait.of(mon),
                "alert_on": getattr(mon, "alert_on", None)}     # a PairedMonitor's

@@ -50,6 +50,7 @@ _COUNTERS = (
      "Labels or weights that waited for their prediction and joined it (--label-wait)."),
     ("streamrank_unmatched_labels", "unmatched_labels",
      "Labels or weights whose prediction did not arrive within --label-wait."),
+    ("streamrank_detections", "detections", "Times the drift detector fired (--detector)."),
 )
 
 

@@ -136,6 +136,12 @@ def _period(ctx, param, value):
                    "if wanted: adwin:delta=0.002,clock=1, page-hinkley:threshold=50,"
                    "delta=0.005,mode=down (default mode down). A report's drift is true "
                    "when it fired since the previous report.")
+@click.option("--detector-signal", type=click.Choice(["reference", "window"]),
+              default="reference", show_default=True,
+              help="What --detector's placements are taken against: the frozen reference "
+                   "window (independent values: the detector's false-alarm rate holds; "
+                   "nothing is fed before it freezes) or the window (a shorter delay, "
+                   "many more false alarms).")
 @click.option("--min-window", type=click.IntRange(min=2), default=30, show_default=True,
               metavar="N", help="Labeled predictions needed before a test runs.")
 @click.option("--labels", type=click.Choice(["auto", "binary", "ordinal", "continuous"]),
@@ -206,7 +212,8 @@ def _period(ctx, param, value):
 @click.pass_context
 @_checkpoint_errors
 def monitor(ctx, source, id_col, score_col, label_col, weight_col, time_col, window, period,
-            reference, every, test, alpha, detector, min_window, labels, max_history,
+            reference, every, test, alpha, detector, detector_signal, min_window, labels,
+            max_history,
             fail_on_alert, checkpoint, checkpoint_every, resume, force_resume, plot, follow,
             max_idle, poll, input_format, metrics_port, metrics_host, model_name,
             challenger_col, challenger_name, alert_on, label_wait, segment_col, max_segments,
@@ -316,8 +323,8 @@ def monitor(ctx, source, id_col, score_col, label_col, weight_col, time_col, win
     if meta is None and segment_col is not None:
         mon = make_monitor(max_segments, correction, window=window, period=period,
                            reference=reference, test=test, alpha=alpha,
-                           detector=detector, labels=labels, min_window=min_window,
-                           max_history=max_history,
+                           detector=detector, detector_signal=detector_signal,
+                           labels=labels, min_window=min_window, max_history=max_history,
                            **({} if label_wait is None else label_wait.kwargs()))
     elif meta is None:
         try:
@@ -325,8 +332,13 @@ def monitor(ctx, source, id_col, score_col, label_col, weight_col, time_col, win
                             alpha=alpha, detector=detector, labels=labels,
                             min_window=min_window, max_history=max_history,
                             **({} if label_wait is None else label_wait.kwargs()))
-            mon = (Monitor(**settings) if challenger_col is None else
-                   PairedMonitor(**settings, alert_on=alert_on))
+            if challenger_col is None:
+                mon = Monitor(**settings, detector_signal=detector_signal)
+            elif detector_signal != "reference":    # (PairedMonitor: the reference's)
+                raise click.UsageError("--detector-signal window cannot be combined with "
+                                       "--challenger-score.")
+            else:
+                mon = PairedMonitor(**settings, alert_on=alert_on)
         except (ValueError, TypeError) as exc:
             raise click.UsageError(str(exc)) from None
     segmented = hasattr(mon, "segments")

@@ -108,28 +108,33 @@ often than ``alpha``.
 parameters, ``"adwin:delta=0.002,clock=1"``, or a River drift detector instance, cloned)
 is fed one value per event: each time a prediction *becomes labeled* in the window (a new
 prediction with its label, or a late label joining a pending one), its *placement value*
-against the window after the event, ``(C + T/2) / (C + D + T)`` of the pairs it forms
-with the other labeled predictions (weighted by theirs). With binary labels: the share
-of the opposite class it orders correctly, ties one half (for a positive, the weight of
-the negatives scored lower, plus half the tied, over the negatives' weight); the mean
-of the placements is the AUC. ``O(log W)`` per value, read
-from the engine (`streamrank.monitor._signal`). Nothing is fed while the window holds
-fewer than ``min_window`` labeled predictions, for a prediction of weight 0, or when it
-has no comparable pair (the other class is absent); a relabel, re-score or reweight of
-a labeled prediction feeds nothing. ``Report.drift`` is true when the detector fired
-since the previous report; ``stats["detections"]`` counts every detection and
-`Monitor.last_detection` is the event of the latest. The built-in settings are River's
-defaults (``ADWIN(delta=0.002, clock=32)``, ``PageHinkley(threshold=50, delta=0.005)``),
-Page-Hinkley with ``mode="down"`` (drops only, as the test). On a stream whose AUC
-falls from 0.9 to 0.7 (window 1000), ADWIN fires a median 229 events after the change,
-Page-Hinkley 540. Placements are far less dependent than the AUCs of successive reports
-(which share most predictions), not independent: they share the window's sampling error
-for about ``W`` events, so the detectors' nominal false-alarm rates do not hold (ADWIN:
-one false alarm per ~40,000 stationary events with its default ``delta=0.002``, per
-~190,000 with ``"adwin:delta=2e-5"``; `streamrank.monitor.detectors`, benchmarks/RESULTS.md);
-the z-test above stays the calibrated signal. With a detector, a labeling event costs
-8 to 12 times more (about 12 us instead of 1 us, benchmarks/bench_monitor.py): it takes
-the general path, the engine is synced at once, the placement read, the detector updated.
+``(C + T/2) / (C + D + T)`` of the pairs it forms with a set of labeled predictions
+(weighted by theirs). With binary labels: the share of the opposite class it orders
+correctly, ties one half (for a positive, the weight of the negatives scored lower, plus
+half the tied, over the negatives' weight); the mean of the placements is an AUC. The
+set (``detector_signal=``, `streamrank.monitor._signal`) is the frozen reference window
+by default (``"reference"``): its predictions never change, so the values are
+independent given the reference; ``O(log R)`` per value (two binary searches per class
+of the reference, sorted once), and nothing is fed before the reference freezes. With
+``"window"``, the window after the event (``O(log W)``, read from the engine; fed from
+``min_window`` labeled predictions on). Nothing is fed for a prediction of weight 0, or
+when it has no comparable pair (the other class is absent); a relabel, re-score or
+reweight of a labeled prediction feeds nothing. ``Report.drift`` is true when the
+detector fired since the previous report; ``stats["detections"]`` counts every detection
+and `Monitor.last_detection` is the event of the latest. The built-in settings are
+River's defaults (``ADWIN(delta=0.002, clock=32)``, ``PageHinkley(threshold=50,
+delta=0.005)``), Page-Hinkley with ``mode="down"`` (drops only, as the test). On a stream
+whose AUC falls from 0.9 to 0.7 (window 1000), ADWIN fed the reference placements fires
+a median 336 events after the change (Page-Hinkley 1143) and raised no false alarm in 1.5
+million stationary events; fed the window placements it fires sooner (median 229) but
+raised 36: those share the window's sampling error for about ``W`` events, which the
+detectors' bounds do not allow for (`streamrank.monitor.detectors`,
+benchmarks/RESULTS.md). A shift of all scores that keeps their ranking changes neither
+signal's mean much (the AUC does not see it either). The z-test above stays the
+calibrated test of the AUC itself. With a reference-fed detector a labeling event keeps
+the per-event path (ADWIN: 1.7 times the cost without a detector, 3.3 us instead of
+1.9 us, benchmarks/bench_monitor.py); against the window it takes the general path, the
+engine is synced at once, the placement read, the detector updated (7.7 times, 14.6 us).
 
 **Ties**: a positive and a negative with the same score count one half (``T / 2``
 in ``(C + T/2) / P``, as ``sklearn.metrics.roc_auc_score``); two predictions with the same

@@ -17,8 +17,8 @@ import numpy as np
 
 from .._typing import Count, LabelKind, Number
 
-from .._validation import (check_int, check_level, check_period, check_scalar, check_weight,
-                           describe, param_error)
+from .._validation import (check_int, check_level, check_option, check_period, check_scalar,
+                           check_weight, describe, param_error)
 from ..counts import PairCounts
 from ..engine import LABEL_KINDS, PairEngine
 from ..structures._cwindow import RowWindow
@@ -83,11 +83,14 @@ class Monitor:
         ``"adwin:delta=0.002,clock=1"``, ``"page-hinkley:threshold=50,mode=down"``
         (`streamrank.monitor.detectors.parse_detector`; a bad spec raises a
         `ValueError` naming the parameter); or a River drift detector instance (cloned).
+    detector_signal : {"reference", "window"}
+        The detector's placements against the frozen reference (independent values;
+        none before it freezes) or the window (more false alarms); see `_signal`.
     labels : {"auto", "binary", "ordinal", "continuous"}
         How labels are held (see `streamrank.engine.PairEngine`); ``"binary"`` rejects a third
         label value.
     min_window : int
-        Labeled predictions the window needs before a test runs or the detector is fed.
+        Labeled predictions the window needs before a test runs (or a window-fed detector).
     max_history : int, optional
         Keep only the last ``max_history`` reports in `history` (default: all).
     level : float in (0, 1)
@@ -126,8 +129,10 @@ class Monitor:
                  alpha: float = 0.01, detector: _Detector = None, labels: LabelKind = "auto",
                  min_window: int = 30, max_history: int | None = None,
                  level: float = 0.95, label_wait: int | None = None,
-                 label_wait_period: float | None = None) -> None:
+                 label_wait_period: float | None = None,
+                 detector_signal: Literal["reference", "window"] = "reference") -> None:
         func = "Monitor"
+        check_option(detector_signal, "detector_signal", func, _signal.SIGNALS)
         if label_wait is not None and label_wait_period is not None:
             raise param_error("label_wait", func, "None when 'label_wait_period' is given "
                               "(a wait of events or of time, not both)", describe(label_wait))
@@ -171,6 +176,7 @@ class Monitor:
         self._gone: _wait._Gone | None = (
             _wait._Gone(window if period is None else period) if waits else None)
         self._detector_spec, self._detector = _make_detector(detector)
+        self.detector_signal, self._placer = detector_signal, None  # (`_signal._Placer`)
         # what the detector was fed, in order: kept only for a detector without an exact
         # state to snapshot (`streamrank.monitor.detectors.replays`)
         self._replay = self._detector is not None and replays(self._detector)
@@ -267,8 +273,8 @@ class Monitor:
 
         Runtime complexity: ``O(1)`` amortized here; the engine's ``O(log W)`` per change
         (binary labels; plus one per evicted labeled prediction) comes at the next read.
-        With a detector, an event that labels a prediction also syncs the engine and
-        reads its placement value, ``O(log W)``, and updates the detector.
+        With a detector, an event that labels a prediction reads its placement value
+        (`_signal`: ``O(log R)``; ``O(log W)`` against the window) and updates it.
         """
         if (self._fast and weight is None and time is None and type(score) is float
                 and score - score == 0.0 and key is not None):
@@ -293,6 +299,8 @@ class Monitor:
                             self._gone.note(win.last_evicted, st["evicted"])
                     if win.full:
                         self._fresh_counts()
+                    if label is not None and self._detector is not None:
+                        _signal.feed(self, y, score, 1)
                     return
         elif (self._fast and score is None and weight is None and time is None
               and label is not None):
@@ -305,6 +313,8 @@ class Monitor:
                 st["late"] += 1
                 if self._win.full:
                     self._fresh_counts()
+                if self._detector is not None:
+                    _signal.feed_key(self, key, y)
                 return
         # -- validate (the finite-float checks inline: this is the per-event hot path)
         if score is not None and not (type(score) is float and score - score == 0.0):
@@ -469,9 +479,9 @@ class Monitor:
     def _steady(self) -> bool:
         """Whether new predictions and late labels may take the per-event paths once
         the reference is frozen: a count window, not ``labels="binary"``, no label
-        waiting (`streamrank.monitor._wait`), no detector (it reads each new label)."""
+        waiting (`streamrank.monitor._wait`), no detector fed against the window."""
         return (self.period is None and self.labels != "binary" and not self._waits
-                and self._detector is None)
+                and (self._detector is None or self.detector_signal == "reference"))
 
     def _freeze_window(self) -> None:
         y, s, w = self._window_arrays()
@@ -504,7 +514,8 @@ class Monitor:
         report); of `stats` (cumulative), ``events``, ``predictions``, ``labels``,
         ``rescored``, ``late_dropped`` (``stats["dropped"]``), ``alerts``,
         ``joined_labels`` and ``unmatched_labels`` (``stats["joined"]``,
-        ``stats["unmatched"]``); and ``waiting_labels`` (`waiting`, now).
+        ``stats["unmatched"]``); ``waiting_labels`` (`waiting`, now); and
+        ``detections`` (``stats["detections"]``: times the detector fired).
 
         Changes nothing (no report is made): safe to call from a scraping thread while
         another feeds the monitor. Runtime: O(1).

@@ -7,8 +7,9 @@ the ``reference=N`` store, the label wait (`streamrank.monitor._wait`: the label
 for their prediction, the ids evicted lately), and the detector: whether it fired since
 the last report, the event of its last detection, and its exact state (River's ADWIN and
 Page-Hinkley, `streamrank.monitor.detectors.detector_state`) or, for other River
-detectors, the series it was fed (replayed on load). Version 3 adds the label wait and
-the detector's state; version 2 stores keys exactly; versions 1 and 2 (nothing waiting, a
+detectors, the series it was fed (replayed on load). Version 4 adds the detector's
+signal (``detector_signal``; a snapshot without it restores ``"window"``, the only
+signal before); version 3 adds the label wait and the detector's state; version 2 stores keys exactly; versions 1 and 2 (nothing waiting, a
 per-report series, replayed) are still read.
 """
 
@@ -26,10 +27,12 @@ from ._report import Report
 from .detectors import _dump_detector, _load_detector, detector_state, restore_state
 
 _FORMAT = "streamrank.Monitor"
-_VERSION = 3    # 3: the label wait, the detector's state; 2: keys stored exactly; 1, 2 read
+_VERSION = 4    # 4: detector_signal; 3: the label wait, the detector's state; 2: keys
+#                 stored exactly; 1 to 3 read
 _NAN = math.nan
 _CONFIG = {"window", "period", "reference", "test", "alpha", "detector", "labels",
-           "min_window", "max_history", "level", "label_wait", "label_wait_period"}
+           "min_window", "max_history", "level", "label_wait", "label_wait_period",
+           "detector_signal"}
 #: The keys of `Monitor.stats`, in order.
 _STATS = ("events", "predictions", "labeled", "late", "rescored", "relabeled", "dropped",
           "evicted", "evicted_pending", "reports", "alerts", "joined", "unmatched",
@@ -60,7 +63,8 @@ def dump(m) -> bytes:
               "test": m.test, "alpha": m.alpha, "detector": det,
               "labels": m.labels, "min_window": m.min_window,
               "max_history": m.max_history, "level": m.level,
-              "label_wait": m.label_wait, "label_wait_period": m.label_wait_period}
+              "label_wait": m.label_wait, "label_wait_period": m.label_wait_period,
+              "detector_signal": m.detector_signal}
     waits = [] if m._waits is None else m._waits.rows()
     gone = [] if m._gone is None else m._gone.rows()
     state = {"clock": m._clock, "stats": m.stats,
@@ -118,7 +122,8 @@ def load(cls, data: bytes):
     else:
         wait_keys, gone_keys = [], []
     snap.finish()
-    if not (type(config) is dict and _CONFIG - {"level", "label_wait", "label_wait_period"}
+    if not (type(config) is dict and _CONFIG - {"level", "label_wait", "label_wait_period",
+                                                "detector_signal"}
             <= set(config) <= _CONFIG
             and type(state) is dict
             and set(state) - {"detector"} == {"clock", "stats", "history", "alerts"}):
@@ -140,7 +145,8 @@ def load(cls, data: bytes):
                            "frozen reference")
     with snap.rebuild():
         m = cls(detector=_load_detector(config["detector"], snap), **{
-            k: v for k, v in config.items() if k != "detector"})
+            "detector_signal": "window",    # the signal of snapshots that do not name it
+            **{k: v for k, v in config.items() if k != "detector"}})
         period = m.period
         if period is None and n > m.window or period is not None and n and not (
                 clock is not None and not np.isnan(times).any()

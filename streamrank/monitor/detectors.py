@@ -4,23 +4,25 @@ A detector is given as a *spec* string, ``"adwin"`` or ``"page-hinkley"`` (`DETE
 optionally with River constructor parameters: ``"adwin:delta=0.002,clock=1"``,
 ``"page-hinkley:threshold=50,delta=0.005,mode=down"`` (`parse_detector`), or as a River
 drift detector instance (cloned). The signal is one *placement value* per newly labeled
-prediction (`streamrank.monitor._signal`): a number in [0, 1] whose mean is the window's
-AUC. The built-in settings are River's defaults (``ADWIN(delta=0.002, clock=32,
+prediction (`streamrank.monitor._signal`): a number in [0, 1] whose mean is an AUC,
+against the frozen reference (``detector_signal="reference"``, the default) or the window
+(``"window"``). The built-in settings are River's defaults (``ADWIN(delta=0.002, clock=32,
 max_buckets=5, min_window_length=5, grace_period=10)``, ``PageHinkley(min_instances=30,
 delta=0.005, threshold=50, alpha=0.9999)``), except that Page-Hinkley watches drops only
 (``mode="down"``: a better model is no alarm, as in the monitor's one-sided test).
 Formerly, with one window AUC per report (autocorrelated: consecutive windows share most
 predictions, and few values), ADWIN was tested at every report (``clock=1``) and
 Page-Hinkley given ``threshold=2``; per event, River's defaults detect a fall of the AUC
-from 0.9 to 0.7 (window 1000) a few hundred events after it. The placements are far less
-dependent than window AUCs, but not independent: they share the window's sampling error
-for about ``W`` events (a window that happens to hold high-scoring negatives lowers every
-positive's placement until they leave), which ADWIN's bound does not allow for, so its
-nominal ``delta`` understates the false alarms. Measured (benchmarks/bench_detector.py,
-benchmarks/RESULTS.md): about one false alarm per 40,000 stationary events with River's
-``delta=0.002``, one per 190,000 with ``delta=2e-5`` at 1.5 times the delay;
-Page-Hinkley one per 115,000 (ADWIN fed independent placements: none). Choose with
-``"adwin:delta=..."``, ``"page-hinkley:threshold=..."``.
+from 0.9 to 0.7 (window 1000) a few hundred events after it. Placements against the
+reference are independent given the reference, as the detectors' bounds assume: ADWIN
+and Page-Hinkley with River's defaults raised no false alarm in 1.5 million stationary
+events (benchmarks/bench_detector.py, benchmarks/RESULTS.md; median delays 336 and 1,143
+events). Placements against the window share the window's sampling error for about
+``W`` events (a window that happens to hold high-scoring negatives lowers every
+positive's placement until they leave), which the bounds do not allow for: about one
+false alarm per 40,000 stationary events with ADWIN's ``delta=0.002`` (one per 190,000
+with ``delta=2e-5``; Page-Hinkley one per 115,000), for shorter delays (229 and 540).
+Choose with ``"adwin:delta=..."``, ``"page-hinkley:threshold=..."``.
 
 A snapshot (`Monitor.to_bytes`) stores the setting (`_dump_detector`: the canonical spec,
 or a River class and parameters) and, for River's ``ADWIN`` and ``PageHinkley``, their

@@ -15,11 +15,12 @@ __all__ = ["METRIC_KEYS", "metrics"]
 _NAN = math.nan
 
 #: The keys of `metrics`, in order: the latest report's readings, the counters, and the
-#: labels waiting for their prediction now (a label wait).
+#: labels waiting for their prediction now (a label wait); then the detector's detections
+#: (a counter, added after the first release of the dict).
 METRIC_KEYS = ("window_auc", "window_auc_low", "window_auc_high", "reference_auc",
                "p_value", "window_labeled", "window_pending", "events", "predictions",
                "labels", "rescored", "late_dropped", "alerts", "joined_labels",
-               "unmatched_labels", "waiting_labels")
+               "unmatched_labels", "waiting_labels", "detections")
 
 # counter key -> the Monitor.stats entry it reads
 _COUNTERS = {"events": "events", "predictions": "predictions", "labels": "labeled",
@@ -44,4 +45,5 @@ def metrics(mon) -> dict[str, float | int]:
     for key, stat in _COUNTERS.items():
         out[key] = stats[stat]
     out["waiting_labels"] = mon.waiting
+    out["detections"] = stats["detections"]
     return out
