@@ -93,7 +93,7 @@ from typing import Any
 from .._typing import Number
 from .._validation import check_int, check_scalar, check_weight, describe, param_error
 from ..batch._groups import check_group_id
-from . import _segment_state
+from . import _segment_state, _segment_wait, _wait
 from ._monitor import Monitor
 from ._segment_report import (CORRECTIONS, WEIGHTINGS, SegmentedReport, adjust_p_values,
                               window_gauc)
@@ -101,7 +101,7 @@ from ._segment_report import (CORRECTIONS, WEIGHTINGS, SegmentedReport, adjust_p
 __all__ = ["SegmentedMonitor"]
 
 _STATS = ("events", "unrouted", "pooled_events", "pooled_predictions", "reports",
-          "alerts")
+          "alerts", "joined", "unmatched")
 _SWEEP_MIN = 1024       # the id map is swept when it exceeds max(this, 2 x live ids)
 
 
@@ -203,6 +203,12 @@ class SegmentedMonitor:
         self.segment_alerts: dict[Hashable, int] = {}   # segment -> reports it alerted
         self.history: deque[SegmentedReport] = deque(maxlen=max_history)
         self.alerts: deque[SegmentedReport] = deque(maxlen=max_history)
+        # the units' label wait, kept here too for labels without a segment
+        # (`streamrank.monitor._segment_wait`); None without one
+        self._label_wait, self._label_wait_period = _segment_wait.wait_of(probe)
+        self._waits: _wait._Waits | None = (
+            None if self._label_wait is None and self._label_wait_period is None
+            else _wait._Waits())
 
     # ------------------------------------------------------------------ reads
     @property
@@ -226,6 +232,13 @@ class SegmentedMonitor:
         yield from self.units.items()
         if self._other is not None:
             yield self.OTHER, self._other
+
+    @property
+    def waiting(self) -> int:
+        """Labels (or weights) waiting now: at the wrapper (no segment) and in the units'
+        own waits (0 without a label wait)."""
+        own = 0 if self._waits is None else len(self._waits)
+        return own + sum(getattr(u, "waiting", 0) for _, u in self._all())
 
     def __len__(self) -> int:
         """Predictions in all the windows (brought up to the shared clock)."""
@@ -301,29 +314,39 @@ class SegmentedMonitor:
                                   repr(segment))
         if time is not None:
             time = check_scalar(time, "time", func)
-        elif self.period is not None:
+        elif self.period is not None or self._label_wait_period is not None:
             raise param_error("time", func, "a finite number (the monitor has a period "
-                              "window)", "None")
+                              + ("window)" if self.period is not None else
+                                 "label wait)"), "None")
         clock = self._clock
         alive = where is not None and self._alive(key, time, where)
         st = self.stats
+        waits = self._waits
+        # a second model's score (a keyword field) makes a prediction, as a score does
+        scored = score is not None or any(v is not None for v in fields.values())
         if alive:
             if segment is not None and segment != where[0]:
                 raise param_error("segment", func, f"{where[0]!r}, the segment of the "
                                   f"prediction of id {key!r} in the window (or omitted)",
                                   repr(segment))
             segment = where[0]
-        elif score is None:        # a label or weight for an id in no window
+        elif not scored:           # a label or weight for an id in no window
             unit = self.units.get(segment) if segment is not None else None
             if unit is None and segment is not None and self._other is not None \
                     and len(self.units) >= self.max_segments:
                 unit = self._other
             if unit is None:       # checked as the unit would, then counted here
                 _check_dropped(key, label, weight, func)
+                if waits is not None and not _segment_wait.gone_lately(self, key, where):
+                    _segment_wait.hold(self, key, label, weight, time)
+                    return
+                b = None if waits is None else _segment_wait.bound(self, time, False)
                 if time is not None and (clock is None or time > clock):
                     self._clock = time
                 st["events"] += 1
                 st["unrouted"] += 1
+                if waits is not None:
+                    _segment_wait.settle(self, b)
                 return
         elif segment is None:
             raise param_error("segment", func, "a segment value on a new prediction "
@@ -341,6 +364,14 @@ class SegmentedMonitor:
                 unit = made = self._factory()
         if clock is not None:
             unit.advance(clock)
+        joined = None
+        if waits is not None:       # a new prediction takes its waiting label and weight
+            b = _segment_wait.bound(self, time, False)
+            if not alive and scored:
+                joined = _segment_wait.joining(self, key, b)
+            if joined is not None:
+                label = joined[0] if label is None else label
+                weight = joined[1] if weight is None else weight
         unit.observe(key, score=score, label=label, weight=weight, time=time, **fields)
         # -- accepted: the bookkeeping
         if made is not None:
@@ -351,7 +382,9 @@ class SegmentedMonitor:
         if time is not None and (clock is None or time > clock):
             self._clock = time
         st["events"] += 1
-        new = not alive and score is not None
+        if waits is not None:
+            _segment_wait.settle(self, b, key, joined)
+        new = not alive and scored
         if pooled:
             st["pooled_events"] += 1
             st["pooled_predictions"] += new
@@ -361,11 +394,14 @@ class SegmentedMonitor:
                 self._sweep()
 
     def _sweep(self) -> None:
-        """Drop the ids whose prediction has left its window: ``O(M)`` for ``M`` ids,
-        once the map has doubled since the last sweep (amortized ``O(1)``)."""
+        """Drop the ids whose prediction has left its window (with a label wait: and is
+        not among its unit's ids evicted lately, which a late label must find):
+        ``O(M)`` for ``M`` ids, once the map has doubled since the last sweep (amortized
+        ``O(1)``; the ids evicted lately are at most a window's)."""
         self._sync()
+        gone = _segment_wait.gone_lately if self._waits is not None else None
         self._where = {k: v for k, v in self._where.items()
-                       if k in self._unit_of(v[0])}
+                       if k in self._unit_of(v[0]) or gone is not None and gone(self, k, v)}
         self._sweep_at = max(_SWEEP_MIN, 2 * len(self._where))
 
     def _sync(self) -> None:
@@ -407,8 +443,10 @@ class SegmentedMonitor:
         """The numbers a metrics scrape exposes, as a plain dict: ``segments``, segment
         (as ``str``) -> its unit's ``metrics()``, with ``p_adjusted`` and ``alert``
         (0/1) of the latest report; ``window_gauc`` (nan before the first report),
-        ``segments_held``, and the counters ``events``, ``unrouted``,
-        ``pooled_events``, ``pooled_predictions``, ``alerts``.
+        ``segments_held``, the counters ``events``, ``unrouted``,
+        ``pooled_events``, ``pooled_predictions``, ``alerts``; and of the wrapper's
+        label wait (labels without a segment) ``joined_labels``, ``unmatched_labels``
+        (counters) and ``waiting_labels`` (now).
 
         Changes nothing; runtime ``O(S)``.
 
@@ -439,16 +477,22 @@ class SegmentedMonitor:
         for key in ("events", "unrouted", "pooled_events", "pooled_predictions",
                     "alerts"):
             out[key] = stats[key]
+        out["joined_labels"], out["unmatched_labels"] = stats["joined"], stats["unmatched"]
+        out["waiting_labels"] = 0 if self._waits is None else len(self._waits)
         return out
 
     def totals(self) -> dict[str, int]:
         """The units' `stats` summed (``dropped`` plus ``unrouted``: every event for an
-        id in no window). Runtime: ``O(S)``."""
+        id in no window; ``joined`` and ``unmatched`` plus the wrapper's, of labels
+        without a segment), and ``waiting`` (`waiting`). Runtime: ``O(S)``."""
         out: dict[str, int] = {}
         for _, unit in self._all():
             for k, v in unit.stats.items():
                 out[k] = out.get(k, 0) + v
         out["dropped"] = out.get("dropped", 0) + self.stats["unrouted"]
+        for k in ("joined", "unmatched"):
+            out[k] = out.get(k, 0) + self.stats[k]
+        out["waiting"] = self.waiting
         out["events"] = self.stats["events"]
         out["reports"], out["alerts"] = self.stats["reports"], self.stats["alerts"]
         return out
@@ -499,6 +543,19 @@ class SegmentedMonitor:
                 assert self._unit_of(seg) is unit, (key, seg, name)
                 assert t0 == t or (t0 is None and t is None), (key, t0, t)
         assert len(self._where) <= max(self._sweep_at, _SWEEP_MIN)
+        if self._waits is not None:     # the wrapper's wait: ids in no window, in order
+            waits = self._waits
+            assert not set(waits.held) & seen
+            rows = waits.rows()
+            assert len(rows) == len(waits.held)
+            starts = [r[3] for r in rows]
+            assert starts == sorted(starts)
+            if self._label_wait is not None:
+                assert all(t > self.stats["events"] - 1 - self._label_wait for t in starts)
+            elif self._clock is not None:
+                assert all(t > self._clock - self._label_wait_period for t in starts)
+        else:
+            assert not self.stats["joined"] and not self.stats["unmatched"]
 
 
 def _from_bytes(cls, data, unit_type):
