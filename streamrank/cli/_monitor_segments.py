@@ -85,6 +85,10 @@ def summary(mon, skipped, plot, interrupted, iso_time) -> None:
            f"pooled ({own['pooled_events']} events)" if mon._other is not None else "")
         + f"; {mon.correction} correction{gauc}",
     ]
+    from ._monitor_wait import wait_summary
+
+    if wait_summary(mon):
+        lines.insert(1, wait_summary(mon))
     for name, unit in mon._all():
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", UndefinedMetricWarning)
@@ -114,10 +118,13 @@ def collect_segments(values, skipped, model, gauges, counters):
     ``values``): every gauge and counter of one window once per segment, labeled
     ``model`` and ``segment``, plus ``streamrank_p_value_adjusted`` and
     ``streamrank_segment_alerts`` per segment; and, labeled ``model`` only, the group AUC
-    ``streamrank_window_gauc``, ``streamrank_segments``, and the counters of the whole
-    stream (``streamrank_stream_events_total``, ``streamrank_unrouted_total``,
+    ``streamrank_window_gauc``, ``streamrank_segments``,
+    ``streamrank_stream_waiting_labels``, and the counters of the whole stream
+    (``streamrank_stream_events_total``, ``streamrank_unrouted_total``,
     ``streamrank_pooled_events_total``, ``streamrank_pooled_predictions_total``,
-    ``streamrank_skipped_rows_total``, ``streamrank_stream_alerts_total``)."""
+    ``streamrank_skipped_rows_total``, ``streamrank_stream_joined_labels_total``,
+    ``streamrank_stream_unmatched_labels_total``, ``streamrank_stream_alerts_total``;
+    the last two of the labels without a segment that waited at the stream level)."""
     from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily
 
     segments = values["segments"]
@@ -141,6 +148,11 @@ def collect_segments(values, skipped, model, gauges, counters):
                                "one).", labels=["model"])
     family.add_metric([model], float(values["segments_held"]))
     yield family
+    family = GaugeMetricFamily("streamrank_stream_waiting_labels", "Labels without a "
+                               "segment waiting for their prediction now (--label-wait).",
+                               labels=["model"])
+    family.add_metric([model], float(values["waiting_labels"]))
+    yield family
     for name, key, text in (
             ("streamrank_stream_events", "events", "Events observed, all segments."),
             ("streamrank_unrouted", "unrouted", "Events for an id in no window, without "
@@ -149,6 +161,10 @@ def collect_segments(values, skipped, model, gauges, counters):
             ("streamrank_pooled_predictions", "pooled_predictions",
              "Predictions pooled (values beyond --max-segments)."),
             ("streamrank_skipped_rows", None, "Input rows skipped (--on-error skip)."),
+            ("streamrank_stream_joined_labels", "joined_labels", "Labels without a "
+             "segment that waited for their prediction and joined it (--label-wait)."),
+            ("streamrank_stream_unmatched_labels", "unmatched_labels", "Labels without a "
+             "segment whose prediction did not arrive within --label-wait."),
             ("streamrank_stream_alerts", "alerts", "Reports at which a segment alerted "
              "(corrected) or drifted.")):
         family = CounterMetricFamily(name, text, labels=["model"])

@@ -410,7 +410,7 @@ def monitor(ctx, source, id_col, score_col, label_col, weight_col, time_col, win
             printer = _Printer(fmt, lambda: parser.iso_time,
                                show_time=time_col is not None, paired=paired,
                                segmented=segmented,
-                               extra=None if segmented else wait_columns(base))
+                               extra=wait_columns(mon))
             event_columns = {"score": score_col, "label": label_col,
                              "weight": weight_col, "time": time_col,
                              "challenger": challenger_col, "segment": segment_col}
