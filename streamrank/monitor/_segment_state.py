@@ -66,7 +66,8 @@ def dump(m) -> bytes:
 
 def load(cls, data: bytes, unit_type):
     """`SegmentedMonitor.from_bytes`: a ``cls`` restored from ``data`` with units of
-    ``unit_type``, or a `streamrank.exceptions.SnapshotError`."""
+    ``unit_type`` (None: `Monitor` or `PairedMonitor`, as stored), or a
+    `streamrank.exceptions.SnapshotError`."""
     snap = _snapshot.load(data, _FORMAT, _VERSION, "SegmentedMonitor.from_bytes")
     if snap.version not in (2, _VERSION):
         raise snap.corrupt(f"version {snap.version} was never written")
@@ -89,6 +90,12 @@ def load(cls, data: bytes, unit_type):
             and config["correction"] in CORRECTIONS
             and config["weighting"] in WEIGHTINGS):
         raise snap.corrupt("the settings or the state are not those to_bytes writes")
+    if unit_type is None:       # the units' class, by its name (one of the package's)
+        from ._monitor import Monitor
+        from ._paired import PairedMonitor
+
+        unit_type = {"Monitor": Monitor, "PairedMonitor": PairedMonitor}.get(
+            config["unit"], Monitor)
     if config["unit"] != unit_type.__qualname__:
         raise snap.corrupt(f"its units are {describe(config['unit'])}, not "
                            f"{unit_type.__qualname__} (pass unit_type=)")
@@ -116,7 +123,7 @@ def load(cls, data: bytes, unit_type):
         m.units = dict(zip(names, units[:len(names)]))
         m._other = units[-1] if other else None
         if snap.version < 3:        # (no wait at the wrapper then)
-            stats = {**stats, "joined": 0, "unmatched": 0}
+            stats = {**stats, "joined": 0, "unmatched": 0, "paired_alerts": 0}
         if set(stats) != set(m.stats):
             raise snap.corrupt("the statistics are not those to_bytes writes")
         m._clock = clock

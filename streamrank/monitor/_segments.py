@@ -101,7 +101,7 @@ from ._segment_report import (CORRECTIONS, WEIGHTINGS, SegmentedReport, adjust_p
 __all__ = ["SegmentedMonitor"]
 
 _STATS = ("events", "unrouted", "pooled_events", "pooled_predictions", "reports",
-          "alerts", "joined", "unmatched")
+          "alerts", "joined", "unmatched", "paired_alerts")
 _SWEEP_MIN = 1024       # the id map is swept when it exceeds max(this, 2 x live ids)
 
 
@@ -193,6 +193,7 @@ class SegmentedMonitor:
         self._factory = factory
         self._template = probe.to_bytes()       # an empty unit, for the snapshot
         self._unit_type = type(probe)
+        self._paired = hasattr(probe, "challenger")     # PairedMonitor units
         max_history = getattr(probe, "max_history", None)
         self.units: dict[Hashable, Any] = {}    # segment -> unit, first come first
         self._other: Any = None                 # the pooled unit
@@ -423,16 +424,28 @@ class SegmentedMonitor:
         for name, unit in self._all():
             names.append(name)
             reports.append(unit.report())
-        p_adj = adjust_p_values([r.p_value for r in reports], self.correction)
+        # the drop tests: each unit's own, the champion's of a paired unit
+        drops = [r.champion for r in reports] if self._paired else reports
+        p_adj = adjust_p_values([r.p_value for r in drops], self.correction)
         alerts = tuple(bool(p < self.alpha) for p in p_adj.tolist())
-        gauc, k = window_gauc(reports, self.weighting)
+        gauc, k = window_gauc(drops, self.weighting)
+        paired = {}
+        if self._paired:        # the paired tests: a family of their own
+            q = adjust_p_values([r.p_value for r in reports], self.correction)
+            cg, ck = window_gauc([r.challenger for r in reports], self.weighting)
+            paired = dict(paired_p_adjusted=tuple(q.tolist()),
+                          paired_alerts=tuple(bool(p < self.alpha) for p in q.tolist()),
+                          challenger_gauc=cg, challenger_gauc_segments=ck)
+        either = any(alerts) or any(paired.get("paired_alerts", ()))
         r = SegmentedReport(self.stats["events"], self._clock, tuple(names),
                             tuple(reports), tuple(p_adj.tolist()), alerts, gauc, k,
-                            self.correction, any(alerts), any(x.drift for x in reports))
+                            self.correction, either, any(x.drift for x in reports),
+                            **paired)
         self.history.append(r)
         self.stats["reports"] += 1
-        for name, a in zip(names, alerts):
-            if a:
+        self.stats["paired_alerts"] += any(r.paired_alerts)
+        for name, a, b in zip(names, alerts, r.paired_alerts or alerts):
+            if a or b:
                 self.segment_alerts[name] = self.segment_alerts.get(name, 0) + 1
         if r.alert or r.drift:
             self.stats["alerts"] += 1
@@ -462,6 +475,8 @@ class SegmentedMonitor:
         last = self.history[-1] if self.history else None
         adjusted = {} if last is None else dict(zip(last.segments,
                                                     zip(last.p_adjusted, last.alerts)))
+        padjusted = {} if last is None or not self._paired else dict(
+            zip(last.segments, zip(last.paired_p_adjusted, last.paired_alerts)))
         segments = {}
         units = list(self.units.items())    # (one C-level copy: a feeding thread may add)
         if self._other is not None:
@@ -470,6 +485,9 @@ class SegmentedMonitor:
             d = unit.metrics()
             p, a = adjusted.get(name, (float("nan"), False))
             d["p_adjusted"], d["alert"] = p, int(a)
+            if self._paired:
+                p, a = padjusted.get(name, (float("nan"), False))
+                d["paired_p_adjusted"], d["paired_alert"] = p, int(a)
             segments[str(name)] = d
         out: dict[str, Any] = {"segments": segments,
                                "window_gauc": float("nan") if last is None else last.gauc,
@@ -478,6 +496,10 @@ class SegmentedMonitor:
                     "alerts"):
             out[key] = stats[key]
         out["joined_labels"], out["unmatched_labels"] = stats["joined"], stats["unmatched"]
+        if self._paired:
+            out["challenger_window_gauc"] = (float("nan") if last is None
+                                             else last.challenger_gauc)
+            out["paired_alerts"] = stats["paired_alerts"]
         out["waiting_labels"] = 0 if self._waits is None else len(self._waits)
         return out
 
@@ -495,6 +517,8 @@ class SegmentedMonitor:
         out["waiting"] = self.waiting
         out["events"] = self.stats["events"]
         out["reports"], out["alerts"] = self.stats["reports"], self.stats["alerts"]
+        if self._paired:
+            out["paired_alerts"] = self.stats["paired_alerts"]
         return out
 
     # ------------------------------------------------------------------ persistence
@@ -513,12 +537,13 @@ class SegmentedMonitor:
     def from_bytes(cls, data: bytes, *, unit_type: type | None = None
                    ) -> "SegmentedMonitor":
         """Restore a monitor written by `to_bytes`; units of another class than
-        `Monitor` need their class as ``unit_type`` (its ``from_bytes`` reads them).
+        `Monitor` or `PairedMonitor` need their class as ``unit_type`` (its
+        ``from_bytes`` reads them).
 
         Raises `streamrank.exceptions.SnapshotError` for anything it cannot load.
         Runtime: the units' ``from_bytes`` plus ``O(S H + W)``.
         """
-        return _segment_state.load(cls, data, unit_type or Monitor)
+        return _segment_state.load(cls, data, unit_type)
 
     def __reduce__(self):
         """Pickle through `to_bytes` (segment values must be all ints or all strings)."""
