@@ -36,14 +36,15 @@ class _Printer:
     def __init__(self, fmt, iso_time, show_time=True, paired=False, segmented=False,
                  extra=None):
         from ._monitor_paired import PAIRED_COLUMNS, PAIRED_TABLE
-        from ._monitor_segments import (SEGMENT_COLUMNS, SEGMENT_PAIRED_COLUMNS,
+        from ._monitor_segments import (SEGMENT_COLUMNS, SEGMENT_PAIRED_EXTRA,
                                         SEGMENT_PAIRED_TABLE, SEGMENT_TABLE)
 
         self.fmt = fmt
         self.extra = extra      # a callable: more columns for json and csv (a label wait)
         self.iso_time = iso_time
         self.segmented = segmented      # a SegmentedReport: a line per segment + total
-        self.columns = (SEGMENT_COLUMNS + SEGMENT_PAIRED_COLUMNS * paired if segmented
+        self.columns = (SEGMENT_COLUMNS + (PAIRED_COLUMNS + SEGMENT_PAIRED_EXTRA) * paired
+                        if segmented
                         else COLUMNS + PAIRED_COLUMNS if paired else COLUMNS)
         self.table = [(c, w) for c, w in (
             SEGMENT_TABLE + SEGMENT_PAIRED_TABLE * paired if segmented else

@@ -15,9 +15,7 @@ from __future__ import annotations
 
 import click
 
-from ..monitor._paired_report import PAIRED_KEYS
-
-__all__ = ["SEGMENT_COLUMNS", "SEGMENT_PAIRED_COLUMNS", "SEGMENT_PAIRED_TABLE",
+__all__ = ["SEGMENT_COLUMNS", "SEGMENT_PAIRED_EXTRA", "SEGMENT_PAIRED_TABLE",
            "champion_history", "collect_segments", "is_paired", "make_monitor",
            "segment_differences", "summary"]
 
@@ -32,8 +30,9 @@ SEGMENT_COLUMNS = ("events", "time", "segment", "n", "pending", "metric", "auc",
 SEGMENT_TABLE = (("events", 10), ("time", 20), ("segment", 12), ("n", 8), ("pending", 8),
                  ("auc", 9), ("reference_auc", 13), ("z", 8), ("p_value", 10),
                  ("p_adjusted", 10), ("alert", 5), ("drift", 5))
-#: What a segmented run with a challenger adds (`streamrank.monitor.SegmentedReport.rows`).
-SEGMENT_PAIRED_COLUMNS = PAIRED_KEYS + ("paired_p_adjusted", "segment_challenger_alert")
+#: What a segmented run with a challenger adds after the paired columns
+#: (`streamrank.cli._monitor_paired.PAIRED_COLUMNS`; `streamrank.monitor.SegmentedReport.rows`).
+SEGMENT_PAIRED_EXTRA = ("paired_p_adjusted", "segment_challenger_alert")
 SEGMENT_PAIRED_TABLE = (("challenger_auc", 14), ("diff", 8), ("paired_p_value", 14),
                         ("paired_p_adjusted", 17), ("challenger_alert", 16))
 

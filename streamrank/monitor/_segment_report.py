@@ -32,7 +32,7 @@ import numpy as np
 from ._report import Report
 
 __all__ = ["CORRECTIONS", "WEIGHTINGS", "SegmentedReport", "adjust_p_values",
-           "window_gauc"]
+           "paired_family", "window_gauc"]
 
 CORRECTIONS = ("holm", "bonferroni")
 WEIGHTINGS = ("impressions", "pairs", "uniform")
@@ -92,6 +92,18 @@ def window_gauc(reports: Sequence[Report], weighting: str = "impressions"
     if not k or weight == 0:
         return _NAN, 0
     return min(1.0, max(0.0, total / weight)), k
+
+
+def paired_family(reports: Sequence, correction: str, alpha: float,
+                  weighting: str) -> dict:
+    """The fields of a `SegmentedReport` of `PairedReport`\ s that the paired tests
+    make, a family of their own: their p-values adjusted across the segments, the
+    alerts (adjusted ``p < alpha``), and the challengers' group AUC. Runtime:
+    ``O(S log S)``."""
+    q = adjust_p_values([r.p_value for r in reports], correction).tolist()
+    gauc, k = window_gauc([r.challenger for r in reports], weighting)
+    return dict(paired_p_adjusted=tuple(q), paired_alerts=tuple(bool(p < alpha) for p in q),
+                challenger_gauc=gauc, challenger_gauc_segments=k)
 
 
 @dataclass(frozen=True)

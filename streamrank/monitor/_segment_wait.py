@@ -24,7 +24,7 @@ from __future__ import annotations
 
 from . import _wait
 
-__all__ = ["bound", "gone_lately", "hold", "joining", "settle", "wait_of"]
+__all__ = ["bound", "check", "gone_lately", "hold", "joining", "settle", "wait_of"]
 
 
 def wait_of(unit) -> tuple:
@@ -89,3 +89,22 @@ def settle(m, b, key=None, joined=None) -> None:
     if joined is not None:
         del waits.held[key]
         st["joined"] += 1
+
+
+def check(m, window_keys) -> None:
+    """The invariants of the wrapper's wait (`SegmentedMonitor._check`; ``window_keys``:
+    the ids in the windows): no waiting id in a window, the starts in order, none run
+    out; no wait, no counts."""
+    waits = m._waits
+    if waits is None:
+        assert not m.stats["joined"] and not m.stats["unmatched"]
+        return
+    assert not set(waits.held) & window_keys
+    rows = waits.rows()
+    assert len(rows) == len(waits.held)
+    starts = [r[3] for r in rows]
+    assert starts == sorted(starts)
+    if m._label_wait is not None:
+        assert all(t > m.stats["events"] - 1 - m._label_wait for t in starts)
+    elif m._clock is not None:
+        assert all(t > m._clock - m._label_wait_period for t in starts)

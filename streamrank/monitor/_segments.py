@@ -16,7 +16,15 @@ prediction's (a `ValueError` otherwise). An event for an id in no window (a labe
 prediction has left, or never came) goes to its segment's unit when it names a segment
 that has one (counted there as late, dropped, ``stats["dropped"]``), and is counted in
 ``stats["unrouted"]`` otherwise; a new prediction without a segment is a `ValueError`.
-Segments are made by predictions only, and stay once made.
+Segments are made by predictions only, and stay once made. A keyword field (a second
+model's score, ``challenger=``) makes an event a prediction as a score does.
+
+**Label wait.** With the units' ``label_wait`` or ``label_wait_period``, an event for
+an id in no window, without a segment that has a unit, waits at the wrapper, by the
+units' bound and rules (`streamrank.monitor._segment_wait`): the prediction, when it
+comes in time, takes the waiting label and weight to its unit (``stats["joined"]``); a
+wait that runs out counts ``stats["unmatched"]``; an id evicted lately is a late drop
+(``unrouted``). `totals` and `waiting` add the units' own waits.
 
 **Bounded.** The first ``max_segments`` segment values that come with a prediction get a
 unit each; predictions of any other value are pooled into one more unit, the segment
@@ -42,6 +50,17 @@ adjusted p-value is below ``alpha``. `SegmentedReport.alert` (any segment) and
 `SegmentedReport.drift` (any segment's detector) make `alerts` and ``stats["alerts"]``;
 each unit's own ``alerts`` keep its uncorrected test.
 
+**Champion against challenger.** With ``factory=lambda: PairedMonitor(...)`` each
+segment holds both models' windows and runs the paired test
+(`streamrank.monitor.PairedMonitor`); the correction is applied across segments to the
+champions' drop tests (``p_adjusted``, ``alerts``) and, as a family of its own, to the
+paired tests (``SegmentedReport.paired_p_adjusted``, ``paired_alerts``); a segment
+alerts when either corrected test does. A challenger's own drop test (against its own
+reference) stays in its report, uncorrected, and makes no alert here. The total gives
+both models' group AUC (``gauc``, ``challenger_gauc``). With split score rows (the
+challenger's on a row of its own) and a ``period`` window, an id is routed by id until
+the time of its first score row leaves the period.
+
 **The total** is the group AUC of the window over the segments, exactly
 `streamrank.group_auc_score` of the windows' labeled predictions grouped by segment
 (``weighting``: ``"impressions"``, the default, ``"pairs"`` or ``"uniform"``; the
@@ -56,7 +75,9 @@ changes nothing), ``advance(time)`` (move its clock), ``report()`` returning a `
 ``metrics()`` (a dict), ``stats`` (a dict), ``history``, ``to_bytes()`` and a classmethod
 ``from_bytes``, ``_check()``, ``key in unit`` (the id is in its window), the attributes
 ``period``, ``alpha`` and ``clock``, ``len(unit)``, and ``items()`` yielding ``(key,
-label, score, weight, time)`` of its window. Keyword fields of `SegmentedMonitor.observe`
+label, score, weight, time)`` of its window; a `Report` or a `PairedReport` (then the
+drop test is its ``champion``'s). `Monitor` and `PairedMonitor` are units (their
+snapshots load without ``unit_type``). Keyword fields of `SegmentedMonitor.observe`
 other than ``segment`` go to the unit's ``observe`` as they are (e.g. a second model's
 score, for a unit that compares two). The snapshot keeps an empty unit as the template
 of the next ones. (``streamrank monitor``'s summary also reads a `Monitor` unit's ``n``,
@@ -81,6 +102,16 @@ Examples
 (('fr', 'de'), 1.0, 0.5)
 >>> r.gauc                               # (3 * 1.0 + 3 * 0.5) / 6
 0.75
+
+Champion against challenger per segment:
+
+>>> from streamrank.monitor import PairedMonitor
+>>> p = SegmentedMonitor(factory=lambda: PairedMonitor(window=100, min_window=2))
+>>> for key, seg, s, y in rows:         # the challenger ranks the scores backwards
+...     p.observe(key, segment=seg, score=s, challenger=1 - s, label=y)
+>>> r = p.report()
+>>> r["fr"].champion.auc, r["fr"].challenger.auc, r.gauc, r.challenger_gauc
+(1.0, 0.0, 0.75, 0.25)
 """
 
 from __future__ import annotations
@@ -96,7 +127,7 @@ from ..batch._groups import check_group_id
 from . import _segment_state, _segment_wait, _wait
 from ._monitor import Monitor
 from ._segment_report import (CORRECTIONS, WEIGHTINGS, SegmentedReport, adjust_p_values,
-                              window_gauc)
+                              paired_family, window_gauc)
 
 __all__ = ["SegmentedMonitor"]
 
@@ -204,12 +235,10 @@ class SegmentedMonitor:
         self.segment_alerts: dict[Hashable, int] = {}   # segment -> reports it alerted
         self.history: deque[SegmentedReport] = deque(maxlen=max_history)
         self.alerts: deque[SegmentedReport] = deque(maxlen=max_history)
-        # the units' label wait, kept here too for labels without a segment
-        # (`streamrank.monitor._segment_wait`); None without one
+        # the units' label wait, for labels without a segment (`_segment_wait`)
         self._label_wait, self._label_wait_period = _segment_wait.wait_of(probe)
-        self._waits: _wait._Waits | None = (
-            None if self._label_wait is None and self._label_wait_period is None
-            else _wait._Waits())
+        self._waits: _wait._Waits | None = None if self._label_wait is None and \
+            self._label_wait_period is None else _wait._Waits()
 
     # ------------------------------------------------------------------ reads
     @property
@@ -236,8 +265,7 @@ class SegmentedMonitor:
 
     @property
     def waiting(self) -> int:
-        """Labels (or weights) waiting now: at the wrapper (no segment) and in the units'
-        own waits (0 without a label wait)."""
+        """Labels (or weights) waiting now, at the wrapper and in the units' waits."""
         own = 0 if self._waits is None else len(self._waits)
         return own + sum(getattr(u, "waiting", 0) for _, u in self._all())
 
@@ -429,13 +457,8 @@ class SegmentedMonitor:
         p_adj = adjust_p_values([r.p_value for r in drops], self.correction)
         alerts = tuple(bool(p < self.alpha) for p in p_adj.tolist())
         gauc, k = window_gauc(drops, self.weighting)
-        paired = {}
-        if self._paired:        # the paired tests: a family of their own
-            q = adjust_p_values([r.p_value for r in reports], self.correction)
-            cg, ck = window_gauc([r.challenger for r in reports], self.weighting)
-            paired = dict(paired_p_adjusted=tuple(q.tolist()),
-                          paired_alerts=tuple(bool(p < self.alpha) for p in q.tolist()),
-                          challenger_gauc=cg, challenger_gauc_segments=ck)
+        paired = paired_family(reports, self.correction, self.alpha,
+                               self.weighting) if self._paired else {}
         either = any(alerts) or any(paired.get("paired_alerts", ()))
         r = SegmentedReport(self.stats["events"], self._clock, tuple(names),
                             tuple(reports), tuple(p_adj.tolist()), alerts, gauc, k,
@@ -568,19 +591,7 @@ class SegmentedMonitor:
                 assert self._unit_of(seg) is unit, (key, seg, name)
                 assert t0 == t or (t0 is None and t is None), (key, t0, t)
         assert len(self._where) <= max(self._sweep_at, _SWEEP_MIN)
-        if self._waits is not None:     # the wrapper's wait: ids in no window, in order
-            waits = self._waits
-            assert not set(waits.held) & seen
-            rows = waits.rows()
-            assert len(rows) == len(waits.held)
-            starts = [r[3] for r in rows]
-            assert starts == sorted(starts)
-            if self._label_wait is not None:
-                assert all(t > self.stats["events"] - 1 - self._label_wait for t in starts)
-            elif self._clock is not None:
-                assert all(t > self._clock - self._label_wait_period for t in starts)
-        else:
-            assert not self.stats["joined"] and not self.stats["unmatched"]
+        _segment_wait.check(self, seen)
 
 
 def _from_bytes(cls, data, unit_type):
