@@ -139,7 +139,8 @@ def summary(mon, skipped, plot, interrupted, iso_time) -> None:
                         and ref.n else "reference not frozen yet")
         count = mon.segment_alerts.get(name, 0)
         first = next((r for r in mon.alerts if name in r.segments
-                      and r.alerts[r.segments.index(name)]), None)
+                      and (r.alerts[r.segments.index(name)] or r.paired_alerts
+                           and r.paired_alerts[r.segments.index(name)])), None)
         first_text = "" if first is None else \
             f", first at event {first.events}{when(first)}"
         lines.append(f"  segment {name}: {unit.n} labeled + {unit.pending} pending; "

@@ -228,7 +228,8 @@ def monitor(ctx, source, id_col, score_col, label_col, weight_col, time_col, win
     (challenger_auc, diff, paired_z, paired_p_value, challenger_alert, ...), its line on
     the plot, its metrics under --challenger-name. --segment COL keeps one window per
     value of COL (a line per segment, Holm- or Bonferroni-corrected alerts, and a total
-    line with the group AUC of the window).
+    line with the group AUC of the window); with --challenger-score too, both models and
+    the paired test per segment (corrected across segments apart from the drop tests).
 
     \b
     Example:
