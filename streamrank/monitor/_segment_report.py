@@ -96,7 +96,7 @@ def window_gauc(reports: Sequence[Report], weighting: str = "impressions"
 
 def paired_family(reports: Sequence, correction: str, alpha: float,
                   weighting: str) -> dict:
-    """The fields of a `SegmentedReport` of `PairedReport`\ s that the paired tests
+    """The fields of a `SegmentedReport` of `PairedReport` rows that the paired tests
     make, a family of their own: their p-values adjusted across the segments, the
     alerts (adjusted ``p < alpha``), and the challengers' group AUC. Runtime:
     ``O(S log S)``."""
