@@ -105,6 +105,30 @@ def test_a_locally_shuffled_segmented_stream_equals_the_ordered_one(
         assert lossy.stats["unrouted"] == early
 
 
+@settings(derandomize=True, max_examples=40, deadline=None)
+@given(_STREAM, st.integers(2, 5), st.randoms(use_true_random=False), st.integers(1, 2))
+def test_a_period_window_with_a_time_wait_loses_nothing(stream, block, rnd, max_segments):
+    n, scores, labels, delays, segs = stream
+    events = [(key, {**kw, "segment": segs[key]} if "score" in kw else kw)
+              for key, kw in _ordered(n, scores, labels, delays)]
+    keep = min(len(events), 5 * block)  # the first eviction is at time 4: kept in order
+    mixed = _shuffled(events, block, rnd, keep)
+
+    def times(j):
+        return float((j - 1) // block)
+
+    opts = dict(period=4.0, min_window=2, max_segments=max_segments)
+    plain = SegmentedMonitor(**opts)
+    _, want = _feed(plain, events, block, keep, times)
+    assert plain.totals()["dropped"] == 0
+    m = SegmentedMonitor(**opts, label_wait_period=1.0)
+    m, got = _feed(m, mixed, block, keep, times, roundtrip=(len(mixed) // 3,))
+    assert got == want
+    tot = m.totals()
+    assert (tot["dropped"], tot["unmatched"], m.waiting) == (0, 0, 0)
+    _checked["joined"] += tot["joined"]
+
+
 def test_the_streams_checked_something():
     """(runs after the stream test: its comparisons were not vacuous)"""
     assert _checked["joined"] > 100 and _checked["shuffled"] > 100, _checked
@@ -181,3 +205,17 @@ def test_the_wait_is_in_the_snapshot_and_metrics_and_old_snapshots_load():
     np.savez(buf, **raw)
     with pytest.raises(SnapshotError, match="corrupt snapshot"):
         SegmentedMonitor.from_bytes(buf.getvalue())
+
+
+def test_monitor_advance_remembers_what_it_evicts():
+    """`Monitor.advance` (the wrapper's shared clock) marks the ids it evicts with its
+    time, as an event would: a late label for one is a late drop, not a wait."""
+    from streamrank.monitor import Monitor
+
+    m = Monitor(period=4.0, min_window=2, label_wait_period=1.0)
+    m.observe("a", score=0.5, time=0.0)
+    m.advance(5.0)                              # "a" leaves at time 5
+    m._check()
+    m.observe("a", label=1, time=5.5)
+    assert (m.stats["dropped"], m.waiting) == (1, 0)
+    m._check()
