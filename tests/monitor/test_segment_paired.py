@@ -150,3 +150,23 @@ def test_paired_units_by_hand():
     assert m.totals()["predictions"] == 6
     with pytest.raises(TypeError):          # a Monitor unit takes no challenger score
         SegmentedMonitor(window=4).observe("x", segment="fr", score=0.1, challenger=0.2)
+
+
+def test_paired_units_with_a_label_wait():
+    """A label without a segment, before its prediction, reaches both models of the
+    prediction's segment; a label for an id that either model evicted lately is a late
+    drop."""
+    m = SegmentedMonitor(factory=lambda: PairedMonitor(window=2, min_window=2,
+                                                       label_wait=3))
+    m.observe("x", label=1)
+    m.observe("x", segment="fr", score=0.9, challenger=0.4)
+    unit = m.unit("fr")
+    assert m.stats["joined"] == 1 and unit.champion.n == unit.challenger.n == 1
+    m.observe("y", segment="fr", score=0.2, challenger=0.6, label=0)
+    m.observe("z", segment="fr", score=0.5, challenger=0.5)     # "x" leaves both
+    m.observe("x", label=0)
+    assert (m.stats["unrouted"], m.waiting) == (1, 0)
+    m._check()
+    back = SegmentedMonitor.from_bytes(m.to_bytes())
+    back._check()
+    assert back.totals() == m.totals()
