@@ -58,8 +58,9 @@ class _MonitorCollector:
     """A `prometheus_client` collector reading ``mon.metrics()`` (and ``skipped()``, the
     rows the command skipped) at each scrape."""
 
-    def __init__(self, mon, skipped, model):
+    def __init__(self, mon, skipped, model, challenger=None):
         self._mon, self._skipped, self._model = mon, skipped, model
+        self._challenger = challenger   # a segmented run's challenger name
 
     def collect(self):
         from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily
@@ -69,7 +70,7 @@ class _MonitorCollector:
             from ._monitor_segments import collect_segments
 
             yield from collect_segments(values, self._skipped(), self._model, _GAUGES,
-                                        _COUNTERS)
+                                        _COUNTERS, self._challenger)
             return
         values["skipped_rows"] = self._skipped()
         for name, key, text in _GAUGES:
@@ -94,8 +95,8 @@ def serve_metrics(mon, skipped, host, port, model, challenger=None):
     from prometheus_client import CollectorRegistry, start_http_server
 
     registry = CollectorRegistry(auto_describe=False)
-    if challenger is None:
-        registry.register(_MonitorCollector(mon, skipped, model))
+    if challenger is None or hasattr(mon, "segments"):
+        registry.register(_MonitorCollector(mon, skipped, model, challenger))
     else:
         from ._monitor_paired import PairedCollector
 

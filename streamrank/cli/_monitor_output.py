@@ -36,17 +36,19 @@ class _Printer:
     def __init__(self, fmt, iso_time, show_time=True, paired=False, segmented=False,
                  extra=None):
         from ._monitor_paired import PAIRED_COLUMNS, PAIRED_TABLE
-        from ._monitor_segments import SEGMENT_COLUMNS, SEGMENT_TABLE
+        from ._monitor_segments import (SEGMENT_COLUMNS, SEGMENT_PAIRED_EXTRA,
+                                        SEGMENT_PAIRED_TABLE, SEGMENT_TABLE)
 
         self.fmt = fmt
         self.extra = extra      # a callable: more columns for json and csv (a label wait)
         self.iso_time = iso_time
         self.segmented = segmented      # a SegmentedReport: a line per segment + total
-        self.columns = (SEGMENT_COLUMNS if segmented else
-                        COLUMNS + PAIRED_COLUMNS if paired else COLUMNS)
-        self.table = [(c, w) for c, w in (SEGMENT_TABLE if segmented else
-                                          _TABLE + (PAIRED_TABLE if paired else ()))
-                      if show_time or c != "time"]
+        self.columns = (SEGMENT_COLUMNS + (PAIRED_COLUMNS + SEGMENT_PAIRED_EXTRA) * paired
+                        if segmented
+                        else COLUMNS + PAIRED_COLUMNS if paired else COLUMNS)
+        self.table = [(c, w) for c, w in (
+            SEGMENT_TABLE + SEGMENT_PAIRED_TABLE * paired if segmented else
+            _TABLE + (PAIRED_TABLE if paired else ())) if show_time or c != "time"]
         self.started = False
         self.last_events = None
         self.closed = False     # the reader of stdout went away (a closed pipe)

@@ -1,14 +1,23 @@
 """``streamrank monitor --segment COL``: the pieces of a segmented run (one window per
 segment value, `streamrank.monitor.SegmentedMonitor`): its monitor, its checks against a
 checkpoint, its report lines' columns and its stderr summary. Printing only; the rules
-are the library's."""
+are the library's.
+
+With ``--challenger-score`` too, each segment's unit is a
+`streamrank.monitor.PairedMonitor`: a line per segment carries both models' columns
+and the paired test (``paired_p_adjusted``: corrected across segments, apart from the
+champions' drop tests' ``p_adjusted``; ``challenger_alert`` by it), the total line both
+models' group AUC; the plot draws the champions' lines per segment; ``/metrics`` gives
+every per-segment sample once per model (``model`` = ``--name`` / ``--challenger-name``)
+and the paired gauges per segment."""
 
 from __future__ import annotations
 
 import click
 
-__all__ = ["SEGMENT_COLUMNS", "collect_segments", "make_monitor", "segment_differences",
-           "summary"]
+__all__ = ["SEGMENT_COLUMNS", "SEGMENT_PAIRED_EXTRA", "SEGMENT_PAIRED_TABLE",
+           "champion_history", "collect_segments", "is_paired", "make_monitor",
+           "segment_differences", "summary"]
 
 #: The columns of a segmented run's report lines: a line per segment (``segment`` its
 #: value, ``alert`` by its corrected p-value ``p_adjusted``, ``segment_alert`` by its
@@ -21,17 +30,44 @@ SEGMENT_COLUMNS = ("events", "time", "segment", "n", "pending", "metric", "auc",
 SEGMENT_TABLE = (("events", 10), ("time", 20), ("segment", 12), ("n", 8), ("pending", 8),
                  ("auc", 9), ("reference_auc", 13), ("z", 8), ("p_value", 10),
                  ("p_adjusted", 10), ("alert", 5), ("drift", 5))
+#: What a segmented run with a challenger adds after the paired columns
+#: (`streamrank.cli._monitor_paired.PAIRED_COLUMNS`; `streamrank.monitor.SegmentedReport.rows`).
+SEGMENT_PAIRED_EXTRA = ("paired_p_adjusted", "segment_challenger_alert")
+SEGMENT_PAIRED_TABLE = (("challenger_auc", 14), ("diff", 8), ("paired_p_value", 14),
+                        ("paired_p_adjusted", 17), ("challenger_alert", 16))
 
 
-def make_monitor(max_segments, correction, **options):
-    """The `SegmentedMonitor` of a fresh run (a bad option is a usage error)."""
-    from ..monitor import SegmentedMonitor
+def make_monitor(max_segments, correction, alert_on=None, **options):
+    """The `SegmentedMonitor` of a fresh run, of `PairedMonitor` units with ``alert_on``
+    (``--challenger-score``); a bad option is a usage error."""
+    from ..monitor import PairedMonitor, SegmentedMonitor
 
     try:
+        if alert_on is None:
+            return SegmentedMonitor(max_segments=max_segments, correction=correction,
+                                    **options)
         return SegmentedMonitor(max_segments=max_segments, correction=correction,
-                                **options)
+                                factory=lambda: PairedMonitor(**options,
+                                                              alert_on=alert_on))
     except (ValueError, TypeError) as exc:
         raise click.UsageError(str(exc)) from None
+
+
+def is_paired(mon) -> bool:
+    """Whether a monitor compares a challenger (a `PairedMonitor`, or a segmented one of
+    `PairedMonitor` units)."""
+    base = mon.template() if hasattr(mon, "segments") else mon
+    return hasattr(base, "challenger")
+
+
+def champion_history(mon) -> list:
+    """The segmented history of ``mon`` with each segment's report its champion's (what
+    the plot draws); the history itself without a challenger."""
+    from dataclasses import replace
+
+    if not is_paired(mon):
+        return list(mon.history)
+    return [replace(r, reports=tuple(x.champion for x in r.reports)) for r in mon.history]
 
 
 def segment_differences(given, params, mon, meta) -> list:
@@ -85,23 +121,43 @@ def summary(mon, skipped, plot, interrupted, iso_time) -> None:
            f"pooled ({own['pooled_events']} events)" if mon._other is not None else "")
         + f"; {mon.correction} correction{gauc}",
     ]
+    from ._monitor_wait import wait_summary
+
+    if wait_summary(mon):
+        lines.insert(1, wait_summary(mon))
+    paired = is_paired(mon)
+    if paired and last is not None and last.challenger_gauc == last.challenger_gauc:
+        lines[-1] += f"; challenger group AUC {last.challenger_gauc:.4f}"
     for name, unit in mon._all():
+        base = unit.champion if paired else unit
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", UndefinedMetricWarning)
             ref = unit.reference_counts
             ref_text = (f"reference AUC {ref.auc:.4f} (n={ref.n})" if ref is not None
-                        and ref.n and len(unit._ref.labels) <= 2 else
+                        and ref.n and len(base._ref.labels) <= 2 else
                         f"reference concordance {ref.auc:.4f} (n={ref.n})" if ref is not None
                         and ref.n else "reference not frozen yet")
         count = mon.segment_alerts.get(name, 0)
         first = next((r for r in mon.alerts if name in r.segments
-                      and r.alerts[r.segments.index(name)]), None)
+                      and (r.alerts[r.segments.index(name)] or r.paired_alerts
+                           and r.paired_alerts[r.segments.index(name)])), None)
         first_text = "" if first is None else \
             f", first at event {first.events}{when(first)}"
         lines.append(f"  segment {name}: {unit.n} labeled + {unit.pending} pending; "
                      f"{ref_text}; {count} alerts{first_text}")
+        i = None if last is None or name not in last.segments else \
+            last.segments.index(name)
+        if paired and i is not None and last.reports[i].difference == \
+                last.reports[i].difference:
+            x = last.reports[i]
+            lines.append(f"    challenger AUC {x.challenger.auc:.4f}, difference "
+                         f"{x.difference:+.4f} on {x.n} rows (p {x.p_value:.3g}, "
+                         f"{mon.correction} {last.paired_p_adjusted[i]:.3g})")
+        elif paired:
+            lines.append("    challenger: no paired test yet")
     first = mon.alerts[0] if mon.alerts else None
     lines.append(f"  {own['reports']} reports, {own['alerts']} with an alert"
+                 + (f" ({own['paired_alerts']} with a paired alert)" if paired else "")
                  + ("" if first is None else
                     f", first at event {first.events}{when(first)}"))
     if plot is not None:
@@ -109,15 +165,25 @@ def summary(mon, skipped, plot, interrupted, iso_time) -> None:
     click.echo("\n".join(lines), err=True)
 
 
-def collect_segments(values, skipped, model, gauges, counters):
+def collect_segments(values, skipped, model, gauges, counters, challenger=None):
     """The metric families of a segmented run (``SegmentedMonitor.metrics()`` as
     ``values``): every gauge and counter of one window once per segment, labeled
     ``model`` and ``segment``, plus ``streamrank_p_value_adjusted`` and
     ``streamrank_segment_alerts`` per segment; and, labeled ``model`` only, the group AUC
-    ``streamrank_window_gauc``, ``streamrank_segments``, and the counters of the whole
-    stream (``streamrank_stream_events_total``, ``streamrank_unrouted_total``,
+    ``streamrank_window_gauc``, ``streamrank_segments``,
+    ``streamrank_stream_waiting_labels``, and the counters of the whole stream
+    (``streamrank_stream_events_total``, ``streamrank_unrouted_total``,
     ``streamrank_pooled_events_total``, ``streamrank_pooled_predictions_total``,
-    ``streamrank_skipped_rows_total``, ``streamrank_stream_alerts_total``)."""
+    ``streamrank_skipped_rows_total``, ``streamrank_stream_joined_labels_total``,
+    ``streamrank_stream_unmatched_labels_total``, ``streamrank_stream_alerts_total``;
+    the last two of the labels without a segment that waited at the stream level).
+
+    With ``challenger`` (``--challenger-name``; `PairedMonitor` units): each per-segment
+    sample once per model (the challenger's under its name), the paired gauges of
+    `streamrank.cli._monitor_paired` per segment (labels ``model`` (the challenger),
+    ``champion``, ``segment``) with ``streamrank_paired_p_value_adjusted`` and
+    ``streamrank_segment_paired_alert``; the group AUC per model, and
+    ``streamrank_stream_paired_alerts_total``."""
     from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily
 
     segments = values["segments"]
@@ -128,18 +194,47 @@ def collect_segments(values, skipped, model, gauges, counters):
                 "1 if the segment alerted (corrected p < alpha) at the latest report."))
     per += [(CounterMetricFamily, name, key, text) for name, key, text in counters
             if key != "skipped_rows"]
+    own = {"p_adjusted", "alert"}       # the segmented monitor's, not a model's
     for kind, name, key, text in per:
         family = kind(name, text, labels=["model", "segment"])
         for seg, d in segments.items():
             family.add_metric([model, seg], float(d[key]))
+            if challenger is not None and key not in own:
+                family.add_metric([challenger, seg], float(d["challenger_" + key]))
         yield family
+    if challenger is not None:
+        from ._monitor_paired import _PAIRED_GAUGES
+
+        for name, key, text in _PAIRED_GAUGES + (
+                ("streamrank_paired_p_value_adjusted", "paired_p_adjusted",
+                 "The paired p-value corrected across segments at the latest report."),
+                ("streamrank_segment_paired_alert", "paired_alert",
+                 "1 if the segment's paired test alerted (corrected p < alpha) at the "
+                 "latest report.")):
+            family = GaugeMetricFamily(name, text, labels=["model", "champion", "segment"])
+            for seg, d in segments.items():
+                family.add_metric([challenger, model, seg], float(d[key]))
+            yield family
     family = GaugeMetricFamily("streamrank_window_gauc", "Group AUC of the window over "
                                "the segments at the latest report.", labels=["model"])
     family.add_metric([model], float(values["window_gauc"]))
+    if challenger is not None:
+        family.add_metric([challenger], float(values["challenger_window_gauc"]))
     yield family
+    if challenger is not None:
+        family = CounterMetricFamily("streamrank_stream_paired_alerts", "Reports at which "
+                                     "a segment's paired test alerted (corrected).",
+                                     labels=["model", "champion"])
+        family.add_metric([challenger, model], float(values["paired_alerts"]))
+        yield family
     family = GaugeMetricFamily("streamrank_segments", "Segments held (with the pooled "
                                "one).", labels=["model"])
     family.add_metric([model], float(values["segments_held"]))
+    yield family
+    family = GaugeMetricFamily("streamrank_stream_waiting_labels", "Labels without a "
+                               "segment waiting for their prediction now (--label-wait).",
+                               labels=["model"])
+    family.add_metric([model], float(values["waiting_labels"]))
     yield family
     for name, key, text in (
             ("streamrank_stream_events", "events", "Events observed, all segments."),
@@ -149,6 +244,10 @@ def collect_segments(values, skipped, model, gauges, counters):
             ("streamrank_pooled_predictions", "pooled_predictions",
              "Predictions pooled (values beyond --max-segments)."),
             ("streamrank_skipped_rows", None, "Input rows skipped (--on-error skip)."),
+            ("streamrank_stream_joined_labels", "joined_labels", "Labels without a "
+             "segment that waited for their prediction and joined it (--label-wait)."),
+            ("streamrank_stream_unmatched_labels", "unmatched_labels", "Labels without a "
+             "segment whose prediction did not arrive within --label-wait."),
             ("streamrank_stream_alerts", "alerts", "Reports at which a segment alerted "
              "(corrected) or drifted.")):
         family = CounterMetricFamily(name, text, labels=["model"])

@@ -71,14 +71,23 @@ label_wait_option = click.option(
          "[default: no wait]")
 
 
+def _of(mon):
+    """The wait of a monitor (a `SegmentedMonitor`'s: its units'), and a callable giving
+    its statistics (a segmented run's: all segments' and the wrapper's, `totals`)."""
+    if hasattr(mon, "segments"):
+        return LabelWait.of(mon.template()), mon.totals
+    return LabelWait.of(mon), lambda: mon.stats
+
+
 def wait_columns(mon):
-    """The report columns a wait adds (``joined``, ``unmatched``, ``waiting`` now), as a
-    callable for the printer; None without a wait."""
-    if LabelWait.of(mon) is None:
+    """The report columns a wait adds (``joined``, ``unmatched``, ``waiting`` now; of all
+    segments with ``--segment``), as a callable for the printer; None without a wait."""
+    wait, stats = _of(mon)
+    if wait is None:
         return None
 
     def columns():
-        st = mon.stats
+        st = stats()
         return {"joined": st["joined"], "unmatched": st["unmatched"],
                 "waiting": mon.waiting}
     return columns
@@ -86,10 +95,10 @@ def wait_columns(mon):
 
 def wait_summary(mon) -> str:
     """The summary's words on the wait ('' without one)."""
-    wait = LabelWait.of(mon)
+    wait, stats = _of(mon)
     if wait is None:
         return ""
-    st = mon.stats
+    st = stats()
     what = f"{wait[0]} events" if wait[0] is not None else f"{wait[1]:g}s"
     return (f"  label wait {what}: {st['joined']} joined, {st['unmatched']} unmatched "
             f"(never met their prediction), {mon.waiting} waiting")

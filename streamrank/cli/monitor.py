@@ -69,7 +69,8 @@ from ._monitor_input import (_READ_ERRORS, _check_input, _check_outputs, _detect
                              _rejected)
 from ._monitor_output import _Printer, _summary
 from ._monitor_wait import label_wait_option, wait_columns
-from ._monitor_segments import make_monitor, segment_differences
+from ._monitor_segments import (champion_history, is_paired, make_monitor,
+                                segment_differences)
 
 # read_checkpoint and write_checkpoint: streamrank.monitor.checkpoint's, named here too
 __all__ = ["monitor", "read_checkpoint", "write_checkpoint"]
@@ -234,7 +235,8 @@ def monitor(ctx, source, id_col, score_col, label_col, weight_col, time_col, win
     (challenger_auc, diff, paired_z, paired_p_value, challenger_alert, ...), its line on
     the plot, its metrics under --challenger-name. --segment COL keeps one window per
     value of COL (a line per segment, Holm- or Bonferroni-corrected alerts, and a total
-    line with the group AUC of the window).
+    line with the group AUC of the window); with --challenger-score too, both models and
+    the paired test per segment (corrected across segments apart from the drop tests).
 
     \b
     Example:
@@ -284,10 +286,6 @@ def monitor(ctx, source, id_col, score_col, label_col, weight_col, time_col, win
     for opt in ("max_segments", "correction"):
         if opt in given and segment_col is None and not resume:
             raise click.UsageError(f"--{opt.replace('_', '-')} needs --segment COLUMN.")
-    if challenger_col is not None and segment_col is not None:
-        raise click.UsageError("--challenger-score and --segment cannot be combined yet "
-                               "(compare the models on the whole stream, or watch its "
-                               "segments).")
 
     # ---- state: fresh, or from the checkpoint
     meta = None
@@ -321,7 +319,9 @@ def monitor(ctx, source, id_col, score_col, label_col, weight_col, time_col, win
         else:
             _note(f"no checkpoint at {checkpoint} yet; starting from the beginning.")
     if meta is None and segment_col is not None:
-        mon = make_monitor(max_segments, correction, window=window, period=period,
+        mon = make_monitor(max_segments, correction, alert_on=(
+                               None if challenger_col is None else alert_on),
+                           window=window, period=period,
                            reference=reference, test=test, alpha=alpha,
                            detector=detector, detector_signal=detector_signal,
                            labels=labels, min_window=min_window, max_history=max_history,
@@ -342,7 +342,7 @@ def monitor(ctx, source, id_col, score_col, label_col, weight_col, time_col, win
         except (ValueError, TypeError) as exc:
             raise click.UsageError(str(exc)) from None
     segmented = hasattr(mon, "segments")
-    paired = isinstance(mon, PairedMonitor)
+    paired = is_paired(mon)
     if paired != (challenger_col is not None):
         raise click.UsageError(
             "the checkpoint's monitor compares a challenger: it needs --challenger-score."
@@ -422,7 +422,7 @@ def monitor(ctx, source, id_col, score_col, label_col, weight_col, time_col, win
             printer = _Printer(fmt, lambda: parser.iso_time,
                                show_time=time_col is not None, paired=paired,
                                segmented=segmented,
-                               extra=None if segmented else wait_columns(base))
+                               extra=wait_columns(mon))
             event_columns = {"score": score_col, "label": label_col,
                              "weight": weight_col, "time": time_col,
                              "challenger": challenger_col, "segment": segment_col}
@@ -455,7 +455,11 @@ def monitor(ctx, source, id_col, score_col, label_col, weight_col, time_col, win
             try:
                 for row, rec in src:
                     try:
-                        if paired:
+                        if paired and segmented:
+                            key, score, label, weight, t, ch, seg = parser(row, rec)
+                            observe(key, segment=seg, score=score, challenger=ch,
+                                    label=label, weight=weight, time=t)
+                        elif paired:
                             key, score, label, weight, t, ch = parser(row, rec)
                             observe(key, score=score, challenger=ch, label=label,
                                     weight=weight, time=t)
@@ -518,7 +522,7 @@ def monitor(ctx, source, id_col, score_col, label_col, weight_col, time_col, win
 
         try:
             (plot_segments if segmented else plot_history)(
-                mon.history, plot, title=f"streamrank monitor: {name}",
+                champion_history(mon) if segmented else mon.history, plot, title=f"streamrank monitor: {name}",
                 dates=parser.iso_time)
         except OSError as exc:
             raise InputError(f"{plot}: cannot write the plot ({exc.strerror or exc})") \

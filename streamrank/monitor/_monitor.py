@@ -430,7 +430,7 @@ class Monitor:
         if self._clock is not None and time <= self._clock:
             return
         if self.period is not None:
-            self._evict(self._win.count_through(time - self.period))
+            self._evict(self._win.count_through(time - self.period), time)
         self._clock = time
 
     def _check_binary(self, label, row, evict) -> None:

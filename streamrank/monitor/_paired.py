@@ -202,6 +202,28 @@ class PairedMonitor:
         """The champion's frozen reference counts (None until frozen)."""
         return self.champion.reference_counts
 
+    def items(self):
+        """``(key, label or None, score, weight, time)`` of each id in either window: the
+        champion's window, oldest first, then the ids only the challenger holds (with its
+        score). An id in both gets the earlier of its two times (the time of its first
+        prediction row). For `streamrank.monitor.SegmentedMonitor` (its units); runtime
+        ``O(W)``."""
+        times = {k: t for k, _, _, _, t in self.challenger.items()}
+        for key, y, s, w, t in self.champion.items():
+            t2 = times.pop(key, None)
+            yield key, y, s, w, t if t2 is None or t is not None and t <= t2 else t2
+        if times:
+            for row in self.challenger.items():
+                if row[0] in times:
+                    yield row
+
+    def advance(self, time: Number) -> None:
+        """Move both models' clocks to ``time`` (`Monitor.advance`), for a wrapper that
+        shares one clock (`streamrank.monitor.SegmentedMonitor`). Runtime ``O(1 +
+        evicted)``."""
+        self.champion.advance(time)
+        self.challenger.advance(time)
+
     # ------------------------------------------------------------------ events
     def observe(self, key: Hashable, *, score: Number | None = None,
                 challenger: Number | None = None, label: Number | None = None,

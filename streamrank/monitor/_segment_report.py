@@ -32,7 +32,7 @@ import numpy as np
 from ._report import Report
 
 __all__ = ["CORRECTIONS", "WEIGHTINGS", "SegmentedReport", "adjust_p_values",
-           "window_gauc"]
+           "paired_family", "window_gauc"]
 
 CORRECTIONS = ("holm", "bonferroni")
 WEIGHTINGS = ("impressions", "pairs", "uniform")
@@ -94,6 +94,18 @@ def window_gauc(reports: Sequence[Report], weighting: str = "impressions"
     return min(1.0, max(0.0, total / weight)), k
 
 
+def paired_family(reports: Sequence, correction: str, alpha: float,
+                  weighting: str) -> dict:
+    """The fields of a `SegmentedReport` of `PairedReport` rows that the paired tests
+    make, a family of their own: their p-values adjusted across the segments, the
+    alerts (adjusted ``p < alpha``), and the challengers' group AUC. Runtime:
+    ``O(S log S)``."""
+    q = adjust_p_values([r.p_value for r in reports], correction).tolist()
+    gauc, k = window_gauc([r.challenger for r in reports], weighting)
+    return dict(paired_p_adjusted=tuple(q), paired_alerts=tuple(bool(p < alpha) for p in q),
+                challenger_gauc=gauc, challenger_gauc_segments=k)
+
+
 @dataclass(frozen=True)
 class SegmentedReport:
     """One reading of a `SegmentedMonitor`: per segment its `Report` and corrected test,
@@ -122,9 +134,20 @@ class SegmentedReport:
     correction : str
         ``"holm"`` or ``"bonferroni"``.
     alert : bool
-        Any segment alerted.
+        Any segment alerted (with `PairedMonitor` units: its drop test or its paired
+        test, each corrected).
     drift : bool
-        Any segment's drift detector fired at this report.
+        Any segment's drift detector fired at this report (either model's).
+    paired_p_adjusted, paired_alerts : tuple
+        With `PairedMonitor` units (champion against challenger): each segment's paired
+        p-value (``reports[i].p_value``) adjusted across the segments whose paired test
+        ran, a family apart from the drop tests', and ``paired_p_adjusted < alpha``;
+        empty otherwise. (The drop tests are then the champions' own:
+        ``reports[i].champion``; a challenger's own drop test stays uncorrected, in its
+        report, and alerts nothing here.)
+    challenger_gauc, challenger_gauc_segments : float, int
+        With `PairedMonitor` units: the group AUC of the challengers' windows (as
+        `gauc` of the champions'); nan and 0 otherwise.
     """
 
     events: int
@@ -138,6 +161,10 @@ class SegmentedReport:
     correction: str
     alert: bool
     drift: bool
+    paired_p_adjusted: tuple = ()
+    paired_alerts: tuple = ()
+    challenger_gauc: float = _NAN
+    challenger_gauc_segments: int = 0
 
     def __getitem__(self, segment: Hashable) -> Report:
         """The `Report` of ``segment`` (`KeyError` if the monitor holds no such
@@ -152,34 +179,57 @@ class SegmentedReport:
         the monitor's, plus ``segment``, ``p_adjusted`` and ``alert`` by the corrected
         p-value; ``segment_alert`` the segment's own uncorrected one), then one total row
         (``segment`` None, ``auc`` the group AUC, ``n`` and ``pending`` summed, ``alert``
-        and ``drift`` any segment's; the other fields None)."""
+        and ``drift`` any segment's; the other fields None). With `PairedMonitor` units
+        a segment's row is its `PairedReport.as_dict` (the champion's columns and the
+        challenger's), with ``paired_p_adjusted``, ``challenger_alert`` by it and
+        ``segment_challenger_alert`` by the uncorrected paired p-value; the total adds
+        ``challenger_auc`` (the challengers' group AUC), ``challenger_n``,
+        ``challenger_pending`` and ``paired_n`` summed, ``challenger_alert`` (any
+        segment's corrected paired alert) and ``challenger_drift``."""
         out = []
-        for seg, r, p, a in zip(self.segments, self.reports, self.p_adjusted,
-                                self.alerts):
+        paired = self.paired_alerts or [None] * len(self.segments)
+        for i, (seg, r, p, a) in enumerate(zip(self.segments, self.reports,
+                                               self.p_adjusted, self.alerts)):
             d = r.as_dict()
             d.update(events=self.events, time=self.time, segment=seg, p_adjusted=p,
                      segment_alert=d["alert"], alert=a)
+            if paired[i] is not None:
+                d.update(paired_p_adjusted=self.paired_p_adjusted[i],
+                         segment_challenger_alert=d["challenger_alert"],
+                         challenger_alert=paired[i])
             out.append(d)
+        drops = [getattr(r, "champion", r) for r in self.reports]
         total = dict.fromkeys(out[0] if out else (), None)
         total.update(events=self.events, time=self.time, segment=None, metric="gauc",
-                     auc=self.gauc, n=sum(r.n for r in self.reports),
-                     pending=sum(r.pending for r in self.reports), alert=self.alert,
+                     auc=self.gauc, n=sum(r.n for r in drops),
+                     pending=sum(r.pending for r in drops), alert=any(self.alerts),
                      drift=self.drift, p_adjusted=None, segment_alert=None)
+        if self.paired_alerts:
+            total.update(challenger_auc=self.challenger_gauc,
+                         challenger_n=sum(r.challenger.n for r in self.reports),
+                         challenger_pending=sum(r.challenger.pending for r in self.reports),
+                         paired_n=sum(r.n for r in self.reports),
+                         challenger_alert=any(self.paired_alerts),
+                         challenger_drift=any(r.challenger.drift for r in self.reports))
         out.append(total)
         return out
 
     def _to_row(self, index: dict) -> list:
         """A JSON-able list: the segments as indexes into the monitor's segment list
         (``index``: segment -> position), each report as `Report._to_row`."""
-        return [self.events, self.time, [index[s] for s in self.segments],
-                [r._to_row() for r in self.reports], list(self.p_adjusted),
-                list(self.alerts), self.gauc, self.gauc_segments, self.correction,
-                self.alert, self.drift]
+        row = [self.events, self.time, [index[s] for s in self.segments],
+               [_report_row(r) for r in self.reports], list(self.p_adjusted),
+               list(self.alerts), self.gauc, self.gauc_segments, self.correction,
+               self.alert, self.drift]
+        if self.paired_alerts or self.paired_p_adjusted:
+            row += [list(self.paired_p_adjusted), list(self.paired_alerts),
+                    self.challenger_gauc, self.challenger_gauc_segments]
+        return row
 
     @classmethod
     def _from_row(cls, row, names: list) -> "SegmentedReport":
         """The inverse of `_to_row`; `ValueError` for a row it cannot have written."""
-        if not (type(row) is list and len(row) == 11 and type(row[0]) is int
+        if not (type(row) is list and len(row) in (11, 15) and type(row[0]) is int
                 and type(row[2]) is list and type(row[3]) is list
                 and len(row[2]) == len(row[3]) == len(row[4]) == len(row[5])
                 and all(type(i) is int and 0 <= i < len(names) for i in row[2])
@@ -187,8 +237,40 @@ class SegmentedReport:
                 and row[8] in CORRECTIONS and type(row[9]) is bool
                 and type(row[10]) is bool and type(row[7]) is int):
             raise ValueError("a segmented report that to_bytes does not write")
+        paired = {}
+        if len(row) == 15:
+            q, a, cg, ck = row[11:]
+            if not (type(q) is list and type(a) is list and len(q) == len(a)
+                    == len(row[2]) and all(type(x) is bool for x in a)
+                    and type(ck) is int):
+                raise ValueError("a segmented report that to_bytes does not write")
+            paired = dict(paired_p_adjusted=tuple(_NAN if p is None else float(p)
+                                                  for p in q),
+                          paired_alerts=tuple(a),
+                          challenger_gauc=_NAN if cg is None else float(cg),
+                          challenger_gauc_segments=ck)
         return cls(row[0], row[1], tuple(names[i] for i in row[2]),
-                   tuple(Report._from_row(r) for r in row[3]),
+                   tuple(_report_from(r, bool(paired)) for r in row[3]),
                    tuple(_NAN if p is None else float(p) for p in row[4]),
                    tuple(row[5]), _NAN if row[6] is None else float(row[6]), row[7],
-                   row[8], row[9], row[10])
+                   row[8], row[9], row[10], **paired)
+
+
+def _report_row(r) -> list:
+    """A segment's report as JSON: `Report._to_row`, or for a `PairedReport` the
+    champion's, the challenger's and the paired fields."""
+    if hasattr(r, "champion"):
+        return [r.champion._to_row(), r.challenger._to_row(), r._to_row()]
+    return r._to_row()
+
+
+def _report_from(row, paired: bool):
+    """The inverse of `_report_row`."""
+    if not paired:
+        return Report._from_row(row)
+    from ._paired_report import PairedReport
+
+    if not (type(row) is list and len(row) == 3):
+        raise ValueError("a paired segment report that to_bytes does not write")
+    return PairedReport._from_row(row[2], Report._from_row(row[0]),
+                                  Report._from_row(row[1]))

@@ -2,13 +2,16 @@
 `SegmentedMonitor.from_bytes`.
 
 One ``np.savez`` archive (`streamrank._snapshot`: no pickled objects), format
-``"streamrank.SegmentedMonitor"``, version 2 (numbered as the key layout of
+``"streamrank.SegmentedMonitor"``, version 3 (numbered from the key layout of
 `streamrank._snapshot`, version 2, that it uses; there is no version 1): the settings and the state (clock,
 statistics, history) as JSON, the segment values (stored exactly, as keys), the segment
 values given with the pooled unit's predictions (same order as its window), and the
 units' own snapshots (an empty template first, then each segment's, the pooled one
 last) concatenated in one byte array with their offsets. The id map is rebuilt from
-the windows' contents.
+the windows' contents, plus (version 3) its entries of ids in no window (``stale``,
+with their segments: the ids evicted lately that a late label must find) and the
+wrapper's label wait (``waiting`` ids; their label, weight and start in the state's
+``waits``). Version 2 snapshots (no wait at the wrapper) load with none.
 """
 
 from __future__ import annotations
@@ -23,7 +26,7 @@ from .._validation import describe
 from ._segment_report import CORRECTIONS, WEIGHTINGS, SegmentedReport
 
 _FORMAT = "streamrank.SegmentedMonitor"
-_VERSION = 2
+_VERSION = 3
 _CONFIG = {"max_segments", "correction", "weighting", "unit"}
 
 
@@ -42,35 +45,57 @@ def dump(m) -> bytes:
     np.cumsum([len(b) for b in blobs], out=offsets[1:])
     config = {"max_segments": m.max_segments, "correction": m.correction,
               "weighting": m.weighting, "unit": m._unit_type.__qualname__}
+    live = {key for _, u in m._all() for key, *_ in u.items()}
+    stale = [(k, v[0]) for k, v in m._where.items() if k not in live]
+    waits = [] if m._waits is None else m._waits.rows()
     state = {"clock": m._clock, "stats": m.stats,
+             "waits": [[y, w, start] for _, y, w, start in waits],
              "segment_alerts": [[index[k], v] for k, v in m.segment_alerts.items()],
              "history": [r._to_row(index) for r in m.history],
              "alerts": [r._to_row(index) for r in m.alerts]}
     return _snapshot.dump(
         _FORMAT, _VERSION, config=np.array(json.dumps(config)),
         state=np.array(json.dumps(state)), **_snapshot.key_arrays(names, "segments", func),
-        **_snapshot.key_arrays(pooled, "pooled", func), other=np.array(m._other is not None),
+        **_snapshot.key_arrays(pooled, "pooled", func),
+        **_snapshot.key_arrays([k for k, _ in stale], "stale", func),
+        **_snapshot.key_arrays([g for _, g in stale], "stale_segments", func),
+        **_snapshot.key_arrays([r[0] for r in waits], "waiting", func),
+        other=np.array(m._other is not None),
         units=np.frombuffer(b"".join(blobs), dtype=np.uint8), unit_offsets=offsets)
 
 
 def load(cls, data: bytes, unit_type):
     """`SegmentedMonitor.from_bytes`: a ``cls`` restored from ``data`` with units of
-    ``unit_type``, or a `streamrank.exceptions.SnapshotError`."""
+    ``unit_type`` (None: `Monitor` or `PairedMonitor`, as stored), or a
+    `streamrank.exceptions.SnapshotError`."""
     snap = _snapshot.load(data, _FORMAT, _VERSION, "SegmentedMonitor.from_bytes")
-    if snap.version != _VERSION:
+    if snap.version not in (2, _VERSION):
         raise snap.corrupt(f"version {snap.version} was never written")
     config, state = snap.json("config"), snap.json("state")
     names = snap.keys("segments")
     pooled = snap.keys("pooled")
+    if snap.version >= 3:
+        stale, stale_segs = snap.keys("stale"), snap.keys("stale_segments")
+        waiting = snap.keys("waiting")
+    else:
+        stale, stale_segs, waiting = [], [], []
     other = snap.flag("other")
     buf = snap.array("units", "u", itemsize=1).tobytes()
     off = snap.array("unit_offsets", "i", itemsize=8)
     snap.finish()
     if not (type(config) is dict and set(config) == _CONFIG and type(state) is dict
-            and set(state) == {"clock", "stats", "segment_alerts", "history", "alerts"}
+            and set(state) - {"waits"} == {"clock", "stats", "segment_alerts", "history",
+                                           "alerts"}
+            and ("waits" in state) == (snap.version >= 3)
             and config["correction"] in CORRECTIONS
             and config["weighting"] in WEIGHTINGS):
         raise snap.corrupt("the settings or the state are not those to_bytes writes")
+    if unit_type is None:       # the units' class, by its name (one of the package's)
+        from ._monitor import Monitor
+        from ._paired import PairedMonitor
+
+        unit_type = {"Monitor": Monitor, "PairedMonitor": PairedMonitor}.get(
+            config["unit"], Monitor)
     if config["unit"] != unit_type.__qualname__:
         raise snap.corrupt(f"its units are {describe(config['unit'])}, not "
                            f"{unit_type.__qualname__} (pass unit_type=)")
@@ -97,6 +122,8 @@ def load(cls, data: bytes, unit_type):
             raise snap.corrupt("more segments than max_segments")
         m.units = dict(zip(names, units[:len(names)]))
         m._other = units[-1] if other else None
+        if snap.version < 3:        # (no wait at the wrapper then)
+            stats = {**stats, "joined": 0, "unmatched": 0, "paired_alerts": 0}
         if set(stats) != set(m.stats):
             raise snap.corrupt("the statistics are not those to_bytes writes")
         m._clock = clock
@@ -116,6 +143,7 @@ def load(cls, data: bytes, unit_type):
                 if key in m._where:
                     raise snap.corrupt(f"id {key!r} is in two segments' windows")
                 m._where[key] = (seg, t)
+        _load_wait(m, snap, state.get("waits", []), waiting, stale, stale_segs)
         m._sweep_at = max(m._sweep_at, 2 * len(m._where))
         order = list(names) + [m.OTHER]
         counts = state["segment_alerts"]
@@ -130,3 +158,24 @@ def load(cls, data: bytes, unit_type):
                 raise snap.corrupt("the history is not a list of reports")
             dest.extend(SegmentedReport._from_row(r, order) for r in rows)
     return m
+
+
+def _load_wait(m, snap, rows, waiting, stale, stale_segs) -> None:
+    """The id map's entries of ids in no window, and the wrapper's label wait."""
+    if len(stale) != len(stale_segs) or len(set(stale)) != len(stale) \
+            or set(stale) & set(m._where):
+        raise snap.corrupt("the ids in no window are not those to_bytes writes")
+    for key, seg in zip(stale, stale_segs):
+        m._where[key] = (seg, None)
+    if not (type(rows) is list and len(rows) == len(waiting)
+            and len(set(waiting)) == len(waiting) and not set(waiting) & m._where.keys()
+            - set(stale)
+            and all(type(r) is list and len(r) == 3 and r[:2] != [None, None]
+                    and all(v is None or type(v) in (int, float) and math.isfinite(v)
+                            for v in r) and r[2] is not None for r in rows)
+            and [r[2] for r in rows] == sorted(r[2] for r in rows)):
+        raise snap.corrupt("the waiting labels are not those to_bytes writes")
+    if rows and m._waits is None:
+        raise snap.corrupt("waiting labels without a label wait")
+    for key, (y, w, start) in zip(waiting, rows):
+        m._waits.add(key, y, w, start)

@@ -16,7 +16,15 @@ prediction's (a `ValueError` otherwise). An event for an id in no window (a labe
 prediction has left, or never came) goes to its segment's unit when it names a segment
 that has one (counted there as late, dropped, ``stats["dropped"]``), and is counted in
 ``stats["unrouted"]`` otherwise; a new prediction without a segment is a `ValueError`.
-Segments are made by predictions only, and stay once made.
+Segments are made by predictions only, and stay once made. A keyword field (a second
+model's score, ``challenger=``) makes an event a prediction as a score does.
+
+**Label wait.** With the units' ``label_wait`` or ``label_wait_period``, an event for
+an id in no window, without a segment that has a unit, waits at the wrapper, by the
+units' bound and rules (`streamrank.monitor._segment_wait`): the prediction, when it
+comes in time, takes the waiting label and weight to its unit (``stats["joined"]``); a
+wait that runs out counts ``stats["unmatched"]``; an id evicted lately is a late drop
+(``unrouted``). `totals` and `waiting` add the units' own waits.
 
 **Bounded.** The first ``max_segments`` segment values that come with a prediction get a
 unit each; predictions of any other value are pooled into one more unit, the segment
@@ -42,6 +50,17 @@ adjusted p-value is below ``alpha``. `SegmentedReport.alert` (any segment) and
 `SegmentedReport.drift` (any segment's detector) make `alerts` and ``stats["alerts"]``;
 each unit's own ``alerts`` keep its uncorrected test.
 
+**Champion against challenger.** With ``factory=lambda: PairedMonitor(...)`` each
+segment holds both models' windows and runs the paired test
+(`streamrank.monitor.PairedMonitor`); the correction is applied across segments to the
+champions' drop tests (``p_adjusted``, ``alerts``) and, as a family of its own, to the
+paired tests (``SegmentedReport.paired_p_adjusted``, ``paired_alerts``); a segment
+alerts when either corrected test does. A challenger's own drop test (against its own
+reference) stays in its report, uncorrected, and makes no alert here. The total gives
+both models' group AUC (``gauc``, ``challenger_gauc``). With split score rows (the
+challenger's on a row of its own) and a ``period`` window, an id is routed by id until
+the time of its first score row leaves the period.
+
 **The total** is the group AUC of the window over the segments, exactly
 `streamrank.group_auc_score` of the windows' labeled predictions grouped by segment
 (``weighting``: ``"impressions"``, the default, ``"pairs"`` or ``"uniform"``; the
@@ -56,7 +75,9 @@ changes nothing), ``advance(time)`` (move its clock), ``report()`` returning a `
 ``metrics()`` (a dict), ``stats`` (a dict), ``history``, ``to_bytes()`` and a classmethod
 ``from_bytes``, ``_check()``, ``key in unit`` (the id is in its window), the attributes
 ``period``, ``alpha`` and ``clock``, ``len(unit)``, and ``items()`` yielding ``(key,
-label, score, weight, time)`` of its window. Keyword fields of `SegmentedMonitor.observe`
+label, score, weight, time)`` of its window; a `Report` or a `PairedReport` (then the
+drop test is its ``champion``'s). `Monitor` and `PairedMonitor` are units (their
+snapshots load without ``unit_type``). Keyword fields of `SegmentedMonitor.observe`
 other than ``segment`` go to the unit's ``observe`` as they are (e.g. a second model's
 score, for a unit that compares two). The snapshot keeps an empty unit as the template
 of the next ones. (``streamrank monitor``'s summary also reads a `Monitor` unit's ``n``,
@@ -81,6 +102,16 @@ Examples
 (('fr', 'de'), 1.0, 0.5)
 >>> r.gauc                               # (3 * 1.0 + 3 * 0.5) / 6
 0.75
+
+Champion against challenger per segment:
+
+>>> from streamrank.monitor import PairedMonitor
+>>> p = SegmentedMonitor(factory=lambda: PairedMonitor(window=100, min_window=2))
+>>> for key, seg, s, y in rows:         # the challenger ranks the scores backwards
+...     p.observe(key, segment=seg, score=s, challenger=1 - s, label=y)
+>>> r = p.report()
+>>> r["fr"].champion.auc, r["fr"].challenger.auc, r.gauc, r.challenger_gauc
+(1.0, 0.0, 0.75, 0.25)
 """
 
 from __future__ import annotations
@@ -93,15 +124,15 @@ from typing import Any
 from .._typing import Number
 from .._validation import check_int, check_scalar, check_weight, describe, param_error
 from ..batch._groups import check_group_id
-from . import _segment_state
+from . import _segment_state, _segment_wait, _wait
 from ._monitor import Monitor
 from ._segment_report import (CORRECTIONS, WEIGHTINGS, SegmentedReport, adjust_p_values,
-                              window_gauc)
+                              paired_family, window_gauc)
 
 __all__ = ["SegmentedMonitor"]
 
 _STATS = ("events", "unrouted", "pooled_events", "pooled_predictions", "reports",
-          "alerts")
+          "alerts", "joined", "unmatched", "paired_alerts")
 _SWEEP_MIN = 1024       # the id map is swept when it exceeds max(this, 2 x live ids)
 
 
@@ -193,6 +224,7 @@ class SegmentedMonitor:
         self._factory = factory
         self._template = probe.to_bytes()       # an empty unit, for the snapshot
         self._unit_type = type(probe)
+        self._paired = hasattr(probe, "challenger")     # PairedMonitor units
         max_history = getattr(probe, "max_history", None)
         self.units: dict[Hashable, Any] = {}    # segment -> unit, first come first
         self._other: Any = None                 # the pooled unit
@@ -203,6 +235,10 @@ class SegmentedMonitor:
         self.segment_alerts: dict[Hashable, int] = {}   # segment -> reports it alerted
         self.history: deque[SegmentedReport] = deque(maxlen=max_history)
         self.alerts: deque[SegmentedReport] = deque(maxlen=max_history)
+        # the units' label wait, for labels without a segment (`_segment_wait`)
+        self._label_wait, self._label_wait_period = _segment_wait.wait_of(probe)
+        self._waits: _wait._Waits | None = None if self._label_wait is None and \
+            self._label_wait_period is None else _wait._Waits()
 
     # ------------------------------------------------------------------ reads
     @property
@@ -226,6 +262,12 @@ class SegmentedMonitor:
         yield from self.units.items()
         if self._other is not None:
             yield self.OTHER, self._other
+
+    @property
+    def waiting(self) -> int:
+        """Labels (or weights) waiting now, at the wrapper and in the units' waits."""
+        own = 0 if self._waits is None else len(self._waits)
+        return own + sum(getattr(u, "waiting", 0) for _, u in self._all())
 
     def __len__(self) -> int:
         """Predictions in all the windows (brought up to the shared clock)."""
@@ -301,29 +343,39 @@ class SegmentedMonitor:
                                   repr(segment))
         if time is not None:
             time = check_scalar(time, "time", func)
-        elif self.period is not None:
+        elif self.period is not None or self._label_wait_period is not None:
             raise param_error("time", func, "a finite number (the monitor has a period "
-                              "window)", "None")
+                              + ("window)" if self.period is not None else
+                                 "label wait)"), "None")
         clock = self._clock
         alive = where is not None and self._alive(key, time, where)
         st = self.stats
+        waits = self._waits
+        # a second model's score (a keyword field) makes a prediction, as a score does
+        scored = score is not None or any(v is not None for v in fields.values())
         if alive:
             if segment is not None and segment != where[0]:
                 raise param_error("segment", func, f"{where[0]!r}, the segment of the "
                                   f"prediction of id {key!r} in the window (or omitted)",
                                   repr(segment))
             segment = where[0]
-        elif score is None:        # a label or weight for an id in no window
+        elif not scored:           # a label or weight for an id in no window
             unit = self.units.get(segment) if segment is not None else None
             if unit is None and segment is not None and self._other is not None \
                     and len(self.units) >= self.max_segments:
                 unit = self._other
             if unit is None:       # checked as the unit would, then counted here
                 _check_dropped(key, label, weight, func)
+                if waits is not None and not _segment_wait.gone_lately(self, key, where):
+                    _segment_wait.hold(self, key, label, weight, time)
+                    return
+                b = None if waits is None else _segment_wait.bound(self, time, False)
                 if time is not None and (clock is None or time > clock):
                     self._clock = time
                 st["events"] += 1
                 st["unrouted"] += 1
+                if waits is not None:
+                    _segment_wait.settle(self, b)
                 return
         elif segment is None:
             raise param_error("segment", func, "a segment value on a new prediction "
@@ -341,6 +393,14 @@ class SegmentedMonitor:
                 unit = made = self._factory()
         if clock is not None:
             unit.advance(clock)
+        joined = None
+        if waits is not None:       # a new prediction takes its waiting label and weight
+            b = _segment_wait.bound(self, time, False)
+            if not alive and scored:
+                joined = _segment_wait.joining(self, key, b)
+            if joined is not None:
+                label = joined[0] if label is None else label
+                weight = joined[1] if weight is None else weight
         unit.observe(key, score=score, label=label, weight=weight, time=time, **fields)
         # -- accepted: the bookkeeping
         if made is not None:
@@ -351,7 +411,9 @@ class SegmentedMonitor:
         if time is not None and (clock is None or time > clock):
             self._clock = time
         st["events"] += 1
-        new = not alive and score is not None
+        if waits is not None:
+            _segment_wait.settle(self, b, key, joined)
+        new = not alive and scored
         if pooled:
             st["pooled_events"] += 1
             st["pooled_predictions"] += new
@@ -361,11 +423,14 @@ class SegmentedMonitor:
                 self._sweep()
 
     def _sweep(self) -> None:
-        """Drop the ids whose prediction has left its window: ``O(M)`` for ``M`` ids,
-        once the map has doubled since the last sweep (amortized ``O(1)``)."""
+        """Drop the ids whose prediction has left its window (with a label wait: and is
+        not among its unit's ids evicted lately, which a late label must find):
+        ``O(M)`` for ``M`` ids, once the map has doubled since the last sweep (amortized
+        ``O(1)``; the ids evicted lately are at most a window's)."""
         self._sync()
+        gone = _segment_wait.gone_lately if self._waits is not None else None
         self._where = {k: v for k, v in self._where.items()
-                       if k in self._unit_of(v[0])}
+                       if k in self._unit_of(v[0]) or gone is not None and gone(self, k, v)}
         self._sweep_at = max(_SWEEP_MIN, 2 * len(self._where))
 
     def _sync(self) -> None:
@@ -387,16 +452,23 @@ class SegmentedMonitor:
         for name, unit in self._all():
             names.append(name)
             reports.append(unit.report())
-        p_adj = adjust_p_values([r.p_value for r in reports], self.correction)
+        # the drop tests: each unit's own, the champion's of a paired unit
+        drops = [r.champion for r in reports] if self._paired else reports
+        p_adj = adjust_p_values([r.p_value for r in drops], self.correction)
         alerts = tuple(bool(p < self.alpha) for p in p_adj.tolist())
-        gauc, k = window_gauc(reports, self.weighting)
+        gauc, k = window_gauc(drops, self.weighting)
+        paired = paired_family(reports, self.correction, self.alpha,
+                               self.weighting) if self._paired else {}
+        either = any(alerts) or any(paired.get("paired_alerts", ()))
         r = SegmentedReport(self.stats["events"], self._clock, tuple(names),
                             tuple(reports), tuple(p_adj.tolist()), alerts, gauc, k,
-                            self.correction, any(alerts), any(x.drift for x in reports))
+                            self.correction, either, any(x.drift for x in reports),
+                            **paired)
         self.history.append(r)
         self.stats["reports"] += 1
-        for name, a in zip(names, alerts):
-            if a:
+        self.stats["paired_alerts"] += any(r.paired_alerts)
+        for name, a, b in zip(names, alerts, r.paired_alerts or alerts):
+            if a or b:
                 self.segment_alerts[name] = self.segment_alerts.get(name, 0) + 1
         if r.alert or r.drift:
             self.stats["alerts"] += 1
@@ -407,8 +479,10 @@ class SegmentedMonitor:
         """The numbers a metrics scrape exposes, as a plain dict: ``segments``, segment
         (as ``str``) -> its unit's ``metrics()``, with ``p_adjusted`` and ``alert``
         (0/1) of the latest report; ``window_gauc`` (nan before the first report),
-        ``segments_held``, and the counters ``events``, ``unrouted``,
-        ``pooled_events``, ``pooled_predictions``, ``alerts``.
+        ``segments_held``, the counters ``events``, ``unrouted``,
+        ``pooled_events``, ``pooled_predictions``, ``alerts``; and of the wrapper's
+        label wait (labels without a segment) ``joined_labels``, ``unmatched_labels``
+        (counters) and ``waiting_labels`` (now).
 
         Changes nothing; runtime ``O(S)``.
 
@@ -424,6 +498,8 @@ class SegmentedMonitor:
         last = self.history[-1] if self.history else None
         adjusted = {} if last is None else dict(zip(last.segments,
                                                     zip(last.p_adjusted, last.alerts)))
+        padjusted = {} if last is None or not self._paired else dict(
+            zip(last.segments, zip(last.paired_p_adjusted, last.paired_alerts)))
         segments = {}
         units = list(self.units.items())    # (one C-level copy: a feeding thread may add)
         if self._other is not None:
@@ -432,6 +508,9 @@ class SegmentedMonitor:
             d = unit.metrics()
             p, a = adjusted.get(name, (float("nan"), False))
             d["p_adjusted"], d["alert"] = p, int(a)
+            if self._paired:
+                p, a = padjusted.get(name, (float("nan"), False))
+                d["paired_p_adjusted"], d["paired_alert"] = p, int(a)
             segments[str(name)] = d
         out: dict[str, Any] = {"segments": segments,
                                "window_gauc": float("nan") if last is None else last.gauc,
@@ -439,18 +518,30 @@ class SegmentedMonitor:
         for key in ("events", "unrouted", "pooled_events", "pooled_predictions",
                     "alerts"):
             out[key] = stats[key]
+        out["joined_labels"], out["unmatched_labels"] = stats["joined"], stats["unmatched"]
+        if self._paired:
+            out["challenger_window_gauc"] = (float("nan") if last is None
+                                             else last.challenger_gauc)
+            out["paired_alerts"] = stats["paired_alerts"]
+        out["waiting_labels"] = 0 if self._waits is None else len(self._waits)
         return out
 
     def totals(self) -> dict[str, int]:
         """The units' `stats` summed (``dropped`` plus ``unrouted``: every event for an
-        id in no window). Runtime: ``O(S)``."""
+        id in no window; ``joined`` and ``unmatched`` plus the wrapper's, of labels
+        without a segment), and ``waiting`` (`waiting`). Runtime: ``O(S)``."""
         out: dict[str, int] = {}
         for _, unit in self._all():
             for k, v in unit.stats.items():
                 out[k] = out.get(k, 0) + v
         out["dropped"] = out.get("dropped", 0) + self.stats["unrouted"]
+        for k in ("joined", "unmatched"):
+            out[k] = out.get(k, 0) + self.stats[k]
+        out["waiting"] = self.waiting
         out["events"] = self.stats["events"]
         out["reports"], out["alerts"] = self.stats["reports"], self.stats["alerts"]
+        if self._paired:
+            out["paired_alerts"] = self.stats["paired_alerts"]
         return out
 
     # ------------------------------------------------------------------ persistence
@@ -469,12 +560,13 @@ class SegmentedMonitor:
     def from_bytes(cls, data: bytes, *, unit_type: type | None = None
                    ) -> "SegmentedMonitor":
         """Restore a monitor written by `to_bytes`; units of another class than
-        `Monitor` need their class as ``unit_type`` (its ``from_bytes`` reads them).
+        `Monitor` or `PairedMonitor` need their class as ``unit_type`` (its
+        ``from_bytes`` reads them).
 
         Raises `streamrank.exceptions.SnapshotError` for anything it cannot load.
         Runtime: the units' ``from_bytes`` plus ``O(S H + W)``.
         """
-        return _segment_state.load(cls, data, unit_type or Monitor)
+        return _segment_state.load(cls, data, unit_type)
 
     def __reduce__(self):
         """Pickle through `to_bytes` (segment values must be all ints or all strings)."""
@@ -499,6 +591,7 @@ class SegmentedMonitor:
                 assert self._unit_of(seg) is unit, (key, seg, name)
                 assert t0 == t or (t0 is None and t is None), (key, t0, t)
         assert len(self._where) <= max(self._sweep_at, _SWEEP_MIN)
+        _segment_wait.check(self, seen)
 
 
 def _from_bytes(cls, data, unit_type):

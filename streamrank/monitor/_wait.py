@@ -17,7 +17,8 @@ from __future__ import annotations
 import math
 from collections import deque
 
-__all__ = ["HELD", "check", "joining", "note_gone", "recent", "step"]
+__all__ = ["HELD", "bound_of", "check", "joining", "note_gone", "recent", "start_of",
+           "step"]
 
 #: What `step` returns for an event that waits (the monitor returns at once).
 HELD = object()
@@ -117,6 +118,29 @@ class _Gone:
         return [(key, m) for m, key in self.order if mark.get(key) == m]
 
 
+# ---------------------------------------------------------------- the rules of a wait
+def bound_of(label_wait, label_wait_period, events, clock):
+    """The bound of an event (the waits with ``start <= bound`` run out at it), before
+    the event is counted: ``events - label_wait`` (``events`` counted before it), or
+    ``clock - label_wait_period`` (``clock`` after it; an event that waits moves no
+    clock). Shared by `Monitor` and `streamrank.monitor.SegmentedMonitor`'s wait."""
+    if label_wait is not None:
+        return events - label_wait
+    return -math.inf if clock is None else clock - label_wait_period
+
+
+def start_of(waits, label_wait, events, clock, time):
+    """The start of a wait begun by an event: its number ``events`` (counted), or its
+    ``time`` or the ``clock``, the later, never before an earlier start (so ``order``
+    stays sorted)."""
+    if label_wait is not None:
+        return events
+    start = time if clock is None or time > clock else clock
+    if waits.order and waits.order[-1][0] > start:
+        start = waits.order[-1][0]
+    return start
+
+
 # ---------------------------------------------------------------- the Monitor's steps
 def recent(m, key) -> bool:
     """Whether ``key`` left the window of ``m`` lately (changes nothing): among the last
@@ -137,13 +161,10 @@ def joining(m, key, row, score, label, evict, time, early):
     ``label_wait_period``), and the wait this new prediction joins (None). With
     ``labels="binary"``, a waiting label is checked here, when it would join (its own
     event was checked too)."""
-    if m.label_wait is not None:
-        bound = m.stats["events"] - m.label_wait
-    else:
-        clock = m._clock
-        if not early and time is not None and (clock is None or time > clock):
-            clock = time
-        bound = -math.inf if clock is None else clock - m.label_wait_period
+    clock = m._clock
+    if not early and time is not None and (clock is None or time > clock):
+        clock = time
+    bound = bound_of(m.label_wait, m.label_wait_period, m.stats["events"], clock)
     joined = None
     if row < 0 and score is not None:
         entry = m._waits.held.get(key)
@@ -164,13 +185,8 @@ def step(m, key, label, weight, bound, joined, early, time):
     if waits.held:
         st["unmatched"] += waits.expire(bound)
     if early:
-        if m.label_wait is not None:
-            start = st["events"]
-        else:   # its time or the clock, the later; never before an earlier start
-            start = time if m._clock is None or time > m._clock else m._clock
-            if waits.order and waits.order[-1][0] > start:
-                start = waits.order[-1][0]
-        waits.add(key, label, weight, start)
+        waits.add(key, label, weight, start_of(waits, m.label_wait, st["events"],
+                                               m._clock, time))
         m._fast = False
         return HELD, None
     if joined is not None:
