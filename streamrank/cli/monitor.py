@@ -331,14 +331,10 @@ def monitor(ctx, source, id_col, score_col, label_col, weight_col, time_col, win
             settings = dict(window=window, period=period, reference=reference, test=test,
                             alpha=alpha, detector=detector, labels=labels,
                             min_window=min_window, max_history=max_history,
+                            detector_signal=detector_signal,
                             **({} if label_wait is None else label_wait.kwargs()))
-            if challenger_col is None:
-                mon = Monitor(**settings, detector_signal=detector_signal)
-            elif detector_signal != "reference":    # (PairedMonitor: the reference's)
-                raise click.UsageError("--detector-signal window cannot be combined with "
-                                       "--challenger-score.")
-            else:
-                mon = PairedMonitor(**settings, alert_on=alert_on)
+            mon = (Monitor(**settings) if challenger_col is None else
+                   PairedMonitor(**settings, alert_on=alert_on))
         except (ValueError, TypeError) as exc:
             raise click.UsageError(str(exc)) from None
     segmented = hasattr(mon, "segments")

@@ -109,6 +109,8 @@ class PairedMonitor:
         interval of the difference.
     label_wait, label_wait_period : optional
         As `Monitor`'s: a label that comes before its prediction waits, in both windows.
+    detector_signal : {"reference", "window"}
+        As `Monitor`'s: what each model's detector is fed.
     alert_on : {"worse", "better", "both"}
         Alert when the challenger is significantly worse than the champion (one-sided),
         better (one-sided), or either (two-sided).
@@ -135,12 +137,13 @@ class PairedMonitor:
                  labels: LabelKind = "auto", min_window: int = 30,
                  max_history: int | None = None, level: float = 0.95,
                  label_wait: int | None = None, label_wait_period: float | None = None,
-                 alert_on: str = "both") -> None:
+                 detector_signal: str = "reference", alert_on: str = "both") -> None:
         alert_on = check_option(alert_on, "alert_on", "PairedMonitor", ALERT_ON)
         settings = dict(window=window, period=period, reference=reference, test=test,
                         alpha=alpha, detector=detector, labels=labels,
                         min_window=min_window, max_history=max_history, level=level,
-                        label_wait=label_wait, label_wait_period=label_wait_period)
+                        label_wait=label_wait, label_wait_period=label_wait_period,
+                        detector_signal=detector_signal)
         self.champion = Monitor(**settings)     # validates every setting
         self.challenger = Monitor(**settings)
         self.alert_on = alert_on
@@ -421,7 +424,8 @@ class PairedMonitor:
 
 
 _SETTINGS = ("window", "period", "reference", "test", "alpha", "labels", "min_window",
-             "max_history", "level", "_detector_spec", "label_wait", "label_wait_period")
+             "max_history", "level", "_detector_spec", "label_wait", "label_wait_period",
+             "detector_signal")
 
 
 def _may_refuse(mon: Monitor, key, score, label, time) -> bool:

@@ -331,3 +331,17 @@ def test_labels_before_predictions_wait_in_both_windows():
     assert early.stats["dropped"] == early.stats["unmatched"] == 0
     again = PairedMonitor.from_bytes(early.to_bytes())
     assert again.label_wait == 5 and again.stats == early.stats
+
+
+def test_detector_signal_reaches_both_models_and_their_snapshots():
+    m = PairedMonitor(window=50, min_window=5, detector="adwin", detector_signal="window")
+    for i in range(120):
+        m.observe(i, score=(i % 7) / 7, challenger=(i % 5) / 5, label=i % 2)
+    m.report()
+    assert m.champion.detector_signal == m.challenger.detector_signal == "window"
+    again = PairedMonitor.from_bytes(m.to_bytes())
+    again._check()
+    assert again.detector_signal == again.challenger.detector_signal == "window"
+    assert again.metrics() == m.metrics()
+    with pytest.raises(ValueError, match="detector_signal"):
+        PairedMonitor(detector_signal="sliding")
