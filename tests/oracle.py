@@ -226,6 +226,19 @@ def cross_counts(item: tuple, ys: Sequence, ss: Sequence, ws: Optional[Sequence]
                   zero + acc["Ty_only"] + acc["Tyy"], zero + acc["Tyy"], W=wi)
 
 
+def placement(item: tuple, ys: Sequence, ss: Sequence, ws: Optional[Sequence] = None):
+    """``(C + T/2) / (C + D + T)`` of the pairs ``item = (y, s)`` forms with the samples
+    (`cross_counts`): with two labels, the share of the other class it orders correctly,
+    ties one half (a placement value); None when it forms no comparable pair.
+
+    >>> placement((1, 0.5), [0, 0, 1], [0.2, 0.5, 0.9])
+    0.75
+    """
+    c = cross_counts(item, ys, ss, ws)
+    comparable = c.C + c.D + c.T
+    return None if comparable == 0 else float((c.C + Fraction(c.T) / 2) / comparable)
+
+
 def pair_counts_brute(y_true, y_score, sample_weight=None) -> Counts:
     """Every pair counted by the O(n^2) loop; exact ints (unit weights) or Fractions.
 

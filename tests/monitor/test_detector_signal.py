@@ -14,26 +14,17 @@ from click.testing import CliRunner
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from oracle import placement
+
 from streamrank.cli import main
 from streamrank.monitor import Monitor, PairedMonitor, SegmentedMonitor
 from streamrank.monitor.metrics import METRIC_KEYS
 
 
 def _oracle(ref, y, s):
-    """(C + T/2) / (C + D + T) of ``(y, s)`` against every reference prediction of
-    another label, each pair weighted by the reference prediction's weight (None: no
-    comparable pair), by a linear scan."""
-    c = d = t = 0.0
-    for yj, sj, wj in zip(ref.y.tolist(), ref.s.tolist(), ref.w.tolist()):
-        if yj == y:
-            continue
-        if sj == s:
-            t += wj
-        elif (yj - y) * (sj - s) > 0:
-            c += wj
-        else:
-            d += wj
-    return None if c + d + t == 0 else (c + t / 2) / (c + d + t)
+    """The placement of ``(y, s)`` against the reference window's predictions, each pair
+    weighted by the reference prediction's weight (None: no comparable pair)."""
+    return placement((y, s), ref.y.tolist(), ref.s.tolist(), ref.w.tolist())
 
 
 # a key, a score (three values: heavy ties), a label (floats take the per-event paths),

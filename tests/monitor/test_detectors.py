@@ -14,6 +14,8 @@ from click.testing import CliRunner
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from oracle import placement
+
 from streamrank import SnapshotError
 from streamrank.cli import main
 from streamrank.monitor import Monitor
@@ -22,20 +24,14 @@ from streamrank.monitor.detectors import _PARAMS, parse_detector
 
 # --------------------------------------------------------------------------- the signal
 def _oracle_placement(items, key):
-    """(C + T/2) / (C + D + T) of ``key``'s pairs with the other labeled predictions,
-    each weighted by the other's weight, by a linear scan (None: no comparable pair)."""
+    """The placement of ``key``'s prediction against the other labeled predictions, each
+    pair weighted by the other's weight (None: no comparable pair)."""
     _, y, s, _, _ = next(it for it in items if it[0] == key)
-    c = d = t = 0.0
-    for k, yj, sj, wj, _ in items:
-        if k == key or yj is None or yj == y:
-            continue
-        if sj == s:
-            t += wj
-        elif (yj - y) * (sj - s) > 0:
-            c += wj
-        else:
-            d += wj
-    return None if c + d + t == 0 else (c + t / 2) / (c + d + t)
+    others = [(yj, sj, wj) for k, yj, sj, wj, _ in items if k != key and yj is not None]
+    if not others:
+        return None
+    ys, ss, ws = zip(*others)
+    return placement((y, s), ys, ss, ws)
 
 
 _EVENT = st.tuples(st.integers(0, 9), st.sampled_from([None, 0.0, 0.5, 0.5, 1.0]),
