@@ -135,6 +135,11 @@ def _csv_cell(v) -> str:
     return repr(v) if isinstance(v, float) else str(v)
 
 
+def _count(k, word) -> str:
+    """``"1 report"``, ``"2 reports"``."""
+    return f"{k} {word}{'' if k == 1 else 's'}"
+
+
 def _summary(mon, skipped, plot, interrupted, iso_time) -> None:
     if hasattr(mon, "segments"):    # a SegmentedMonitor (--segment)
         from ._monitor_segments import summary
@@ -170,7 +175,9 @@ def _summary(mon, skipped, plot, interrupted, iso_time) -> None:
         f"dropped, {skipped} rows skipped",
         f"  window: {mon.n} labeled + {mon.pending} pending; {st['evicted']} evicted "
         f"({st['evicted_pending']} never labeled); reference {ref_text}",
-        f"  {st['reports']} reports, {st['alerts']} alerts{first}",
+        f"  {_count(st['reports'], 'report')}, "
+        + (f"{st['alerts']} with an alert ({st['paired_alerts']} with a paired alert)"
+           if paired else _count(st['alerts'], 'alert')) + first,
     ]
     models = (("champion ", mon.champion), ("challenger ", mon.challenger)) if paired \
         else (("", mon),)

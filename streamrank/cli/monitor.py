@@ -419,6 +419,8 @@ def monitor(ctx, source, id_col, score_col, label_col, weight_col, time_col, win
                                show_time=time_col is not None, paired=paired,
                                segmented=segmented,
                                extra=wait_columns(mon))
+            if mon.history:     # resumed: the checkpoint's last report is made already
+                printer.last_events = mon.history[-1].events
             event_columns = {"score": score_col, "label": label_col,
                              "weight": weight_col, "time": time_col,
                              "challenger": challenger_col, "segment": segment_col}

@@ -733,3 +733,22 @@ def test_a_closed_stdout_stops_the_run_cleanly(tmp_path):
     events = int(re.search(r"stopped after event (\d+)", err).group(1))
     assert 0 < events < len(rows)
     assert re.search(rf"monitor: {events} events", err)
+
+
+@pytest.mark.parametrize("n", [4000, 4050])     # ends on an --every boundary, or not
+def test_resuming_with_no_new_rows_repeats_no_report(tmp_path, n):
+    """A resumed run that reads no new row makes no report the checkpoint already holds:
+    its reports, alerts and exit code are those of the one run."""
+    rows = make_events(3100, 9, window=300, collapse_at=1500)[0][:n]
+    path = write_csv(tmp_path / "e.csv", rows)
+    ckpt = tmp_path / "m.ckpt"
+    base = [path, "--window", 300, "--every", 250, "--checkpoint", ckpt, "--fail-on-alert",
+            "--format", "json"]
+    first = run(base)
+    again = run([*base, "--resume"])
+    summary = re.compile(r"(\d+) reports, (\d+) alerts")
+    assert first.exit_code == again.exit_code == 1, again.output
+    assert summary.search(again.stderr).groups() == summary.search(first.stderr).groups()
+    shown = first.stdout.splitlines()
+    # the one report the resumed run may print is the first run's off-schedule last one
+    assert again.stdout.splitlines() == ([] if len(rows) % 250 == 0 else shown[-1:])
