@@ -42,11 +42,21 @@ _OBSERVE_PARAM = re.compile(r"The '(\w+)' parameter of (?:Paired|Segmented)?"
                             r"Monitor\.observe must be ")
 
 
-def _rejected(name, row, exc, event_columns, line=None) -> str:
+_SECONDS = re.compile(r"-?\d+(?:\.\d*)?(?:e[+-]?\d+)?")
+
+
+def _rejected(name, row, exc, event_columns, line=None, iso_time=False) -> str:
     """A row the `Monitor` refused (a prediction back in time, a third label with
-    ``--labels binary``), located like an `EventError`: file, line and row, the column."""
+    ``--labels binary``), located like an `EventError`: file, line and row, the column.
+    With ISO 8601 input times (``iso_time``), the times of a refused time are written
+    so too."""
     text = str(exc)
     m = _OBSERVE_PARAM.match(text)
+    if m and m.group(1) == "time" and iso_time:
+        from ..io.events import format_time
+
+        text = text[:m.end()] + _SECONDS.sub(lambda t: format_time(float(t.group())),
+                                             text[m.end():])
     column = event_columns.get(m.group(1)) if m else None
     if column is None:
         return f"{location(name, row, line=line)}: {text}"

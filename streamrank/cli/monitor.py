@@ -471,7 +471,8 @@ def monitor(ctx, source, id_col, score_col, label_col, weight_col, time_col, win
                     except (ValueError, TypeError) as exc:   # EventError, or the Monitor's
                         message = (read_error(exc, name).message
                                    if isinstance(exc, EventError) else
-                                   _rejected(name, row, exc, event_columns, src.line))
+                                   _rejected(name, row, exc, event_columns, src.line,
+                                             parser.iso_time))
                         if on_error == "fail":
                             status["error"] = message + (" (use --on-error skip to skip "
                                                          "bad rows)")

@@ -752,3 +752,13 @@ def test_resuming_with_no_new_rows_repeats_no_report(tmp_path, n):
     shown = first.stdout.splitlines()
     # the one report the resumed run may print is the first run's off-schedule last one
     assert again.stdout.splitlines() == ([] if len(rows) % 250 == 0 else shown[-1:])
+
+
+def test_a_prediction_back_in_time_is_named_in_iso_8601_when_the_input_is(tmp_path):
+    path = tmp_path / "back.csv"
+    path.write_text("id,ts,score,label\n1,2026-01-01T00:10:00,0.4,1\n"
+                    "2,2026-01-01T00:05:00,0.3,0\n")
+    res = run([path, "--time", "ts", "--period", "1h"])
+    assert res.exit_code == 2
+    assert ("line 3 (row 2), column 'ts': must be at least the clock 2026-01-01T00:10:00Z"
+            in res.stderr and "Got 2026-01-01T00:05:00Z instead" in res.stderr), res.stderr
