@@ -157,8 +157,11 @@ def _summary(mon, skipped, plot, interrupted, iso_time) -> None:
         warnings.simplefilter("ignore", UndefinedMetricWarning)
         base = mon.champion if paired else mon
         ref_text = (f"{'AUC' if len(base._ref.labels) <= 2 else 'concordance'} "
-                    f"{ref.auc:.4f} (n={ref.n})" if ref is not None and ref.n
+                    f"{ref.auc:.4f} (n={ref.n})" if base._ref is not None
                     else "not frozen yet")
+        if base._ref is not None and len(base._ref.labels) < 2:
+            ref_text += (" — fewer than two label values, so no test can run against it (labels "
+                         "that lag the window by more than its length; give --reference N)")
     first = ""
     if alerts:
         from ..io.events import format_time
@@ -166,7 +169,8 @@ def _summary(mon, skipped, plot, interrupted, iso_time) -> None:
         r = alerts[0]
         when = "" if r.time is None else \
             f" ({format_time(r.time) if iso_time else f'time {r.time:g}'})"
-        first = f", first at event {r.events}{when}"
+        first = (f", first at event {r.events}{when}" if len(alerts) == st["alerts"] else
+                 f", the first kept (--max-history) at event {r.events}{when}")
     lines = [
         ("streamrank monitor: stopped by a signal (Ctrl-C); " if interrupted else
          "streamrank monitor: ")

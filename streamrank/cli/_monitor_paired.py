@@ -89,6 +89,9 @@ def paired_summary(mon, iso_time) -> list:
         lines.append(f"  paired ({mon.alert_on}): challenger AUC - champion AUC "
                      f"{last.difference:+.4f} on {last.n} rows (z {last.z:.2f}, p "
                      f"{last.p_value:.3g}); {mon.stats['paired_alerts']} paired alerts")
+    elif last is not None and last.champion.metric == "concordance":
+        lines.append(f"  paired ({mon.alert_on}): no paired test: DeLong's paired test "
+                     "compares AUCs of two label values, and the labels are non-binary")
     else:
         n = 0 if last is None else last.n
         lines.append(f"  paired ({mon.alert_on}): no test yet ({n} rows labeled in both "

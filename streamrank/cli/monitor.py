@@ -279,6 +279,10 @@ def monitor(ctx, source, id_col, score_col, label_col, weight_col, time_col, win
              if ctx.get_parameter_source(p) is ParameterSource.COMMANDLINE}
     if "metrics_host" in given and metrics_port is None:
         raise click.UsageError("--metrics-host needs --metrics-port PORT.")
+    if challenger_col is not None and challenger_name == model_name:
+        raise click.UsageError(f"--name and --challenger-name are both {model_name!r}: the "
+                               "two models need two names (the 'model' label of the "
+                               "metrics).")
     for opt in ("challenger_name", "alert_on"):
         if opt in given and challenger_col is None:
             raise click.UsageError(f"--{opt.replace('_', '-')} needs --challenger-score "

@@ -64,7 +64,9 @@ left the window is dropped.
 
 **The reference window** is frozen once: by default the *first full window* as labeled
 just before it first slides (the moment the first prediction is evicted: the labels that
-arrived late while it was filling are in); with ``reference=N``, the first ``N``
+arrived late while it was filling are in; labels that lag the window by more than its
+length leave it with one class, and then no test ever runs: give ``reference=N``); with
+``reference=N``, the first ``N``
 predictions to receive a label (with their scores as of the ``N``-th label). Its counts,
 AUC and variances are kept; the reference never changes afterwards.
 

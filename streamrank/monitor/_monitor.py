@@ -71,7 +71,8 @@ class Monitor:
         needs a ``time``). Exactly one of ``window`` and ``period``.
     reference : int, optional
         Freeze the reference window as the first ``reference`` labeled predictions;
-        default: the first full window, just before it first slides.
+        default: the first full window, just before it first slides (with labels that lag
+        the window it may hold one class: then no test runs; pass ``reference=N``).
     test : {"hanley-mcneil", "delong"}
         Variance of the AUC test (`streamrank.monitor.drift`) of binary labels; with a
         third label value the concordance is tested with its U-statistic variance.
@@ -158,17 +159,13 @@ class Monitor:
         min_window = check_int(min_window, "min_window", func, minimum=2)
         max_history = check_int(max_history, "max_history", func, allow_none=True)
         level = check_level(level, func)
-        self.window = window
-        self.period = period
-        self.reference = reference
-        self.test = test
+        self.window, self.period, self.reference, self.test = window, period, reference, test
         self.alpha = float(alpha)
         self.labels = labels
         self.min_window = int(min_window)
         self.max_history = None if max_history is None else int(max_history)
         self.level = level
-        self.label_wait = label_wait
-        self.label_wait_period = label_wait_period
+        self.label_wait, self.label_wait_period = label_wait, label_wait_period
         # with a label wait: the labels waiting for their prediction, and the ids evicted
         # lately (`streamrank.monitor._wait`); None without
         waits = label_wait is not None or label_wait_period is not None
@@ -210,8 +207,8 @@ class Monitor:
 
     def __repr__(self) -> str:
         size = f"window={self.window}" if self.period is None else f"period={self.period}"
-        return (f"Monitor({size}, test={self.test!r}, alpha={self.alpha}) holding "
-                f"{self.n} labeled + {self.pending} pending predictions")
+        return f"Monitor({size}, test={self.test!r}, alpha={self.alpha}) holding " \
+            f"{self.n} labeled + {self.pending} pending predictions"
 
     @property
     def counts(self) -> PairCounts:
@@ -277,7 +274,7 @@ class Monitor:
         (`_signal`: ``O(log R)``; ``O(log W)`` against the window) and updates it.
         """
         if (self._fast and weight is None and time is None and type(score) is float
-                and score - score == 0.0 and key is not None):
+                and score - score == 0.0 and key is not None and key.__hash__ is not None):
             # the per-event paths of a steady count window (one C call each; anything
             # else goes on): a new prediction with a float score, a bool / float label or
             # none ...
@@ -303,7 +300,7 @@ class Monitor:
                         _signal.feed(self, y, score, 1)
                     return
         elif (self._fast and score is None and weight is None and time is None
-              and label is not None):
+              and label is not None and key.__hash__ is not None):
             # ... and a late label (bool or float) for a pending prediction
             y = _plain_label(label)
             if y is not None and self._win.label_pending(key, y):
@@ -331,9 +328,9 @@ class Monitor:
             raise param_error("time", "Monitor.observe", "a finite number (the monitor "
                               "has a period " + ("window)" if period is not None else
                                                  "label wait)"), "None")
-        if key is None:
+        if key is None or key.__hash__ is None:
             raise param_error("key", "Monitor.observe", "an id (a hashable value other "
-                              "than None)", "None", TypeError)
+                              "than None)", describe(key), TypeError)
         win = self._win
         row = win.store.row_of(key)
         if row < 0 and score is None and label is None and weight is None:
@@ -421,17 +418,17 @@ class Monitor:
             self._ref_store[key] = [new_y, new_s, new_w]
 
     def advance(self, time: Number) -> None:
-        """Move the clock to ``time`` without an event (nothing if it is not later): a
-        ``period`` window evicts the predictions at or before ``time - period``, as an
-        event at ``time`` would. For a wrapper that shares one clock among monitors
-        (`streamrank.monitor.SegmentedMonitor`). Runtime: ``O(1 + evicted)``.
-        """
+        """Move the clock to ``time`` without an event (nothing if it is not later), as
+        an event at ``time`` would (evictions, label waits): for a wrapper that shares one
+        clock (`streamrank.monitor.SegmentedMonitor`). Runtime: ``O(1 + evicted)``."""
         time = check_scalar(time, "time", "Monitor.advance")
         if self._clock is not None and time <= self._clock:
             return
         if self.period is not None:
             self._evict(self._win.count_through(time - self.period), time)
         self._clock = time
+        if self._waits:     # time waits run out as the clock moves
+            _wait.ran_out(self)
 
     def _check_binary(self, label, row, evict) -> None:
         """Raise if ``label`` would be a third label value after this event's evictions
@@ -484,8 +481,7 @@ class Monitor:
                 and (self._detector is None or self.detector_signal == "reference"))
 
     def _freeze_window(self) -> None:
-        y, s, w = self._window_arrays()
-        self._set_reference(_Reference(y, s, w))
+        self._set_reference(_Reference(*self._window_arrays()))
 
     def _set_reference(self, ref) -> None:
         """Freeze the reference window; from then on a count window takes new predictions

@@ -226,6 +226,9 @@ class PairedMonitor:
         evicted)``."""
         self.champion.advance(time)
         self.challenger.advance(time)
+        st, a = self.stats, self.champion.stats     # the evictions are counted there
+        for k in _CHAMPION_STATS:
+            st[k] = a[k]
 
     # ------------------------------------------------------------------ events
     def observe(self, key: Hashable, *, score: Number | None = None,
@@ -293,8 +296,7 @@ class PairedMonitor:
         aligned = self._aligned
         if not aligned:
             ia, ib = wa.items(), wb.items()
-            aligned = self._aligned = (len(ia) == len(ib)
-                                       and [e[0] for e in ia] == [e[0] for e in ib])
+            aligned = self._aligned = _paired_state.same_rows(ia, ib, self.period)
         if aligned:
             ya, sa, w = wa.columns(labeled=False)
             yb, sb, _ = wb.columns(labeled=False)
@@ -414,7 +416,7 @@ class PairedMonitor:
         assert st["paired_alerts"] <= st["alerts"] <= st["reports"]
         assert len(self.history) == len(a.history) == len(b.history)
         if self._aligned:
-            assert [e[0] for e in a._win.items()] == [e[0] for e in b._win.items()]
+            assert _paired_state.same_rows(a._win.items(), b._win.items(), self.period)
         for r, ra, rb in zip(self.history, a.history, b.history):
             assert r.champion is ra and r.challenger is rb
         labels = {k: y for k, y, *_ in a.items() if y is not None}

@@ -27,7 +27,7 @@ from ._paired_report import PairedReport
 from ._report import Report
 from ._state import _STATS
 
-__all__ = ["FORMAT", "dump", "load", "snapshot_format"]
+__all__ = ["FORMAT", "dump", "load", "same_rows", "snapshot_format"]
 
 FORMAT = "streamrank.PairedMonitor"
 _VERSION = 1
@@ -76,8 +76,7 @@ def load(cls, data: bytes):
         m.alerts = deque(maxlen=a.max_history)
         m.stats = dict(stats)
         m._aligned = state["aligned"]
-        if m._aligned and [e[0] for e in a._win.items()] != [e[0] for e in
-                                                             b._win.items()]:
+        if m._aligned and not same_rows(a._win.items(), b._win.items(), a.period):
             raise snap.corrupt("the windows hold other ids, but are said to be aligned")
         rows = state["history"]
         if not len(rows) == len(a.history) == len(b.history):
@@ -110,3 +109,14 @@ def snapshot_format(data: bytes) -> str | None:
     except (zipfile.BadZipFile, KeyError, ValueError, OSError, EOFError, TypeError):
         return None
     return str(arr) if arr.dtype.kind == "U" and arr.shape == () else None
+
+
+def same_rows(ia, ib, period) -> bool:
+    """Whether two windows' rows (``RowWindow.items()``: key, time, ...) hold the same ids
+    in the same order, and with a ``period`` window at the same times too (then they
+    evict alike: a count window evicts by position, a period window by time). O(W)."""
+    if len(ia) != len(ib):
+        return False
+    if period is None:
+        return [e[0] for e in ia] == [e[0] for e in ib]
+    return [e[:2] for e in ia] == [e[:2] for e in ib]

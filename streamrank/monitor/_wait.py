@@ -17,7 +17,7 @@ from __future__ import annotations
 import math
 from collections import deque
 
-__all__ = ["HELD", "bound_of", "check", "joining", "note_gone", "recent", "start_of",
+__all__ = ["HELD", "bound_of", "check", "joining", "note_gone", "ran_out", "recent", "start_of",
            "step"]
 
 #: What `step` returns for an event that waits (the monitor returns at once).
@@ -112,6 +112,14 @@ class _Gone:
             if self.mark.get(k) == m:
                 del self.mark[k]
 
+    def prune(self, bound) -> None:
+        """Forget the ids whose mark is at most ``bound``. O(1 + forgotten) amortized."""
+        order = self.order
+        while order and order[0][0] <= bound:
+            m, k = order.popleft()
+            if self.mark.get(k) == m:
+                del self.mark[k]
+
     def rows(self) -> list:
         """``(key, mark)`` of each remembered id, oldest first (the snapshot)."""
         mark = self.mark
@@ -175,6 +183,18 @@ def joining(m, key, row, score, label, evict, time, early):
     return bound, joined
 
 
+def ran_out(m) -> None:
+    """The waits of ``m`` that can no longer join, after its clock moved without an event
+    (`Monitor.advance`) and after each event: time waits past ``clock -
+    label_wait_period``, event waits whose last event has come. O(1) amortized."""
+    clock = m._clock
+    if m._waits.held and (m.label_wait is not None or clock is not None):
+        m.stats["unmatched"] += m._waits.expire(
+            bound_of(m.label_wait, m.label_wait_period, m.stats["events"], clock))
+    if m.period is not None and clock is not None and m._gone.order:
+        m._gone.prune(clock - m.period)
+
+
 def step(m, key, label, weight, bound, joined, early, time):
     """Apply this event's part of the label wait (after the evictions and the clock,
     the event counted): run out the waits past ``bound`` (``unmatched``); hold an
@@ -187,6 +207,7 @@ def step(m, key, label, weight, bound, joined, early, time):
     if early:
         waits.add(key, label, weight, start_of(waits, m.label_wait, st["events"],
                                                m._clock, time))
+        ran_out(m)
         m._fast = False
         return HELD, None
     if joined is not None:
@@ -194,6 +215,7 @@ def step(m, key, label, weight, bound, joined, early, time):
         st["joined"] += 1
         label = joined[0] if label is None else label
         weight = joined[1] if weight is None else weight
+    ran_out(m)      # this event was the last chance of some waits
     m._fast = m._ref is not None and m._steady()
     return label, weight
 

@@ -762,3 +762,17 @@ def test_a_prediction_back_in_time_is_named_in_iso_8601_when_the_input_is(tmp_pa
     assert res.exit_code == 2
     assert ("line 3 (row 2), column 'ts': must be at least the clock 2026-01-01T00:10:00Z"
             in res.stderr and "Got 2026-01-01T00:05:00Z instead" in res.stderr), res.stderr
+
+
+def test_the_summary_says_when_the_reference_cannot_be_tested_and_history_was_trimmed(
+        tmp_path):
+    rows, _ = make_events(3000, 10, window=300, collapse_at=1500)
+    path = write_csv(tmp_path / "e.csv", rows)
+    res = run([path, "--window", 300, "--every", 100, "--max-history", 1])
+    assert "alerts, the first kept (--max-history) at event" in res.stderr, res.stderr
+    # labels that lag a window of 3 by 10 predictions: the reference holds one class
+    lag = tmp_path / "lag.csv"
+    lines = [f"{i},0.{i % 10}," for i in range(40)] + [f"{i},,{i % 2}" for i in range(40)]
+    lag.write_text("id,score,label\n" + "\n".join(lines) + "\n")
+    res = run([lag, "--window", 3, "--min-window", 2])
+    assert res.exit_code == 0 and "no test can run against it" in res.stderr, res.stderr

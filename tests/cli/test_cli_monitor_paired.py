@@ -276,3 +276,11 @@ def test_a_real_scrape_of_a_paired_run(tmp_path):
     assert value == pytest.approx(report["paired_p_value"], rel=1e-12)
     assert metrics["streamrank_paired_auc_difference"][0] == pytest.approx(
         report["diff"], rel=1e-12)
+
+
+def test_the_two_models_need_two_names(tmp_path):
+    path = tmp_path / "e.csv"
+    path.write_text("id,score,challenger,label\n1,0.2,0.3,0\n2,0.8,0.7,1\n")
+    res = run([path, "--challenger-score", "challenger", "--challenger-name", "model"])
+    assert res.exit_code == 2 and "--name and --challenger-name are both 'model'" \
+        in res.output

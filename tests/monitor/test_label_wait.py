@@ -445,3 +445,43 @@ def test_a_bad_event_changes_nothing_while_labels_wait():
         with pytest.raises(ValueError):
             m.observe("y", **kw)
         assert m.to_bytes() == before and m.waiting == 1
+
+
+def test_a_wait_runs_out_right_after_its_last_chance():
+    """``label_wait=1``: the label may join the next event only; after it, it is
+    unmatched at once (the buffer holds at most N waits)."""
+    m = Monitor(window=5, label_wait=1, min_window=2)
+    m.observe("a", label=1)
+    assert m.waiting == 1
+    m.observe("b", label=0)                  # a's last chance passed
+    m._check()
+    assert (m.waiting, m.stats["unmatched"]) == (1, 1)
+    m.observe("b", score=0.3)                # b joins on its last chance
+    assert (m.waiting, m.stats["joined"], m.stats["unmatched"]) == (0, 1, 1)
+
+
+def test_advance_runs_out_time_waits_and_forgets_old_evictions():
+    m = Monitor(period=10.0, label_wait_period=3.0, min_window=2)
+    m.observe("p", score=0.5, time=0.0)
+    m.observe("a", label=1, time=0.0)
+    m.advance(100.0)
+    m._check()
+    assert (m.waiting, m.stats["unmatched"]) == (0, 1)
+    m = Monitor(period=3.0, label_wait_period=2.0, min_window=2)
+    m.observe("p", score=0.5, time=0.0)
+    for t in (3.5, 6.4, 6.6, 6.7):
+        m.observe("p", label=1, time=t)
+        m._check()
+    again = Monitor.from_bytes(m.to_bytes())
+    again._check()
+
+
+def test_an_unhashable_key_is_refused_by_name_on_every_path():
+    m = Monitor(window=3, min_window=2)
+    for i in range(5):                       # the reference freezes: the per-event paths
+        m.observe(i, score=0.1 * i, label=i % 2)
+    before = m.to_bytes()
+    for kw in ({"score": 0.5}, {"label": 1.0}, {"score": 0.5, "label": 1.0}):
+        with pytest.raises(TypeError, match="'key' parameter of Monitor.observe.*\\[1\\]"):
+            m.observe([1], **kw)
+    assert m.to_bytes() == before

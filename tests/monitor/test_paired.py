@@ -345,3 +345,34 @@ def test_detector_signal_reaches_both_models_and_their_snapshots():
     assert again.metrics() == m.metrics()
     with pytest.raises(ValueError, match="detector_signal"):
         PairedMonitor(detector_signal="sliding")
+
+
+def test_period_windows_that_hold_one_id_at_two_times_are_not_aligned():
+    """The challenger's score first, the champion's later: the windows hold the same ids
+    but evict them at different times, so a report must not take them as aligned."""
+    m = PairedMonitor(period=3.0, min_window=2)
+    m.observe("x", challenger=0.7, time=0.0)
+    m.observe("x", score=0.9, time=2.5)
+    m.report()
+    m.observe("y", score=0.2, challenger=0.3, time=4.0)   # x leaves the challenger only
+    m._check()
+    m.observe("y", label=1, time=4.1)
+    m.observe("x", label=0, time=4.2)
+    r = m.report()
+    m._check()
+    assert [k for k, *_ in m.champion.items()] == ["x", "y"]
+    assert [k for k, *_ in m.challenger.items()] == ["y"]
+    assert r.n == 1                          # y alone is labeled in both windows
+
+
+def test_advance_keeps_the_pairs_statistics():
+    p = PairedMonitor(period=3.0, min_window=2)
+    p.observe("a", score=0.5, challenger=0.4, label=1, time=0.0)
+    p.advance(10.0)
+    p._check()
+    assert p.stats["evicted"] == p.champion.stats["evicted"] == 1
+
+
+def test_an_unhashable_key_is_refused_by_name():
+    with pytest.raises(TypeError, match="'key' parameter of Monitor.observe"):
+        PairedMonitor(window=4).observe([1], score=0.5, challenger=0.4)
