@@ -160,8 +160,9 @@ def _summary(mon, skipped, plot, interrupted, iso_time) -> None:
                     f"{ref.auc:.4f} (n={ref.n})" if base._ref is not None
                     else "not frozen yet")
         if base._ref is not None and len(base._ref.labels) < 2:
-            ref_text += (" — fewer than two label values, so no test can run against it (labels "
-                         "that lag the window by more than its length; give --reference N)")
+            ref_text += (" — fewer than two label values, so no test can run against it "
+                         "(labels that lag the window by more than its length; give "
+                         "--reference N)")
     first = ""
     if alerts:
         from ..io.events import format_time
