@@ -101,5 +101,7 @@ def paired_summary(mon, iso_time) -> list:
         r = fired[0]
         when = "" if r.time is None else \
             f" ({format_time(r.time) if iso_time else f'time {r.time:g}'})"
-        lines[-1] += f", first at event {r.events}{when}"
+        kept = "first" if len(mon.alerts) == mon.stats["alerts"] else \
+            "the first kept (--max-history)"
+        lines[-1] += f", {kept} at event {r.events}{when}"
     return lines

@@ -101,6 +101,8 @@ def summary(mon, skipped, plot, interrupted, iso_time) -> None:
 
     st = mon.totals()
     own = mon.stats
+    # the reports kept (--max-history) may have lost the first alerts
+    kept = "first " if len(mon.alerts) == own["alerts"] else "the first kept (--max-history) "
 
     def when(r):
         return "" if r.time is None else \
@@ -142,7 +144,7 @@ def summary(mon, skipped, plot, interrupted, iso_time) -> None:
                       and (r.alerts[r.segments.index(name)] or r.paired_alerts
                            and r.paired_alerts[r.segments.index(name)])), None)
         first_text = "" if first is None else \
-            f", first at event {first.events}{when(first)}"
+            f", {kept}at event {first.events}{when(first)}"
         lines.append(f"  segment {name}: {unit.n} labeled + {unit.pending} pending; "
                      f"{ref_text}; {count} alerts{first_text}")
         i = None if last is None or name not in last.segments else \
@@ -159,7 +161,7 @@ def summary(mon, skipped, plot, interrupted, iso_time) -> None:
     lines.append(f"  {own['reports']} reports, {own['alerts']} with an alert"
                  + (f" ({own['paired_alerts']} with a paired alert)" if paired else "")
                  + ("" if first is None else
-                    f", first at event {first.events}{when(first)}"))
+                    f", {kept}at event {first.events}{when(first)}"))
     if plot is not None:
         lines.append(f"  plot: {plot}")
     click.echo("\n".join(lines), err=True)
