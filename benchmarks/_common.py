@@ -360,6 +360,13 @@ def machine_info(packages=("numpy", "scipy", "scikit-learn", "lifelines", "strea
     }
 
 
+def report_head(title: str, result: dict) -> list:
+    """The opening lines of a results section: its heading, the command that made it,
+    the machine and the load average at the end."""
+    return [title, "", f"`{result['command']}`", "", machine_markdown(result["machine"]),
+            f"- Load average at end: {result['load_average_end']}", ""]
+
+
 def machine_markdown(info: dict) -> str:
     """`machine_info` as a Markdown bullet list."""
     cpu = info["cpu"]

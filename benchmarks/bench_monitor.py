@@ -80,8 +80,8 @@ from river import metrics as river_metrics  # noqa: E402
 from sklearn.metrics import roc_auc_score  # noqa: E402
 
 from _common import (  # noqa: E402
-    fmt_n, fmt_ratio, log, machine_info, machine_markdown, markdown_table, median, parse_size,
-    load_average, time_call, write_report,
+    fmt_n, fmt_ratio, log, machine_info, markdown_table, median, parse_size, load_average,
+    report_head, time_call, write_report,
 )
 from streamrank import metrics as sm  # noqa: E402
 from streamrank import delong_test, group_auc_score  # noqa: E402
@@ -378,9 +378,7 @@ def run_segments(d, w, args) -> dict:
 
 def segments_markdown(result) -> str:
     args = result["params"]
-    lines = ["## Segmented monitor: per-event cost (issue 16, item 3)", "",
-             f"`{result['command']}`", "", machine_markdown(result["machine"]),
-             f"- Load average at end: {result['load_average_end']}", "",
+    lines = [*report_head("## Segmented monitor: per-event cost (issue 16, item 3)", result),
              "Method: see the docstring of `benchmarks/bench_monitor.py` (`--segments`). "
              f"{args['events']:,} timed events after the windows are full, a report of "
              f"every segment every {args['every']} events, median of {args['repeats']} "
@@ -404,9 +402,7 @@ def segments_markdown(result) -> str:
 # --------------------------------------------------------------------------- report
 def markdown_report(result) -> str:
     args = result["params"]
-    lines = ["## streamrank monitor benchmark (issue 6)", "",
-             f"`{result['command']}`", "", machine_markdown(result["machine"]),
-             f"- Load average at end: {result['load_average_end']}", "",
+    lines = [*report_head("## streamrank monitor benchmark (issue 6)", result),
              "Method: see the docstring of `benchmarks/bench_monitor.py`. Steady state "
              f"(window already full), a report every {args['every']} events, median of "
              f"{args['repeats']} round-robin runs; *subsampled* methods are timed on fewer "
@@ -497,9 +493,7 @@ def run_paired(w, args) -> dict:
 
 def paired_markdown(result) -> str:
     args = result["params"]
-    lines = ["## Champion against challenger: the cost of a paired report (issue 16)", "",
-             f"`{result['command']}`", "", machine_markdown(result["machine"]),
-             f"- Load average at end: {result['load_average_end']}", "",
+    lines = [*report_head("## Champion against challenger: the cost of a paired report (issue 16)", result),
              "Method: see `--paired` in the docstring of `benchmarks/bench_monitor.py`. "
              f"Median of {args['reports']} reports, {args['every']} new events between "
              "two; every report's p-value equals the scratch `delong_test`'s exactly and "
