@@ -356,7 +356,7 @@ class Monitor:
                 if row >= 0 and win.store.value(row)[0] <= horizon:
                     row = -1    # the event's own prediction leaves before it applies
         if waits is not None:
-            bound, joined = _wait.joining(self, key, row, score, label, evict, time, early)
+            joined = _wait.joining(self, key, row, score, label, evict, time, early)
         if label is not None and self.labels == "binary":
             self._check_binary(label, row, evict)
         # -- apply
@@ -367,7 +367,7 @@ class Monitor:
         st = self.stats
         st["events"] += 1
         if waits is not None:
-            label, weight = _wait.step(self, key, label, weight, bound, joined, early, time)
+            label, weight = _wait.step(self, key, label, weight, joined, early, time)
             if label is _wait.HELD:
                 return
         if row < 0:

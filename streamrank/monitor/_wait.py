@@ -164,9 +164,8 @@ def recent(m, key) -> bool:
 
 def joining(m, key, row, score, label, evict, time, early):
     """Before anything changes (`Monitor.observe` of ``m`` with a label wait; ``early``:
-    this event waits): the bound of this event (the waits with ``start <= bound`` run out
-    at it: this event's number minus ``label_wait`` minus 1, or the clock after it minus
-    ``label_wait_period``), and the wait this new prediction joins (None). With
+    this event waits): the wait this new prediction joins (None: none, or one whose
+    ``start`` is at most this event's bound, `bound_of`: it ran out). With
     ``labels="binary"``, a waiting label is checked here, when it would join (its own
     event was checked too)."""
     clock = m._clock
@@ -180,7 +179,7 @@ def joining(m, key, row, score, label, evict, time, early):
             joined = entry
             if label is None and entry[0] is not None and m.labels == "binary":
                 m._check_binary(entry[0], row, evict)
-    return bound, joined
+    return joined
 
 
 def ran_out(m) -> None:
@@ -195,15 +194,14 @@ def ran_out(m) -> None:
         m._gone.prune(clock - m.period)
 
 
-def step(m, key, label, weight, bound, joined, early, time):
+def step(m, key, label, weight, joined, early, time):
     """Apply this event's part of the label wait (after the evictions and the clock,
-    the event counted): run out the waits past ``bound`` (``unmatched``); hold an
-    ``early`` label or weight (`HELD`: the monitor returns); or hand a new prediction
-    its waiting label and weight (``joined``; its own win). Returns the ``(label,
-    weight)`` the event goes on with. O(1) amortized."""
+    the event counted): hold an ``early`` label or weight (`HELD`: the monitor
+    returns), or hand a new prediction its waiting label and weight (``joined``; its own
+    win); then run out the waits this event was the last chance of (`ran_out`: each
+    event's bound is passed once, after it). Returns the ``(label, weight)`` the event
+    goes on with. O(1) amortized."""
     waits, st = m._waits, m.stats
-    if waits.held:
-        st["unmatched"] += waits.expire(bound)
     if early:
         waits.add(key, label, weight, start_of(waits, m.label_wait, st["events"],
                                                m._clock, time))
