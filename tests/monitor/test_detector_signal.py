@@ -140,6 +140,8 @@ def test_a_snapshot_without_the_signal_restores_the_window_signal():
     config = json.loads(str(arrays["config"]))
     assert config.pop("detector_signal") == "window"
     arrays["config"], arrays["version"] = np.array(json.dumps(config)), np.array(3)
+    for name in [k for k in arrays if k.startswith("orphan_")]:   # (version 5's)
+        del arrays[name]
     restored = Monitor.from_bytes(_npz(arrays))
     assert restored.detector_signal == "window"
     for m in (old, restored):
