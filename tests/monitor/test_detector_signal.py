@@ -174,8 +174,8 @@ def test_cli_detector_signal(tmp_path):
     assert res.exit_code == 0, res.output
     res = runner.invoke(main, [*base, "--resume", "--detector-signal", "reference"])
     assert res.exit_code == 2
-    assert ("--detector-signal reference: the checkpoint's monitor has "
-            "detector_signal='window'") in res.output
+    assert ("--detector-signal reference: the checkpoint's run has "
+            "--detector-signal window") in res.output
     res = runner.invoke(main, ["monitor", str(src), "--detector-signal", "both"])
     assert res.exit_code == 2 and "Traceback" not in res.output
     assert "Invalid value for '--detector-signal'" in res.output
