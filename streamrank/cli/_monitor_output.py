@@ -142,7 +142,7 @@ def _count(k, word, plural=None) -> str:
 
 
 def shown_value(value) -> str:
-    """A segment value as the table and the summary show it: plain when that cannot be
+    r"""A segment value as the table and the summary show it: plain when that cannot be
     mistaken for another value, else quoted as Python writes it (`repr`: the escapes of
     control and other invisible characters): a value with leading or trailing spaces, a
     character that is not printable (a newline, a tab, a no-break space), a quote, an
