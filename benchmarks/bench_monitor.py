@@ -107,7 +107,7 @@ def make_stream(n: int, seed: int):
 
 # --------------------------------------------------------------------------- methods
 # Each method: make(W) -> state; feed(state, lo, hi, every) -> last metric value.
-def _monitor(test, **kw):
+def _monitor(test, orphans=False, **kw):
     def make(w):
         return Monitor(window=w, test=test, min_window=30, **kw)
 
@@ -117,6 +117,8 @@ def _monitor(test, **kw):
         k = 0
         for i in range(lo, hi):
             observe(i, score=s[i], label=y[i])
+            if orphans and i % 100 == 0:
+                observe(-1 - i, label=1.0)      # an id never predicted
             k += 1
             if k == every:
                 report()
@@ -138,26 +140,6 @@ def _monitor_late():
             j = i - LATE
             if j >= 0:
                 observe(j, label=y[j])
-            k += 1
-            if k == every:
-                report()
-                k = 0
-        return report().auc
-    return make, feed
-
-
-def _monitor_orphans(**kw):
-    def make(w):
-        return Monitor(window=w, min_window=30, **kw)
-
-    def feed(m, d, lo, hi, every):
-        y, s = d["y"], d["s"]
-        observe, report = m.observe, m.report
-        k = 0
-        for i in range(lo, hi):
-            observe(i, score=s[i], label=y[i])
-            if i % 100 == 0:
-                observe(-1 - i, label=1.0)      # an id never predicted
             k += 1
             if k == every:
                 report()
@@ -225,8 +207,9 @@ METHODS = {
     "streamrank Monitor, late labels": _monitor_late(),
     "streamrank Monitor, label_wait, in order": _monitor("hanley-mcneil", label_wait=100),
     "streamrank Monitor, labels early, label_wait": _monitor_early(),
-    "streamrank Monitor, 1% orphan labels": _monitor_orphans(),
-    "streamrank Monitor, 1% orphan labels, label_wait": _monitor_orphans(label_wait=100),
+    "streamrank Monitor, 1% orphan labels": _monitor("hanley-mcneil", orphans=True),
+    "streamrank Monitor, 1% orphan labels, label_wait": _monitor(
+        "hanley-mcneil", orphans=True, label_wait=100),
     "streamrank Monitor, DeLong": _monitor("delong"),
     "streamrank Monitor, ADWIN": _monitor("hanley-mcneil", detector="adwin"),
     "streamrank Monitor, Page-Hinkley": _monitor("hanley-mcneil", detector="page-hinkley"),

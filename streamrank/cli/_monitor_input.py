@@ -16,9 +16,8 @@ from ._common import InputError, check_output_folder, location
 from ._monitor_wait import LabelWait
 
 __all__ = ["_READ_ERRORS", "_check_input", "_check_outputs", "_detector", "_name", "_note",
-           "as_typed",
-           "_note_skip",
-           "_option_differences", "_progress_bar", "_read_error", "_rejected"]
+           "_note_skip", "_option_differences", "_progress_bar", "_read_error", "_rejected",
+           "as_typed"]
 
 _MONITOR_OPTIONS = ("window", "period", "reference", "test", "alpha", "detector",
                     "detector_signal", "min_window", "labels", "max_history", "label_wait")

@@ -136,9 +136,9 @@ def _csv_cell(v) -> str:
     return repr(v) if isinstance(v, float) else str(v)
 
 
-def _count(k, word, plural=None) -> str:
-    """``"1 report"``, ``"2 reports"`` (``plural``: when not ``word + "s"``)."""
-    return f"{k} {word if k == 1 else plural or word + 's'}"
+def _count(k, word) -> str:
+    """``"1 report"``, ``"2 reports"``."""
+    return f"{k} {word}{'' if k == 1 else 's'}"
 
 
 def shown_value(value) -> str:

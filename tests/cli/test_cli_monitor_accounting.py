@@ -1,6 +1,7 @@
 """``streamrank monitor``: every label accounted for in the summary, the report lines and
-``/metrics``; the row contract ``--require-score``; the summary's words (grammar, the
-signal by its name, options as typed); segment values that cannot be mistaken.
+``/metrics``; the row contract ``--require-score``; the summary's words (grammar, options
+as typed; the signal by its name is in test_cli_monitor_follow); segment values that
+cannot be mistaken.
 
 The expected numbers are counted from the generated rows by plain loops.
 """
@@ -9,11 +10,8 @@ import csv
 import io
 import json
 import random
-import signal
-import time
 
-import pytest
-from test_cli_monitor import last_json, run, spawn
+from test_cli_monitor import last_json, run
 
 from streamrank.cli._monitor_output import shown_value
 
@@ -221,28 +219,3 @@ def test_a_resume_names_the_challengers_option_as_typed(tmp_path):
             "resumed run keeps)") in res.stderr
     assert "--alpha 0.05: the checkpoint's run has --alpha 0.01" in res.stderr
     assert "max_history" not in res.stderr
-
-
-@pytest.mark.parametrize("sig, words", [(signal.SIGTERM, "stopped by SIGTERM; "),
-                                        (signal.SIGINT, "stopped by SIGINT (Ctrl-C); "),
-                                        (signal.SIGHUP, "stopped by SIGHUP; ")])
-def test_the_summary_names_the_signal_that_stopped_the_run(tmp_path, sig, words):
-    path = tmp_path / "f.csv"
-    path.write_text("id,score,label\n" + "".join(f"k{i},{i / 30:.3f},{i % 2}\n"
-                                                 for i in range(30)))
-    proc = spawn(path, "--follow", "--poll", 0.02, "--every", 10, text=True)
-    try:
-        line = ""
-        while not line.lstrip().startswith("30 "):
-            line = proc.stdout.readline()       # the reports, as the rows are read
-            assert line, proc.communicate()
-        time.sleep(0.2)                         # polling at the end of the file now
-        proc.send_signal(sig)
-        out, err = proc.communicate(timeout=30)
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.communicate()
-    assert proc.returncode == 0, err
-    assert f"streamrank monitor: {words}30 events, 30 predictions" in err
-    assert "Traceback" not in err and "a signal" not in err

@@ -32,8 +32,9 @@ def stream(tmp_path_factory):
     return data, args, want
 
 
-@pytest.mark.parametrize("sig", [signal.SIGKILL, signal.SIGTERM, signal.SIGINT],
-                         ids=["SIGKILL", "SIGTERM", "SIGINT"])
+@pytest.mark.parametrize("sig", [signal.SIGKILL, signal.SIGTERM, signal.SIGINT,
+                                 signal.SIGHUP],
+                         ids=["SIGKILL", "SIGTERM", "SIGINT", "SIGHUP"])
 def test_stopped_mid_line_then_resumed_equals_one_run(tmp_path, stream, sig):
     data, args, want = stream
     lines = data.splitlines(keepends=True)
