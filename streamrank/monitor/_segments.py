@@ -125,7 +125,7 @@ from collections.abc import Callable, Hashable, Iterator
 from typing import Any
 
 from .._typing import Number
-from .._validation import check_int, check_scalar, check_weight, describe, param_error
+from .._validation import check_int, check_scalar, describe, param_error
 from ..batch._groups import check_group_id
 from . import _segment_state, _segment_wait, _wait
 from ._monitor import Monitor
