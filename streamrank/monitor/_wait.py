@@ -188,10 +188,12 @@ def unmatched(m, key, number) -> None:
     """A label or weight of ``key`` met no prediction (``m``: a `Monitor`, or a
     `streamrank.monitor.SegmentedMonitor` for its labels without a segment): count it and
     remember its id with ``number``, the event it came with (or, after a time wait, the
-    event its wait ran out at). O(1) amortized."""
+    event its wait ran out at); an id remembered already keeps its first number (as a
+    wait keeps its first start). O(1) amortized."""
     m.stats["unmatched"] += 1
-    m._orphans.note(key, number)
-    m._orphans.trim(ORPHANS)
+    if key not in m._orphans.mark:
+        m._orphans.note(key, number)
+        m._orphans.trim(ORPHANS)
 
 
 def outside(m, key, orphan) -> None:

@@ -43,7 +43,7 @@ def _count(events, window):
                 dropped += 1
             else:
                 unmatched += 1
-                orphans[key] = number
+                orphans.setdefault(key, number)     # the first label's
     return dropped, unmatched, early, lead
 
 
@@ -199,3 +199,23 @@ def test_segmented_labels_without_a_segment_are_late_or_unmatched_at_the_wrapper
     back = SegmentedMonitor.from_bytes(m.to_bytes())
     assert (back.history[-1].dropped, back.history[-1].unmatched) == (1, 2)
     m._check()
+
+
+def test_an_id_with_two_early_labels_is_early_from_the_first():
+    """Two labels (or weights) of one id before its prediction: the lead counts from the
+    first, as a wait keeps its first start, so the suggested wait joins them."""
+    events = ([("a", {"label": 1})] + [(i, {"score": 0.5}) for i in range(5)]
+              + [("a", {"weight": 2})] + [(i, {"score": 0.4}) for i in range(5, 8)]
+              + [("a", {"score": 0.9})])
+    first = next(j for j, (k, kw) in enumerate(events) if k == "a")
+    pred = next(j for j, (k, kw) in enumerate(events) if k == "a" and "score" in kw)
+    m = Monitor(window=100, min_window=2)
+    for key, kw in events:
+        m.observe(key, **kw)
+    assert (m.stats["unmatched"], m.stats["early"], m.stats["early_lead"]) == (
+        2, 1, pred - first)
+    w = Monitor(window=100, min_window=2, label_wait=m.stats["early_lead"])
+    for key, kw in events:
+        w.observe(key, **kw)
+    assert (w.stats["joined"], w.stats["unmatched"]) == (1, 0)
+    assert [(y, wt) for k, y, _, wt, _ in w.items() if k == "a"] == [(1, 2)]

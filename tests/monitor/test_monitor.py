@@ -71,7 +71,7 @@ class Model:
                     self.dropped += 1
                 else:
                     self.unmatched += 1
-                    self.orphans[key] = self.events
+                    self.orphans.setdefault(key, self.events)   # the first
                 return
             if key in self.orphans:     # its label came first
                 self.early += 1
