@@ -15,6 +15,11 @@ scores, AUC about 0.8):
 * **Monitor, labels early, label_wait** -- every label arrives 50 predictions *before*
   its prediction (two events per prediction) and waits for it (``label_wait=200``), so
   a label always waits and every event takes the checked path; against the late labels.
+* **Monitor, 1% orphan labels** -- as the first, plus a label for an id that is never
+  predicted after every 100th prediction (a log with a trickle of labels whose
+  prediction was lost): unmatched at once; and the same with ``label_wait=100``, where
+  each such label waits 100 events first (so one is nearly always waiting and the
+  predictions take the checked path): the cost of a default wait on such a stream.
 * **Monitor, DeLong** -- as the first, with DeLong's variance computed from the window's
   contents at each report (``O(W log W)`` per report).
 * **Monitor, ADWIN** / **Monitor, Page-Hinkley** -- as the first, with
@@ -102,7 +107,7 @@ def make_stream(n: int, seed: int):
 
 # --------------------------------------------------------------------------- methods
 # Each method: make(W) -> state; feed(state, lo, hi, every) -> last metric value.
-def _monitor(test, **kw):
+def _monitor(test, orphans=False, **kw):
     def make(w):
         return Monitor(window=w, test=test, min_window=30, **kw)
 
@@ -112,6 +117,8 @@ def _monitor(test, **kw):
         k = 0
         for i in range(lo, hi):
             observe(i, score=s[i], label=y[i])
+            if orphans and i % 100 == 0:
+                observe(-1 - i, label=1.0)      # an id never predicted
             k += 1
             if k == every:
                 report()
@@ -200,6 +207,9 @@ METHODS = {
     "streamrank Monitor, late labels": _monitor_late(),
     "streamrank Monitor, label_wait, in order": _monitor("hanley-mcneil", label_wait=100),
     "streamrank Monitor, labels early, label_wait": _monitor_early(),
+    "streamrank Monitor, 1% orphan labels": _monitor("hanley-mcneil", orphans=True),
+    "streamrank Monitor, 1% orphan labels, label_wait": _monitor(
+        "hanley-mcneil", orphans=True, label_wait=100),
     "streamrank Monitor, DeLong": _monitor("delong"),
     "streamrank Monitor, ADWIN": _monitor("hanley-mcneil", detector="adwin"),
     "streamrank Monitor, Page-Hinkley": _monitor("hanley-mcneil", detector="page-hinkley"),

@@ -16,8 +16,8 @@ from ._common import InputError, check_output_folder, location
 from ._monitor_wait import LabelWait
 
 __all__ = ["_READ_ERRORS", "_check_input", "_check_outputs", "_detector", "_name", "_note",
-           "_note_skip",
-           "_option_differences", "_progress_bar", "_read_error", "_rejected"]
+           "_note_skip", "_option_differences", "_progress_bar", "_read_error", "_rejected",
+           "as_typed"]
 
 _MONITOR_OPTIONS = ("window", "period", "reference", "test", "alpha", "detector",
                     "detector_signal", "min_window", "labels", "max_history", "label_wait")
@@ -126,8 +126,8 @@ def _option_differences(ctx, given, mon, period, meta, every) -> list:
         if name in given:
             value = period if name == "period" else ctx.params[name]
             if value != current[name]:
-                out.append(f"--{name.replace('_', '-')} {value}: the checkpoint's monitor "
-                           f"has {name}={current[name]!r} (which a resumed run keeps)")
+                out.append(f"{as_typed(name, value)}: the checkpoint's run has "
+                           f"{as_typed(name, current[name])} (which a resumed run keeps)")
     if "every" in given and "every" in meta and every != meta["every"]:
         out.append(f"--every {every}: the checkpoint's run reported every {meta['every']}")
     return out
@@ -152,14 +152,27 @@ def _check_input(meta, src, parser, wanted, checkpoint, differences, on_mismatch
     old = meta.get("columns") or {}
     for role, column in wanted.items():
         if old.get(role) != column:
-            differences.append(f"--{role} is {_shown(column)}; the checkpoint's run read "
-                               f"{_shown(old.get(role))}")
+            differences.append(f"--{role.replace('_', '-')} is {_shown(column)}; the "
+                               f"checkpoint's run read {_shown(old.get(role))}")
     if "head_bytes" in source:
         src.expect_head(source["head_bytes"], source.get("head_sha256"), on_mismatch)
 
 
 def _shown(column) -> str:
     return "(none)" if column is None else repr(column)
+
+
+def as_typed(name, value) -> str:
+    """An option and its value as a user types them: ``--max-history 500``, ``--period
+    3600`` (seconds), ``--label-wait 15m``; ``no --detector`` for a value left out.
+
+    >>> as_typed("max_history", 500), as_typed("detector", None), as_typed("alpha", 0.05)
+    ('--max-history 500', 'no --detector', '--alpha 0.05')
+    """
+    option = "--" + name.replace("_", "-")
+    if value is None:
+        return f"no {option}"
+    return f"{option} {value:g}" if isinstance(value, float) else f"{option} {value}"
 
 
 def _progress_bar(progress, src, follow):

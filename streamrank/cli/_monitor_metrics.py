@@ -43,13 +43,14 @@ _COUNTERS = (
     ("streamrank_labels", "labels", "Labels counted (with the prediction or late)."),
     ("streamrank_rescored", "rescored", "Re-scores of predictions in the window."),
     ("streamrank_late_dropped", "late_dropped",
-     "Labels or weights for predictions no longer in the window."),
+     "Labels or weights whose prediction had left the window (late)."),
     ("streamrank_skipped_rows", "skipped_rows", "Input rows skipped (--on-error skip)."),
     ("streamrank_alerts", "alerts", "Reports with an alert or a detector drift."),
     ("streamrank_joined_labels", "joined_labels",
      "Labels or weights that waited for their prediction and joined it (--label-wait)."),
     ("streamrank_unmatched_labels", "unmatched_labels",
-     "Labels or weights whose prediction did not arrive within --label-wait."),
+     "Labels or weights that met no prediction: early or never predicted (with "
+     "--label-wait, once their wait ran out)."),
     ("streamrank_detections", "detections", "Times the drift detector fired (--detector)."),
 )
 

@@ -18,12 +18,13 @@ import sys
 import click
 
 from ._common import _plain
-from ._monitor_wait import wait_summary
+from ._monitor_wait import one_class_hint, unmatched_advice, wait_summary
 
 __all__ = ["COLUMNS"]
 
 #: Report columns, in output order (``Report.as_dict`` keys).
-COLUMNS = ("events", "time", "n", "pending", "metric", "auc", "auc_low", "auc_high",
+COLUMNS = ("events", "time", "n", "pending", "dropped", "unmatched", "metric", "auc",
+           "auc_low", "auc_high",
            "reference_auc", "se", "z", "p_value", "alert", "drift", "concordant",
            "discordant", "tied_score", "comparable", "tied_label", "tied_both")
 _TABLE = (("events", 10), ("time", 20), ("n", 8), ("pending", 8), ("auc", 9),
@@ -110,7 +111,7 @@ class _Printer:
                 cells.append(text.ljust(w))
                 continue
             if name == "segment":
-                text = "(total)" if v is None else str(v)
+                text = "(total)" if v is None else shown_value(v)
             elif v is None:
                 text = ""
             elif isinstance(v, bool):
@@ -140,11 +141,54 @@ def _count(k, word) -> str:
     return f"{k} {word}{'' if k == 1 else 's'}"
 
 
-def _summary(mon, skipped, plot, interrupted, iso_time) -> None:
+def shown_value(value) -> str:
+    r"""A segment value as the table and the summary show it: plain when that cannot be
+    mistaken for another value, else quoted as Python writes it (`repr`: the escapes of
+    control and other invisible characters): a value with leading or trailing spaces, a
+    character that is not printable (a newline, a tab, a no-break space), a quote, an
+    empty value, or the total line's ``(total)``.
+
+    >>> shown_value("us"), shown_value(" us"), shown_value("us\n"), shown_value(7)
+    ('us', "' us'", "'us\\n'", '7')
+    """
+    if (not isinstance(value, str) or value and value == value.strip()
+            and value.isprintable() and not set(value) & {"'", '"'}
+            and value != "(total)"):
+        return str(value)
+    return repr(value)
+
+
+def stop_words(signum) -> str:
+    """The start of the summary: how the run ended (``signum``: the signal that stopped
+    it, None at the end of the input), the signal by its name."""
+    if signum is None:
+        return "streamrank monitor: "
+    import signal
+
+    try:
+        name = signal.Signals(signum).name
+    except ValueError:
+        name = f"signal {signum}"
+    return (f"streamrank monitor: stopped by {name}"
+            f"{' (Ctrl-C)' if name == 'SIGINT' else ''}; ")
+
+
+def stream_counts(st, skipped, note="") -> str:
+    """The summary's count of every event: predictions, labels (late ones), re-scores,
+    late drops and labels that met no prediction (then ``note``), rows skipped."""
+    return (f"{_count(st['events'], 'event')}, {_count(st['predictions'], 'prediction')}, "
+            f"{st['labeled']} labeled ({st['late']} late), {st['rescored']} re-scored, "
+            f"{st['dropped']} late dropped, {st['unmatched']} unmatched{note}, "
+            f"{_count(skipped, 'row')} skipped")
+
+
+def _summary(mon, skipped, plot, stopped_by, iso_time) -> None:
+    """The stderr summary of a run (``stopped_by``: the signal that stopped it, or
+    None)."""
     if hasattr(mon, "segments"):    # a SegmentedMonitor (--segment)
         from ._monitor_segments import summary
 
-        return summary(mon, skipped, plot, interrupted, iso_time)
+        return summary(mon, skipped, plot, stopped_by, iso_time)
     import warnings
 
     from ..exceptions import UndefinedMetricWarning
@@ -160,9 +204,8 @@ def _summary(mon, skipped, plot, interrupted, iso_time) -> None:
                     f"{ref.auc:.4f} (n={ref.n})" if base._ref is not None
                     else "not frozen yet")
         if base._ref is not None and len(base._ref.labels) < 2:
-            ref_text += (" — fewer than two label values, so no test can run against it "
-                         "(labels that lag the window by more than its length; give "
-                         "--reference N)")
+            ref_text += (" — fewer than two label values, so no test can run against it"
+                         + one_class_hint(st))
     first = ""
     if alerts:
         from ..io.events import format_time
@@ -173,11 +216,7 @@ def _summary(mon, skipped, plot, interrupted, iso_time) -> None:
         first = (f", first at event {r.events}{when}" if len(alerts) == st["alerts"] else
                  f", the first kept (--max-history) at event {r.events}{when}")
     lines = [
-        ("streamrank monitor: stopped by a signal (Ctrl-C); " if interrupted else
-         "streamrank monitor: ")
-        + f"{st['events']} events, {st['predictions']} predictions, {st['labeled']} "
-        f"labeled ({st['late']} late), {st['rescored']} re-scored, {st['dropped']} late "
-        f"dropped, {skipped} rows skipped",
+        stop_words(stopped_by) + stream_counts(st, skipped),
         f"  window: {mon.n} labeled + {mon.pending} pending; {st['evicted']} evicted "
         f"({st['evicted_pending']} never labeled); reference {ref_text}",
         f"  {_count(st['reports'], 'report')}, "
@@ -194,6 +233,9 @@ def _summary(mon, skipped, plot, interrupted, iso_time) -> None:
                           + ("" if last is None else f", last at event {last}"))
     if wait_summary(mon):
         lines.insert(1, wait_summary(mon))
+    advice = unmatched_advice(mon, st)
+    if advice:
+        lines.insert(-1, advice)
     if paired:
         from ._monitor_paired import paired_summary
 

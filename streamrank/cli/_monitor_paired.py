@@ -78,24 +78,26 @@ def paired_summary(mon, iso_time) -> list:
     """The summary's lines about the challenger and the paired test of ``mon`` (a
     `PairedMonitor`)."""
     from ..io.events import format_time
+    from ._monitor_output import _count
 
     b = mon.challenger
     st = b.stats
     last = mon.history[-1] if mon.history else None
-    lines = [f"  challenger: {st['predictions']} predictions, {st['labeled']} labeled, "
-             f"{st['rescored']} re-scored, {st['dropped']} late dropped; window {b.n} "
-             f"labeled + {b.pending} pending"]
+    alerts = _count(mon.stats["paired_alerts"], "paired alert")
+    lines = [f"  challenger: {_count(st['predictions'], 'prediction')}, {st['labeled']} "
+             f"labeled, {st['rescored']} re-scored, {st['dropped']} late dropped, "
+             f"{st['unmatched']} unmatched; window {b.n} labeled + {b.pending} pending"]
     if last is not None and last.difference == last.difference:
         lines.append(f"  paired ({mon.alert_on}): challenger AUC - champion AUC "
-                     f"{last.difference:+.4f} on {last.n} rows (z {last.z:.2f}, p "
-                     f"{last.p_value:.3g}); {mon.stats['paired_alerts']} paired alerts")
+                     f"{last.difference:+.4f} on {_count(last.n, 'row')} (z {last.z:.2f}, "
+                     f"p {last.p_value:.3g}); {alerts}")
     elif last is not None and last.champion.metric == "concordance":
         lines.append(f"  paired ({mon.alert_on}): no paired test: DeLong's paired test "
                      "compares AUCs of two label values, and the labels are non-binary")
     else:
         n = 0 if last is None else last.n
-        lines.append(f"  paired ({mon.alert_on}): no test yet ({n} rows labeled in both "
-                     f"windows); {mon.stats['paired_alerts']} paired alerts")
+        lines.append(f"  paired ({mon.alert_on}): no test yet ({_count(n, 'row')} labeled "
+                     f"in both windows); {alerts}")
     fired = [r for r in mon.alerts if r.paired_alert]
     if fired:
         r = fired[0]

@@ -22,9 +22,11 @@ __all__ = ["SEGMENT_COLUMNS", "SEGMENT_PAIRED_EXTRA", "SEGMENT_PAIRED_TABLE",
 #: The columns of a segmented run's report lines: a line per segment (``segment`` its
 #: value, ``alert`` by its corrected p-value ``p_adjusted``, ``segment_alert`` by its
 #: own), then a total line (``segment`` empty, ``metric`` ``gauc``, ``auc`` the group AUC
-#: of the window; ``n``, ``pending`` summed; ``alert``, ``drift`` any segment's).
-SEGMENT_COLUMNS = ("events", "time", "segment", "n", "pending", "metric", "auc", "auc_low",
-                   "auc_high", "reference_auc", "se", "z", "p_value", "p_adjusted",
+#: of the window; ``n``, ``pending`` summed; ``dropped``, ``unmatched`` the stream's;
+#: ``alert``, ``drift`` any segment's).
+SEGMENT_COLUMNS = ("events", "time", "segment", "n", "pending", "dropped", "unmatched",
+                   "metric", "auc", "auc_low", "auc_high", "reference_auc", "se", "z",
+                   "p_value", "p_adjusted",
                    "alert", "segment_alert", "drift", "concordant", "discordant",
                    "tied_score", "comparable", "tied_label", "tied_both")
 SEGMENT_TABLE = (("events", 10), ("time", 20), ("segment", 12), ("n", 8), ("pending", 8),
@@ -83,21 +85,26 @@ def segment_differences(given, params, mon, meta) -> list:
             out.append(f"--{name.replace('_', '-')} {params[name]}: the checkpoint's "
                        "monitor has one window (no segments)")
     if segmented:
-        for name, attr in (("max_segments", "max_segments"), ("correction", "correction")):
-            if name in given and params[name] != getattr(mon, attr):
-                out.append(f"--{name.replace('_', '-')} {params[name]}: the checkpoint's "
-                           f"monitor has {attr}={getattr(mon, attr)!r} (which a resumed "
-                           "run keeps)")
+        from ._monitor_input import as_typed
+
+        for name in ("max_segments", "correction"):
+            if name in given and params[name] != getattr(mon, name):
+                out.append(f"{as_typed(name, params[name])}: the checkpoint's run has "
+                           f"{as_typed(name, getattr(mon, name))} (which a resumed run "
+                           "keeps)")
     return out
 
 
-def summary(mon, skipped, plot, interrupted, iso_time) -> None:
+def summary(mon, skipped, plot, stopped_by, iso_time) -> None:
     """The stderr summary of a segmented run: the totals, then one line per segment (its
-    window, reference and corrected alerts), then the reports."""
+    window, reference and corrected alerts), then the reports (``stopped_by``: the signal
+    that stopped the run, or None)."""
     import warnings
 
     from ..exceptions import UndefinedMetricWarning
     from ..io.events import format_time
+    from ._monitor_output import _count, shown_value, stop_words, stream_counts
+    from ._monitor_wait import unmatched_advice, wait_summary
 
     st = mon.totals()
     own = mon.stats
@@ -110,23 +117,21 @@ def summary(mon, skipped, plot, interrupted, iso_time) -> None:
 
     last = mon.history[-1] if mon.history else None
     gauc = "" if last is None or last.gauc != last.gauc else \
-        f"; group AUC {last.gauc:.4f} over {last.gauc_segments} segments"
+        f"; group AUC {last.gauc:.4f} over {_count(last.gauc_segments, 'segment')}"
+    st = {k: st.get(k, 0) for k in ("predictions", "labeled", "late", "rescored")} | st
     lines = [
-        ("streamrank monitor: stopped by a signal (Ctrl-C); " if interrupted else
-         "streamrank monitor: ")
-        + f"{st['events']} events, {st.get('predictions', 0)} predictions, "
-        f"{st.get('labeled', 0)} labeled ({st.get('late', 0)} late), "
-        f"{st.get('rescored', 0)} re-scored, {st['dropped']} late dropped "
-        f"({own['unrouted']} in no segment), {skipped} rows skipped",
-        f"  {len(mon.units)} segments (max {mon.max_segments})"
-        + (f" + {mon.OTHER}: {own['pooled_predictions']} predictions of other values "
-           f"pooled ({own['pooled_events']} events)" if mon._other is not None else "")
+        stop_words(stopped_by) + stream_counts(
+            st, skipped, f" ({own['dropped'] + own['unmatched']} of them without a "
+                         "segment)"),
+        f"  {_count(len(mon.units), 'segment')} (max {mon.max_segments})"
+        + (f" + {mon.OTHER}: {_count(own['pooled_predictions'], 'prediction')} of other "
+           f"values pooled ({_count(own['pooled_events'], 'event')})"
+           if mon._other is not None else "")
         + f"; {mon.correction} correction{gauc}",
     ]
-    from ._monitor_wait import wait_summary
-
     if wait_summary(mon):
         lines.insert(1, wait_summary(mon))
+    advice = unmatched_advice(mon, st)
     paired = is_paired(mon)
     if paired and last is not None and last.challenger_gauc == last.challenger_gauc:
         lines[-1] += f"; challenger group AUC {last.challenger_gauc:.4f}"
@@ -145,20 +150,22 @@ def summary(mon, skipped, plot, interrupted, iso_time) -> None:
                            and r.paired_alerts[r.segments.index(name)])), None)
         first_text = "" if first is None else \
             f", {kept}at event {first.events}{when(first)}"
-        lines.append(f"  segment {name}: {unit.n} labeled + {unit.pending} pending; "
-                     f"{ref_text}; {count} alerts{first_text}")
+        lines.append(f"  segment {shown_value(name)}: {unit.n} labeled + {unit.pending} "
+                     f"pending; {ref_text}; {_count(count, 'alert')}{first_text}")
         i = None if last is None or name not in last.segments else \
             last.segments.index(name)
         if paired and i is not None and last.reports[i].difference == \
                 last.reports[i].difference:
             x = last.reports[i]
             lines.append(f"    challenger AUC {x.challenger.auc:.4f}, difference "
-                         f"{x.difference:+.4f} on {x.n} rows (p {x.p_value:.3g}, "
+                         f"{x.difference:+.4f} on {_count(x.n, 'row')} (p {x.p_value:.3g}, "
                          f"{mon.correction} {last.paired_p_adjusted[i]:.3g})")
         elif paired:
             lines.append("    challenger: no paired test yet")
     first = mon.alerts[0] if mon.alerts else None
-    lines.append(f"  {own['reports']} reports, {own['alerts']} with an alert"
+    if advice:
+        lines.append(advice)
+    lines.append(f"  {_count(own['reports'], 'report')}, {own['alerts']} with an alert"
                  + (f" ({own['paired_alerts']} with a paired alert)" if paired else "")
                  + ("" if first is None else
                     f", {kept}at event {first.events}{when(first)}"))
@@ -174,11 +181,12 @@ def collect_segments(values, skipped, model, gauges, counters, challenger=None):
     ``streamrank_segment_alerts`` per segment; and, labeled ``model`` only, the group AUC
     ``streamrank_window_gauc``, ``streamrank_segments``,
     ``streamrank_stream_waiting_labels``, and the counters of the whole stream
-    (``streamrank_stream_events_total``, ``streamrank_unrouted_total``,
-    ``streamrank_pooled_events_total``, ``streamrank_pooled_predictions_total``,
-    ``streamrank_skipped_rows_total``, ``streamrank_stream_joined_labels_total``,
-    ``streamrank_stream_unmatched_labels_total``, ``streamrank_stream_alerts_total``;
-    the last two of the labels without a segment that waited at the stream level).
+    (``streamrank_stream_events_total``, ``streamrank_pooled_events_total``,
+    ``streamrank_pooled_predictions_total``, ``streamrank_skipped_rows_total``,
+    ``streamrank_stream_alerts_total``; and of the labels without a segment, counted at
+    the stream level, ``streamrank_stream_late_dropped_total``,
+    ``streamrank_stream_unmatched_labels_total``,
+    ``streamrank_stream_joined_labels_total``).
 
     With ``challenger`` (``--challenger-name``; `PairedMonitor` units): each per-segment
     sample once per model (the challenger's under its name), the paired gauges of
@@ -240,16 +248,17 @@ def collect_segments(values, skipped, model, gauges, counters, challenger=None):
     yield family
     for name, key, text in (
             ("streamrank_stream_events", "events", "Events observed, all segments."),
-            ("streamrank_unrouted", "unrouted", "Events for an id in no window, without "
-             "a segment that has one."),
+            ("streamrank_stream_late_dropped", "late_dropped", "Labels or weights without "
+             "a segment whose prediction had left its segment's window (late)."),
             ("streamrank_pooled_events", "pooled_events", "Events of the pooled segment."),
             ("streamrank_pooled_predictions", "pooled_predictions",
              "Predictions pooled (values beyond --max-segments)."),
             ("streamrank_skipped_rows", None, "Input rows skipped (--on-error skip)."),
             ("streamrank_stream_joined_labels", "joined_labels", "Labels without a "
              "segment that waited for their prediction and joined it (--label-wait)."),
-            ("streamrank_stream_unmatched_labels", "unmatched_labels", "Labels without a "
-             "segment whose prediction did not arrive within --label-wait."),
+            ("streamrank_stream_unmatched_labels", "unmatched_labels", "Labels or weights "
+             "without a segment that met no prediction (early or never predicted; with "
+             "--label-wait, once their wait ran out)."),
             ("streamrank_stream_alerts", "alerts", "Reports at which a segment alerted "
              "(corrected) or drifted.")):
         family = CounterMetricFamily(name, text, labels=["model"])

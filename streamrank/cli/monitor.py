@@ -45,15 +45,23 @@ detector fired); 2 a usage or input error, never a traceback: the message names 
 file, line, row, column and value (a malformed row, a field over Python's CSV limit of 128 KiB,
 a number too large for a float, bytes that are not UTF-8, CR-only line ends, a column
 named twice in the header, a truncated gzip stream, another compression or UTF-16 text).
-Ctrl-C or SIGTERM (or ``--max-idle`` with ``--follow``) ends the stream cleanly, between
-two rows (`streamrank.io.events.StopGate`: a signal never interrupts an update): the final
-report, checkpoint, plot and summary are written, and the exit code is as at the end of
-the input.
+Ctrl-C (SIGINT), SIGTERM or SIGHUP (or ``--max-idle`` with ``--follow``) ends the stream
+cleanly, between two rows (`streamrank.io.events.StopGate`: a signal never interrupts an
+update): the final report, checkpoint, plot and summary (naming the signal) are written,
+and the exit code is as at the end of the input.
+
+Every label is accounted for: with its prediction, late (its prediction in the window),
+late dropped (its prediction evicted lately), joined (``--label-wait``), or unmatched (no
+prediction seen lately: early, or never predicted; the summary says how many came before
+their prediction and the ``--label-wait`` that would have joined them). A file whose
+every row is a prediction says so with ``--require-score``: a row without a score is then
+a bad row (``--on-error``), not a label for an earlier prediction.
 """
 
 from __future__ import annotations
 
 import os
+import signal
 import zlib
 from functools import wraps
 
@@ -110,6 +118,12 @@ def _period(ctx, param, value):
               help="Score column.")
 @click.option("--label", "label_col", default="label", show_default=True, metavar="COLUMN",
               help="Label column (empty: not known yet).")
+@click.option("--require-score", is_flag=True,
+              help="Every row is a prediction (a file written whole, e.g. by pandas, "
+                   "which writes a missing score as an empty cell): a row without a score "
+                   "(or, with --challenger-score, without the challenger's) is a bad row "
+                   "(--on-error), not a label row for an earlier prediction.  [default: "
+                   "a row without a score carries a label or weight for its id]")
 @click.option("--weight", "weight_col", default=None, metavar="COLUMN",
               help="Weight column (frequency weights, default 1).")
 @click.option("--time", "time_col", default=None, metavar="COLUMN",
@@ -212,7 +226,8 @@ def _period(ctx, param, value):
 @progress_option
 @click.pass_context
 @_checkpoint_errors
-def monitor(ctx, source, id_col, score_col, label_col, weight_col, time_col, window, period,
+def monitor(ctx, source, id_col, score_col, label_col, require_score, weight_col, time_col,
+            window, period,
             reference, every, test, alpha, detector, detector_signal, min_window, labels,
             max_history,
             fail_on_alert, checkpoint, checkpoint_every, resume, force_resume, plot, follow,
@@ -358,7 +373,8 @@ def monitor(ctx, source, id_col, score_col, label_col, weight_col, time_col, win
     # ---- input
     columns = Columns(id=id_col or "id", id_required=id_col is not None, score=score_col,
                       label=label_col, weight=weight_col, time=time_col,
-                      challenger=challenger_col, segment=segment_col)
+                      challenger=challenger_col, segment=segment_col,
+                      score_required=require_score)
     wanted = {"id": columns.id, "score": score_col, "label": label_col,
               "weight": weight_col, "time": time_col}
     if paired:
@@ -384,7 +400,7 @@ def monitor(ctx, source, id_col, score_col, label_col, weight_col, time_col, win
             raise InputMismatch(f"{message}. The checkpoint {checkpoint} was taken on "
                                 "another input; use --force-resume to resume it anyway.")
 
-    with gate:   # from here on Ctrl-C and SIGTERM stop between rows
+    with gate:   # from here on Ctrl-C, SIGTERM and SIGHUP stop between rows
         try:
             src = EventSource(source, fmt=input_format, follow=follow, poll=poll,
                               max_idle=max_idle, start=start, gate=gate)
@@ -397,7 +413,8 @@ def monitor(ctx, source, id_col, score_col, label_col, weight_col, time_col, win
         except ValueError as exc:   # cannot follow a compressed file, not Parquet, ...
             raise InputError(f"{name}: {exc}") from None
         if src is None:
-            _summary(mon, skipped, None, True, bool(meta and meta.get("iso_time")))
+            _summary(mon, skipped, None, gate.signal or signal.SIGINT,
+                     bool(meta and meta.get("iso_time")))
             return
         try:
             try:
@@ -509,7 +526,7 @@ def monitor(ctx, source, id_col, score_col, label_col, weight_col, time_col, win
                     bar.close()
         finally:
             src.close()
-    interrupted = gate.requested
+    stopped_by = gate.signal if gate.requested else None
     if printer.closed:
         _note(f"standard output was closed (its reader left): stopped after event "
               f"{mon.stats['events']}.")
@@ -530,7 +547,7 @@ def monitor(ctx, source, id_col, score_col, label_col, weight_col, time_col, win
         except OSError as exc:
             raise InputError(f"{plot}: cannot write the plot ({exc.strerror or exc})") \
                 from None
-    _summary(mon, skipped, plot, interrupted, parser.iso_time)
+    _summary(mon, skipped, plot, stopped_by, parser.iso_time)
     if status["error"]:
         raise InputError(status["error"])
     if fail_on_alert and mon.stats["alerts"]:

@@ -1,4 +1,4 @@
-"""Stopping a reader between rows: Ctrl-C and SIGTERM as a request (`StopGate`)."""
+"""Stopping a reader between rows: Ctrl-C, SIGTERM and SIGHUP as a request (`StopGate`)."""
 
 from __future__ import annotations
 
@@ -6,7 +6,8 @@ __all__ = ["StopGate"]
 
 
 class StopGate:
-    """Turns Ctrl-C (SIGINT) and SIGTERM into a *request* to stop between rows.
+    """Turns Ctrl-C (SIGINT), SIGTERM and SIGHUP (where the platform has it: a closed
+    terminal) into a *request* to stop between rows; `signal` is the one that came.
 
     A signal arriving while a row is being processed only sets `requested`; the loop
     checks it after the row, so the monitor's state is never left half-updated (a
@@ -34,8 +35,10 @@ class StopGate:
         import threading
 
         if threading.current_thread() is threading.main_thread():
-            for sig in (signal.SIGINT, signal.SIGTERM):
-                self._old[sig] = signal.signal(sig, self._handler)
+            for name in ("SIGINT", "SIGTERM", "SIGHUP"):
+                sig = getattr(signal, name, None)
+                if sig is not None:
+                    self._old[sig] = signal.signal(sig, self._handler)
         return self
 
     def __exit__(self, *exc):

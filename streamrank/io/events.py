@@ -82,6 +82,11 @@ class Columns:
     #: The segment column (``streamrank monitor --segment``): when set, the parser
     #: returns its cell as a string (None when empty), after the challenger's score.
     segment: str | None = None
+    #: The row contract "every row is a prediction" (``streamrank monitor
+    #: --require-score``): a row without a score (an empty cell, JSON ``null`` or a
+    #: missing field; the challenger's too, when read) is a bad row (`EventError`), not
+    #: a label or weight row for an earlier prediction.
+    score_required: bool = False
 
 
 # --------------------------------------------------------------------------- parsing
@@ -222,6 +227,8 @@ class EventParser:
         elif not key:
             raise EventError("an empty id", row, kid, key)
         score = _number(vals[1], ks, row, "score")
+        if score is None and self.columns.score_required:
+            _missing_score(vals[1], row, ks)
         label = _number(vals[2], kl, row, "label") if kl is not None else None
         weight = _number(vals[3], kw, row, "weight") if kw is not None else None
         if weight is not None and weight < 0:
@@ -242,6 +249,8 @@ class EventParser:
         i = 5
         if self.columns.challenger is not None:
             out.append(_number(vals[5], self._names[5], row, "score"))
+            if out[-1] is None and self.columns.score_required:
+                _missing_score(vals[5], row, self._names[5])
             i = 6
         if self.columns.segment is not None:    # a string as ids are, None when empty
             seg = vals[i]
@@ -255,7 +264,13 @@ class EventParser:
                 seg = None
             out.append(seg)
         return tuple(out)
-        return key, score, label, weight, t
+
+
+def _missing_score(value, row, column):
+    """A row without a score where every row is a prediction (``value``: the empty cell,
+    or None: JSON ``null`` or no field)."""
+    raise EventError("no score, and every row is a prediction (a score is required)",
+                     row, column, value, expected="a score")
 
 
 def _key(value, row, column):

@@ -19,9 +19,20 @@ takes its place, and leaves when its turn comes) but is not counted in the pair 
 
 **Late labels**: an event with the id of a prediction still in the window and a label
 puts the prediction into the exact counts (``stats["late"]``); if the event also carries
-a score or a weight, those replace the pending ones. A label for a prediction that has
-left the window (or that never arrived) is *late, dropped* (``stats["dropped"]``): the
-window has moved past it. A new label for an already labeled prediction relabels it.
+a score or a weight, those replace the pending ones. A new label for an already labeled
+prediction relabels it. A label (or weight) for an id the window does not hold is one of
+two things, told apart by a memory of the ids evicted lately (the last ``window``
+predictions evicted, or those evicted while the clock was above ``clock - period``; the
+clock before the event): for one of them it is *late, dropped* (``stats["dropped"]``:
+the window has moved past its prediction); otherwise it is *unmatched*
+(``stats["unmatched"]``): no prediction of that id was seen lately, because the label
+came before it, or the id was never predicted (a prediction row whose score is missing
+reads as a label row), or was evicted so long ago that it is forgotten. The monitor also
+remembers the ids of the last 10,000 unmatched labels: a prediction that comes for one
+of them counts ``stats["early"]``, and ``stats["early_lead"]`` keeps the most events
+from such a label to its prediction, the ``label_wait`` that would have joined them
+(below). Both memories are a dict and a deque, ``O(1)`` amortized per event or eviction,
+and part of the snapshot.
 
 **Labels before their prediction** (log shippers reorder lines): with
 ``Monitor(label_wait=N)`` (events) or ``label_wait_period=T`` (time units of ``time``;
@@ -30,8 +41,9 @@ window nor evicted lately *waits* instead of being dropped: it joins the predict
 that arrives within the next ``N`` events (or while the clock is below the wait's start
 plus ``T``, the start being the label's time or the clock, the later, and never before
 an earlier wait's start), and the prediction is counted labeled at once
-(``stats["joined"]``; not ``late``); a label that waits longer runs out
-(``stats["unmatched"]``; `Monitor.waiting` counts those waiting now). A waiting event
+(``stats["joined"]``; not ``late``); a label that waits longer runs out and is counted
+unmatched then (``stats["unmatched"]``: one definition with or without a wait, a label
+that met no prediction; `Monitor.waiting` counts those waiting now). A waiting event
 changes nothing else: its time does not move the clock (a label logged after its
 prediction but shipped before it does not push a ``period`` window past it), and the
 prediction brings its own time. Several events for one waiting id: each replaces what it
@@ -40,13 +52,11 @@ prediction's own label or weight, if it has one, wins over the waiting ones; lat
 events for the id are late labels or re-scores as usual. With ``labels="binary"`` a
 waiting label is also checked when it joins. The buffer holds at most ``N`` waits (one
 per event), or those of the last ``T`` time units. A label for an id evicted *lately* is
-still dropped at once: the monitor remembers the ids of the last ``window`` predictions
-evicted (count windows), or of those evicted while the clock was above ``clock -
-period`` (``period`` windows; the clock before the event); an id evicted before that is
-forgotten, and its label waits (then counts ``unmatched``, or joins a new prediction of
-that id). Both are a dict and a deque, ``O(1)`` amortized per event or eviction, and
-part of the snapshot. Without a wait (the default) nothing waits and nothing is
-remembered. The per-event paths below are taken only while no label waits.
+still dropped at once (the memory above); an id evicted before that is forgotten, and
+its label waits (then counts ``unmatched``, or joins a new prediction of that id). The
+buffer is a dict and a deque, ``O(1)`` amortized per event, and part of the snapshot.
+Without a wait (the default) nothing waits. The per-event paths below are taken only
+while no label waits.
 
 **Re-scores**: a new score (or weight) for an id in the window replaces the old one: for
 a labeled prediction one ``O(log W)`` update of the counts, for a pending one a store.
@@ -60,7 +70,7 @@ with ``period``. New predictions must not go back in time (a `ValueError`: the w
 has already moved past them); labels and re-scores may carry older times, which do not
 move the clock. A clock that moves forward evicts the predictions at or before
 ``clock - period`` before the event is applied, so a label arriving after its prediction
-left the window is dropped.
+left the window is late, dropped.
 
 **The reference window** is frozen once: by default the *first full window* as labeled
 just before it first slides (the moment the first prediction is evicted: the labels that
@@ -189,7 +199,7 @@ A label that arrives before its prediction waits for it with ``label_wait``:
 
 >>> m = Monitor(window=4, min_window=2, label_wait=10)
 >>> m.observe("a", label=1)              # the label first: it waits
->>> m.waiting, m.stats["dropped"]
+>>> m.waiting, m.stats["unmatched"]
 (1, 0)
 >>> m.observe("a", score=0.7)            # its prediction: labeled at once
 >>> m.n, m.waiting, m.stats["joined"]

@@ -101,7 +101,8 @@ class Monitor:
     label_wait : int, optional
         A label (or weight) whose prediction has not arrived yet waits for it during
         the next ``label_wait`` events, and joins it when it comes (the module
-        docstring's "Late labels"); default: no wait (such a label is dropped).
+        docstring's "Labels before their prediction"); default: no wait (such a label
+        is counted unmatched at once).
     label_wait_period : float, optional
         The same, for ``label_wait_period`` time units of the clock (then every event
         needs a ``time``). At most one of ``label_wait`` and ``label_wait_period``.
@@ -115,13 +116,17 @@ class Monitor:
         The reports at which ``alert`` or ``drift`` was true (the last ``max_history``).
     stats : dict
         ``events``, ``predictions``, ``labeled`` (labels counted), ``late`` (labels
-        after their prediction), ``rescored``, ``relabeled``, ``dropped`` (events for
-        ids outside the window), ``evicted`` (predictions that left the window),
-        ``evicted_pending`` (of which never labeled), ``reports``, ``alerts`` (reports
-        with ``alert`` or ``drift``; kept even when `history` is trimmed),
-        ``detections`` (times the detector fired), and with a label wait ``joined``
-        (waiting labels or weights that met their prediction) and ``unmatched`` (waits
-        that ran out); `waiting` is the number waiting now.
+        after their prediction), ``rescored``, ``relabeled``; for ids outside the
+        window, ``dropped`` (late: labels or weights whose prediction was evicted
+        lately) and ``unmatched`` (labels or weights that met no prediction: early or
+        never predicted; with a label wait, counted when the wait runs out), ``early``
+        (unmatched ones whose prediction came afterwards) and ``early_lead`` (the most
+        events from such a label to its prediction: the ``label_wait`` that would have
+        joined them; `streamrank.monitor._wait`); ``evicted`` (predictions that left
+        the window), ``evicted_pending`` (of which never labeled), ``reports``,
+        ``alerts`` (reports with ``alert`` or ``drift``; kept even when `history` is
+        trimmed), ``joined`` (waiting labels or weights that met their prediction),
+        ``detections`` (times the detector fired); `waiting` is the number waiting now.
     """
 
     def __init__(self, window: int | None = None, period: float | None = None,
@@ -166,12 +171,12 @@ class Monitor:
         self.max_history = None if max_history is None else int(max_history)
         self.level = level
         self.label_wait, self.label_wait_period = label_wait, label_wait_period
-        # with a label wait: the labels waiting for their prediction, and the ids evicted
-        # lately (`streamrank.monitor._wait`); None without
+        # the ids evicted lately, those of the unmatched labels (`streamrank.monitor._wait`)
+        # and with a label wait the labels waiting (else None)
         waits = label_wait is not None or label_wait_period is not None
-        self._waits: _wait._Waits | None = _wait._Waits() if waits else None
-        self._gone: _wait._Gone | None = (
-            _wait._Gone(window if period is None else period) if waits else None)
+        self._waits = _wait._Waits() if waits else None
+        self._gone = _wait._Recent(window if period is None else period)
+        self._orphans = _wait._Recent()
         self._detector_spec, self._detector = _make_detector(detector)
         self.detector_signal, self._placer = detector_signal, None  # (`_signal._Placer`)
         # what the detector was fed, in order: kept only for a detector without an exact
@@ -292,8 +297,9 @@ class Monitor:
                         st["evicted"] += 1
                         if evicted == 2:
                             st["evicted_pending"] += 1
-                        if self._gone is not None:    # the label wait's memory
-                            self._gone.note(win.last_evicted, st["evicted"])
+                        self._gone.note(win.last_evicted, st["evicted"])
+                    if self._orphans.mark:      # a label of this id came first?
+                        _wait.predicted(self, key)
                     if win.full:
                         self._fresh_counts()
                     if label is not None and self._detector is not None:
@@ -336,9 +342,11 @@ class Monitor:
         if row < 0 and score is None and label is None and weight is None:
             raise ValueError("Monitor.observe: an event needs a score, a label or a "
                              f"weight; got none for key {key!r}.")
-        waits = self._waits     # a label wait (`streamrank.monitor._wait`): does this wait?
-        early = waits is not None and row < 0 and score is None and not _wait.recent(self,
-                                                                                     key)
+        # a label or weight for an id neither in the window nor evicted lately is
+        # unmatched (`streamrank.monitor._wait`); with a label wait, it waits (early)
+        orphan = row < 0 and score is None and not _wait.recent(self, key)
+        waits = self._waits
+        early = waits is not None and orphan
         # -- the evictions this event causes (counted first, applied after the checks)
         evict = 0
         if period is None:
@@ -372,9 +380,10 @@ class Monitor:
                 return
         if row < 0:
             if score is None:   # a label or weight for a prediction outside the window
-                st["dropped"] += 1
+                _wait.outside(self, key, orphan)
                 return
-            w = 1 if weight is None else weight     # a new prediction
+            _wait.predicted(self, key)      # a new prediction: a label of it came first?
+            w = 1 if weight is None else weight
             if win.push(_NAN if time is None else time, _NAN if label is None else label,
                         score, w, key):
                 self._fresh_counts()
@@ -463,14 +472,13 @@ class Monitor:
             return
         if self._ref is None and self.reference is None:
             self._freeze_window()
-        st, store, gone = self.stats, self._ref_store, self._gone
+        st, store = self.stats, self._ref_store
         for i, (key, y, s, w) in enumerate(self._win.evict(k, True)):  # engine: at a read
             if store and key in store:      # keep it for reference=N, free its id
                 self._ref_left.append(store.pop(key))
             if y != y:
                 st["evicted_pending"] += 1
-            if gone is not None:
-                _wait.note_gone(self, key, st["evicted"] + i + 1, time)
+            _wait.note_gone(self, key, st["evicted"] + i + 1, time)
         st["evicted"] += k
 
     def _steady(self) -> bool:
@@ -508,10 +516,9 @@ class Monitor:
         ``window_auc_low`` and ``window_auc_high`` (its interval), ``reference_auc``,
         ``p_value``, ``window_labeled``, ``window_pending`` (nan / 0 before the first
         report); of `stats` (cumulative), ``events``, ``predictions``, ``labels``,
-        ``rescored``, ``late_dropped`` (``stats["dropped"]``), ``alerts``,
-        ``joined_labels`` and ``unmatched_labels`` (``stats["joined"]``,
-        ``stats["unmatched"]``); ``waiting_labels`` (`waiting`, now); and
-        ``detections`` (``stats["detections"]``: times the detector fired).
+        ``rescored``, ``late_dropped`` and ``unmatched_labels`` (``stats["dropped"]``,
+        ``stats["unmatched"]``), ``alerts``, ``joined_labels`` (``stats["joined"]``);
+        ``waiting_labels`` (`waiting`, now); and ``detections``.
 
         Changes nothing (no report is made): safe to call from a scraping thread while
         another feeds the monitor. Runtime: O(1).
@@ -528,18 +535,15 @@ class Monitor:
 
     # ------------------------------------------------------------------ persistence
     def to_bytes(self) -> bytes:
-        """The full state as bytes (``np.savez``, no pickled objects): settings, every
-        prediction in the window in order (key, time, label or NaN when pending, score,
-        weight), the reference window, the ``reference=N`` store, the statistics, the
-        history and the detector: River's ADWIN and Page-Hinkley as their exact state
-        (``O(log F)`` and ``O(1)`` in size for ``F`` values fed), any other River
-        detector as the series it was fed.
+        """The full state as bytes (``np.savez``, no pickled objects; `_state` lists what
+        is stored): settings, the window's predictions in order, the reference, the
+        memories and waits of the late and early labels, the statistics, the history and
+        the detector: River's ADWIN and Page-Hinkley as their exact state (``O(log F)``
+        and ``O(1)`` in size for ``F`` values fed), any other as the series it was fed.
 
-        Each prediction is stored once: `from_bytes` rebuilds the exact counts from the
-        labeled ones (one vectorized ``add_many``, ``O(W log W)``) and the detector from
-        its state (or by replaying its series, deterministic). Keys must be all ints or
-        all strings (`TypeError` otherwise) and come back equal and of the same type (any
-        int, any string, NUL characters included).
+        `from_bytes` rebuilds the exact counts from the labeled predictions (one
+        vectorized ``add_many``, ``O(W log W)``). Keys must be all ints or all strings
+        (`TypeError` otherwise) and come back equal and of the same type.
 
         Runtime complexity: ``O(W + H + log F)`` for ``H`` reports in the history;
         ``O(W + H + F)`` with a detector that is neither River's ADWIN nor its

@@ -13,8 +13,9 @@ test, interval, detector) on the events it receives:
   rows) or one only (a second score per id arriving on its own row, before or after the
   first);
 * ``label``, ``weight`` and ``time`` go to both (a label row updates the id in both
-  windows; a model that does not hold the id counts it as late, dropped, as a `Monitor`
-  does);
+  windows; a model that does not hold the id counts it late, dropped, or unmatched, as a
+  `Monitor` does: with split score rows, a label before a model's score row is unmatched
+  in that model, or waits for it with a label wait);
 * a model that receives nothing of an event (a row with only the other model's score)
   does not see it: its count window does not slide, its clock does not move.
 
@@ -125,10 +126,11 @@ class PairedMonitor:
         `PairedReport.drift` was true.
     stats : dict
         The keys of `Monitor.stats`: ``events``, ``reports`` and ``alerts`` (reports with
-        any alert or drift) are the pair's; ``predictions``, ``labeled``, ``late``,
-        ``rescored``, ``relabeled``, ``dropped``, ``evicted``, ``evicted_pending`` are the
-        champion's (the challenger's are ``challenger.stats``); plus ``paired_alerts``
-        (reports whose paired test alerted).
+        any alert or drift) are the pair's; the others (``predictions``, ``labeled``,
+        ``late``, ``rescored``, ``relabeled``, ``dropped``, ``unmatched``, ``early``,
+        ``early_lead``, ``evicted``, ...) are the champion's (the challenger's are
+        ``challenger.stats``); plus ``paired_alerts`` (reports whose paired test
+        alerted).
     """
 
     def __init__(self, window: int | None = None, period: float | None = None,

@@ -16,7 +16,8 @@ _NAN = math.nan
 #: The keys `PairedReport.as_dict` adds after the champion's `Report.as_dict` keys: the
 #: challenger's own readings (its window and its test against its own reference), then
 #: the paired test.
-PAIRED_KEYS = ("challenger_n", "challenger_pending", "challenger_auc",
+PAIRED_KEYS = ("challenger_n", "challenger_pending", "challenger_dropped",
+               "challenger_unmatched", "challenger_auc",
                "challenger_auc_low", "challenger_auc_high", "challenger_reference_auc",
                "challenger_z", "challenger_p_value", "challenger_drop_alert",
                "challenger_drift", "paired_n", "diff", "diff_low", "diff_high", "paired_se",
@@ -92,7 +93,9 @@ class PairedReport:
         out["events"], out["time"] = self.events, self.time
         b = self.challenger
         out.update({
-            "challenger_n": b.n, "challenger_pending": b.pending, "challenger_auc": b.auc,
+            "challenger_n": b.n, "challenger_pending": b.pending,
+            "challenger_dropped": b.dropped, "challenger_unmatched": b.unmatched,
+            "challenger_auc": b.auc,
             "challenger_auc_low": b.low, "challenger_auc_high": b.high,
             "challenger_reference_auc": b.reference_auc, "challenger_z": b.z,
             "challenger_p_value": b.p_value, "challenger_drop_alert": b.alert,

@@ -50,7 +50,8 @@ def make_report(mon) -> Report:
         drift, mon._drift_since_report = True, False
     r = Report(mon.stats["events"], mon._clock, n, len(mon._win) - n, counts, auc,
                ref_auc, z, p, alert, drift, se, ref_se,
-               "auc" if binary else "concordance", low, high)
+               "auc" if binary else "concordance", low, high, mon.stats["dropped"],
+               mon.stats["unmatched"])
     mon.history.append(r)              # a bounded deque: O(1), the oldest drops
     mon.stats["reports"] += 1
     if alert or drift:
@@ -113,5 +114,4 @@ def check(mon) -> None:
     for y, c in tally.items():
         assert math.isclose(c[1], classes[y][1], rel_tol=1e-9, abs_tol=1e-9 * total)
     mon._engine._check(*mon._window_arrays())
-    if mon._waits is not None:
-        _wait.check(mon, set(keys))
+    _wait.check(mon, set(keys))

@@ -54,6 +54,11 @@ class Report:
         test); with non-binary labels `streamrank.concordance_ci`'s; nan while
         undefined (one class, a class of weight 1). Reports written before they existed
         load with nan.
+    dropped, unmatched : int
+        Labels (or weights) so far that came for a prediction that had left the window
+        (late, dropped) and that met no prediction (unmatched: early, or never
+        predicted): the monitor's ``stats`` at the report (`streamrank.monitor._wait`).
+        Reports written before they existed load with 0.
     """
 
     events: int
@@ -72,13 +77,17 @@ class Report:
     metric: str = "auc"
     low: float = _NAN
     high: float = _NAN
+    dropped: int = 0
+    unmatched: int = 0
 
     def as_dict(self) -> dict[str, object]:
-        """A flat ``dict`` (the interval as ``auc_low``, ``auc_high``; the counts as ``concordant``, ``discordant``, ``tied_score``,
-        ``comparable``, ``tied_label``, ``tied_both``): for tables, JSON and CSV."""
+        """A flat ``dict`` (the interval as ``auc_low``, ``auc_high``; the counts as
+        ``concordant``, ``discordant``, ``tied_score``, ``comparable``, ``tied_label``,
+        ``tied_both``): for tables, JSON and CSV."""
         c = self.counts
         return {
             "events": self.events, "time": self.time, "n": self.n, "pending": self.pending,
+            "dropped": self.dropped, "unmatched": self.unmatched,
             "metric": self.metric, "auc": self.auc, "auc_low": self.low,
             "auc_high": self.high, "reference_auc": self.reference_auc,
             "se": self.se, "z": self.z, "p_value": self.p_value, "alert": self.alert,
@@ -90,21 +99,24 @@ class Report:
     def _to_row(self) -> list:
         """The fields as a flat JSON-able list, the counts spliced in after ``pending``
         (a list rather than a dict: a long history's snapshot stays small); ``low`` and
-        ``high`` last (a row of 22 fields, written before them, still loads)."""
+        ``high``, then ``dropped`` and ``unmatched`` last (rows of 22 and 24 fields,
+        written before them, still load)."""
         c = self.counts
         return [self.events, self.time, self.n, self.pending, c.concordant, c.discordant,
                 c.tied_score, c.tied_label, c.tied_both, c.n, c.weight_sum,
                 c.n_label_levels, c.n_score_levels, self.auc, self.reference_auc, self.z,
                 self.p_value, self.alert, self.drift, self.se, self.reference_se,
-                self.metric, self.low, self.high]
+                self.metric, self.low, self.high, self.dropped, self.unmatched]
 
     @classmethod
     def _from_row(cls, row) -> "Report":
         """The inverse of `_to_row`; `ValueError` for a row it cannot have written."""
         ints, reals = (0, 2, 3, 9, 11, 12), (4, 5, 6, 7, 8, 10, 13, 14, 15, 16, 19, 20)
-        if type(row) is list and len(row) == 24:        # 22: written before low, high
+        if type(row) is list and len(row) >= 24:        # 22: written before low, high
             reals += (22, 23)
-        if not (type(row) is list and len(row) in (22, 24)
+        if type(row) is list and len(row) == 26:        # 24: before dropped, unmatched
+            ints += (24, 25)
+        if not (type(row) is list and len(row) in (22, 24, 26)
                 and row[21] in ("auc", "concordance")
                 and all(type(row[i]) is int and row[i] >= 0 for i in ints)
                 and all(type(row[i]) in (int, float) for i in reals)

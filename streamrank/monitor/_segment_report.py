@@ -148,6 +148,10 @@ class SegmentedReport:
     challenger_gauc, challenger_gauc_segments : float, int
         With `PairedMonitor` units: the group AUC of the challengers' windows (as
         `gauc` of the champions'); nan and 0 otherwise.
+    dropped, unmatched : int
+        The whole stream's late and unmatched labels so far (`SegmentedMonitor.totals`:
+        every segment's and those without a segment); 0 in reports written before
+        they existed.
     """
 
     events: int
@@ -165,6 +169,8 @@ class SegmentedReport:
     paired_alerts: tuple = ()
     challenger_gauc: float = _NAN
     challenger_gauc_segments: int = 0
+    dropped: int = 0
+    unmatched: int = 0
 
     def __getitem__(self, segment: Hashable) -> Report:
         """The `Report` of ``segment`` (`KeyError` if the monitor holds no such
@@ -178,8 +184,9 @@ class SegmentedReport:
         """One flat ``dict`` per segment (`Report.as_dict`, with ``events`` and ``time``
         the monitor's, plus ``segment``, ``p_adjusted`` and ``alert`` by the corrected
         p-value; ``segment_alert`` the segment's own uncorrected one), then one total row
-        (``segment`` None, ``auc`` the group AUC, ``n`` and ``pending`` summed, ``alert``
-        and ``drift`` any segment's; the other fields None). With `PairedMonitor` units
+        (``segment`` None, ``auc`` the group AUC, ``n`` and ``pending`` summed,
+        ``dropped`` and ``unmatched`` the stream's, ``alert`` and ``drift`` any
+        segment's; the other fields None). With `PairedMonitor` units
         a segment's row is its `PairedReport.as_dict` (the champion's columns and the
         challenger's), with ``paired_p_adjusted``, ``challenger_alert`` by it and
         ``segment_challenger_alert`` by the uncorrected paired p-value; the total adds
@@ -202,7 +209,8 @@ class SegmentedReport:
         total = dict.fromkeys(out[0] if out else (), None)
         total.update(events=self.events, time=self.time, segment=None, metric="gauc",
                      auc=self.gauc, n=sum(r.n for r in drops),
-                     pending=sum(r.pending for r in drops), alert=any(self.alerts),
+                     pending=sum(r.pending for r in drops), dropped=self.dropped,
+                     unmatched=self.unmatched, alert=any(self.alerts),
                      drift=self.drift, p_adjusted=None, segment_alert=None)
         if self.paired_alerts:
             total.update(challenger_auc=self.challenger_gauc,
@@ -224,11 +232,18 @@ class SegmentedReport:
         if self.paired_alerts or self.paired_p_adjusted:
             row += [list(self.paired_p_adjusted), list(self.paired_alerts),
                     self.challenger_gauc, self.challenger_gauc_segments]
-        return row
+        return row + [self.dropped, self.unmatched]
 
     @classmethod
     def _from_row(cls, row, names: list) -> "SegmentedReport":
-        """The inverse of `_to_row`; `ValueError` for a row it cannot have written."""
+        """The inverse of `_to_row`; `ValueError` for a row it cannot have written (rows
+        of 11 and 15 fields, written before ``dropped`` and ``unmatched``, load)."""
+        counts = {}
+        if type(row) is list and len(row) in (13, 17):
+            *row, dropped, unmatched = row
+            if not all(type(v) is int and v >= 0 for v in (dropped, unmatched)):
+                raise ValueError("a segmented report that to_bytes does not write")
+            counts = dict(dropped=dropped, unmatched=unmatched)
         if not (type(row) is list and len(row) in (11, 15) and type(row[0]) is int
                 and type(row[2]) is list and type(row[3]) is list
                 and len(row[2]) == len(row[3]) == len(row[4]) == len(row[5])
@@ -253,7 +268,7 @@ class SegmentedReport:
                    tuple(_report_from(r, bool(paired)) for r in row[3]),
                    tuple(_NAN if p is None else float(p) for p in row[4]),
                    tuple(row[5]), _NAN if row[6] is None else float(row[6]), row[7],
-                   row[8], row[9], row[10], **paired)
+                   row[8], row[9], row[10], **paired, **counts)
 
 
 def _report_row(r) -> list:

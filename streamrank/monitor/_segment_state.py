@@ -11,7 +11,10 @@ last) concatenated in one byte array with their offsets. The id map is rebuilt f
 the windows' contents, plus (version 3) its entries of ids in no window (``stale``,
 with their segments: the ids evicted lately that a late label must find) and the
 wrapper's label wait (``waiting`` ids; their label, weight and start in the state's
-``waits``). Version 2 snapshots (no wait at the wrapper) load with none.
+``waits``), and (version 4) the ids of the wrapper's unmatched labels (``orphans``;
+their events in the state's ``orphans``). Version 2 snapshots (no wait at the wrapper)
+load with none; versions 2 and 3 count the wrapper's late and unmatched labels in one
+``unrouted``, loaded as ``dropped``.
 """
 
 from __future__ import annotations
@@ -23,10 +26,11 @@ import numpy as np
 
 from .. import _snapshot
 from .._validation import describe
+from . import _wait
 from ._segment_report import CORRECTIONS, WEIGHTINGS, SegmentedReport
 
 _FORMAT = "streamrank.SegmentedMonitor"
-_VERSION = 3
+_VERSION = 4
 _CONFIG = {"max_segments", "correction", "weighting", "unit"}
 
 
@@ -48,8 +52,10 @@ def dump(m) -> bytes:
     live = {key for _, u in m._all() for key, *_ in u.items()}
     stale = [(k, v[0]) for k, v in m._where.items() if k not in live]
     waits = [] if m._waits is None else m._waits.rows()
+    orphans = m._orphans.rows()
     state = {"clock": m._clock, "stats": m.stats,
              "waits": [[y, w, start] for _, y, w, start in waits],
+             "orphans": [mark for _, mark in orphans],
              "segment_alerts": [[index[k], v] for k, v in m.segment_alerts.items()],
              "history": [r._to_row(index) for r in m.history],
              "alerts": [r._to_row(index) for r in m.alerts]}
@@ -60,6 +66,7 @@ def dump(m) -> bytes:
         **_snapshot.key_arrays([k for k, _ in stale], "stale", func),
         **_snapshot.key_arrays([g for _, g in stale], "stale_segments", func),
         **_snapshot.key_arrays([r[0] for r in waits], "waiting", func),
+        **_snapshot.key_arrays([k for k, _ in orphans], "orphans", func),
         other=np.array(m._other is not None),
         units=np.frombuffer(b"".join(blobs), dtype=np.uint8), unit_offsets=offsets)
 
@@ -69,7 +76,7 @@ def load(cls, data: bytes, unit_type):
     ``unit_type`` (None: `Monitor` or `PairedMonitor`, as stored), or a
     `streamrank.exceptions.SnapshotError`."""
     snap = _snapshot.load(data, _FORMAT, _VERSION, "SegmentedMonitor.from_bytes")
-    if snap.version not in (2, _VERSION):
+    if snap.version not in (2, 3, _VERSION):
         raise snap.corrupt(f"version {snap.version} was never written")
     config, state = snap.json("config"), snap.json("state")
     names = snap.keys("segments")
@@ -79,14 +86,16 @@ def load(cls, data: bytes, unit_type):
         waiting = snap.keys("waiting")
     else:
         stale, stale_segs, waiting = [], [], []
+    orphans = snap.keys("orphans") if snap.version >= 4 else []
     other = snap.flag("other")
     buf = snap.array("units", "u", itemsize=1).tobytes()
     off = snap.array("unit_offsets", "i", itemsize=8)
     snap.finish()
     if not (type(config) is dict and set(config) == _CONFIG and type(state) is dict
-            and set(state) - {"waits"} == {"clock", "stats", "segment_alerts", "history",
-                                           "alerts"}
+            and set(state) - {"waits", "orphans"} == {"clock", "stats", "segment_alerts",
+                                                      "history", "alerts"}
             and ("waits" in state) == (snap.version >= 3)
+            and ("orphans" in state) == (snap.version >= 4)
             and config["correction"] in CORRECTIONS
             and config["weighting"] in WEIGHTINGS):
         raise snap.corrupt("the settings or the state are not those to_bytes writes")
@@ -124,6 +133,9 @@ def load(cls, data: bytes, unit_type):
         m._other = units[-1] if other else None
         if snap.version < 3:        # (no wait at the wrapper then)
             stats = {**stats, "joined": 0, "unmatched": 0, "paired_alerts": 0}
+        if snap.version < 4 and "unrouted" in stats:    # (late and unmatched in one)
+            stats = {**stats, "early": 0, "early_lead": 0}
+            stats["dropped"] = stats.pop("unrouted")
         if set(stats) != set(m.stats):
             raise snap.corrupt("the statistics are not those to_bytes writes")
         m._clock = clock
@@ -143,6 +155,7 @@ def load(cls, data: bytes, unit_type):
                 if key in m._where:
                     raise snap.corrupt(f"id {key!r} is in two segments' windows")
                 m._where[key] = (seg, t)
+        _load_orphans(m, snap, orphans, state.get("orphans", []))    # (the map: live)
         _load_wait(m, snap, state.get("waits", []), waiting, stale, stale_segs)
         m._sweep_at = max(m._sweep_at, 2 * len(m._where))
         order = list(names) + [m.OTHER]
@@ -158,6 +171,16 @@ def load(cls, data: bytes, unit_type):
                 raise snap.corrupt("the history is not a list of reports")
             dest.extend(SegmentedReport._from_row(r, order) for r in rows)
     return m
+
+
+def _load_orphans(m, snap, keys, marks) -> None:
+    """The ids of the wrapper's unmatched labels and their events."""
+    if not (type(marks) is list and len(marks) == len(keys) == len(set(keys))
+            and len(keys) <= _wait.ORPHANS and not set(keys) & set(m._where)
+            and all(type(v) is int and v >= 0 for v in marks) and marks == sorted(marks)):
+        raise snap.corrupt("the ids of the unmatched labels are not those to_bytes writes")
+    for key, mark in zip(keys, marks):
+        m._orphans.note(key, mark)
 
 
 def _load_wait(m, snap, rows, waiting, stale, stale_segs) -> None:

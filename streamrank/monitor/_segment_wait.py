@@ -1,19 +1,22 @@
-"""The label wait of a `streamrank.monitor.SegmentedMonitor`: a label (or weight) without a
-segment, for an id in no window, waits for its prediction at the wrapper, keyed by id.
+"""The labels without a segment of a `streamrank.monitor.SegmentedMonitor`: a label (or
+weight) that names no segment with a unit, for an id in no window, is counted at the
+wrapper, late or unmatched, or waits there for its prediction, keyed by id.
 
 A segmented stream's label rows often lack the segment; a label that comes before its
-prediction then names no unit, so no unit's own wait (`Monitor(label_wait=...)`) can hold
-it. The wrapper holds it instead, in the same structure and by the same rules as a
-`Monitor`'s wait (`streamrank.monitor._wait`: `_wait._Waits`, `_wait.bound_of`,
-`_wait.start_of`), with the units' bound (``label_wait`` events of the whole stream, or
-``label_wait_period`` of the shared clock):
+prediction then names no unit, so no unit can count it or hold it in its own wait
+(`Monitor(label_wait=...)`). The wrapper does, by the same rules as a `Monitor`
+(`streamrank.monitor._wait`: `_wait._Waits`, `_wait.bound_of`, `_wait.start_of`, the
+memory of the unmatched ids, `_wait.unmatched`), with the units' bound (``label_wait``
+events of the whole stream, or ``label_wait_period`` of the shared clock):
 
-* such an event waits, unless the id's prediction left its segment's window lately
-  (`_wait.recent` of that unit, or it leaves at this event): then it is a late drop,
-  counted ``unrouted`` as before; a waiting event moves no clock;
-* a new prediction of a waiting id takes the waiting label and weight (its own win) to
-  its segment's unit, in the prediction's own event (``stats["joined"]``);
-* a wait that runs out is counted ``stats["unmatched"]``.
+* the id's prediction left its segment's window lately (`_wait.recent` of that unit, or
+  it leaves at this event): a late drop (``stats["dropped"]``);
+* otherwise, without a wait: unmatched at once (``stats["unmatched"]``); with a wait it
+  waits (a waiting event moves no clock), and a new prediction of a waiting id takes the
+  waiting label and weight (its own win) to its segment's unit, in the prediction's own
+  event (``stats["joined"]``); a wait that runs out is counted ``stats["unmatched"]``;
+* a new prediction of an id whose label was counted unmatched shows that label was early
+  (``stats["early"]``, ``stats["early_lead"]``).
 
 A label row that names a segment with a unit goes to that unit (and its own wait), as
 without a wait. A segment named on a label that waits here is not kept (the prediction's
@@ -22,9 +25,11 @@ decides). Every step is ``O(1)`` amortized (the structures' own costs).
 
 from __future__ import annotations
 
+from .._validation import check_scalar, check_weight, param_error
 from . import _wait
 
-__all__ = ["bound", "check", "gone_lately", "hold", "joining", "settle", "wait_of"]
+__all__ = ["bound", "check", "gone_lately", "hold", "joining", "settle", "unrouted",
+           "wait_of"]
 
 
 def wait_of(unit) -> tuple:
@@ -52,7 +57,7 @@ def gone_lately(m, key, where) -> bool:
         return True
     if m._clock is not None:
         unit.advance(m._clock)
-    return any(mon._gone is not None and _wait.recent(mon, key) for mon in _models(unit))
+    return any(_wait.recent(mon, key) for mon in _models(unit))
 
 
 def bound(m, time, early) -> float:
@@ -80,12 +85,44 @@ def joining(m, key, b):
     return entry if entry is not None and entry[2] > b else None
 
 
+def unrouted(m, key, label, weight, time, where) -> None:
+    """An accepted event for an id in no window, without a segment that has a unit
+    (checked first as a `Monitor` checks one, `SegmentedMonitor.observe`: ``where`` is the
+    id's entry in the id map, None if none): late, unmatched, or waiting."""
+    func = "SegmentedMonitor.observe"
+    if key is None:
+        raise param_error("key", func, "an id (a hashable value other than None)", "None",
+                          TypeError)
+    if label is None and weight is None:
+        raise ValueError(f"{func}: an event needs a score, a label or a weight; got none "
+                         f"for key {key!r}.")
+    if label is not None:
+        check_scalar(label, "label", func)
+    if weight is not None:
+        check_weight(weight, func, "weight")
+    late = gone_lately(m, key, where)
+    if m._waits is not None and not late:
+        hold(m, key, label, weight, time)
+        return
+    b = None if m._waits is None else bound(m, time, False)
+    if time is not None and (m._clock is None or time > m._clock):
+        m._clock = time
+    st = m.stats
+    st["events"] += 1
+    if late:
+        st["dropped"] += 1
+    else:
+        _wait.unmatched(m, key, st["events"])
+    if m._waits is not None:
+        settle(m, b)
+
+
 def settle(m, b, key=None, joined=None) -> None:
     """After an accepted event: run out the waits past ``b`` (``unmatched``); the wait of
     ``key`` that its prediction ``joined`` leaves (``joined``)."""
     waits, st = m._waits, m.stats
     if waits.held:
-        st["unmatched"] += waits.expire(b)
+        _wait.expired(m, waits.expire(b), m._label_wait is not None)
     if joined is not None:
         del waits.held[key]
         st["joined"] += 1
@@ -94,10 +131,12 @@ def settle(m, b, key=None, joined=None) -> None:
 def check(m, window_keys) -> None:
     """The invariants of the wrapper's wait (`SegmentedMonitor._check`; ``window_keys``:
     the ids in the windows): no waiting id in a window, the starts in order, none run
-    out; no wait, no counts."""
+    out; no wait, none joined; no unmatched id in a window."""
     waits = m._waits
+    assert not set(m._orphans.mark) & window_keys
+    assert m.stats["early"] <= m.stats["unmatched"]
     if waits is None:
-        assert not m.stats["joined"] and not m.stats["unmatched"]
+        assert not m.stats["joined"]
         return
     assert not set(waits.held) & window_keys
     rows = waits.rows()

@@ -14,8 +14,11 @@ lines of labels often lack it): it goes to the segment of the id's prediction wh
 prediction is in its segment's window. A segment given on such an event must be that
 prediction's (a `ValueError` otherwise). An event for an id in no window (a label whose
 prediction has left, or never came) goes to its segment's unit when it names a segment
-that has one (counted there as late, dropped, ``stats["dropped"]``), and is counted in
-``stats["unrouted"]`` otherwise; a new prediction without a segment is a `ValueError`.
+that has one (counted there, late or unmatched, as a `Monitor` counts it), and is
+counted at the wrapper otherwise (`streamrank.monitor._segment_wait`): late, dropped
+(``stats["dropped"]``) when the id's prediction left its segment's window lately,
+unmatched (``stats["unmatched"]``) when no prediction of it was seen lately; a new
+prediction without a segment is a `ValueError`.
 Segments are made by predictions only, and stay once made. A keyword field (a second
 model's score, ``challenger=``) makes an event a prediction as a score does.
 
@@ -23,8 +26,8 @@ model's score, ``challenger=``) makes an event a prediction as a score does.
 an id in no window, without a segment that has a unit, waits at the wrapper, by the
 units' bound and rules (`streamrank.monitor._segment_wait`): the prediction, when it
 comes in time, takes the waiting label and weight to its unit (``stats["joined"]``); a
-wait that runs out counts ``stats["unmatched"]``; an id evicted lately is a late drop
-(``unrouted``). `totals` and `waiting` add the units' own waits.
+wait that runs out counts ``stats["unmatched"]``; an id evicted lately is a late drop.
+`totals` and `waiting` add the units' own waits.
 
 **Bounded.** The first ``max_segments`` segment values that come with a prediction get a
 unit each; predictions of any other value are pooled into one more unit, the segment
@@ -122,7 +125,7 @@ from collections.abc import Callable, Hashable, Iterator
 from typing import Any
 
 from .._typing import Number
-from .._validation import check_int, check_scalar, check_weight, describe, param_error
+from .._validation import check_int, check_scalar, describe, param_error
 from ..batch._groups import check_group_id
 from . import _segment_state, _segment_wait, _wait
 from ._monitor import Monitor
@@ -131,23 +134,9 @@ from ._segment_report import (CORRECTIONS, WEIGHTINGS, SegmentedReport, adjust_p
 
 __all__ = ["SegmentedMonitor"]
 
-_STATS = ("events", "unrouted", "pooled_events", "pooled_predictions", "reports",
-          "alerts", "joined", "unmatched", "paired_alerts")
+_STATS = ("events", "dropped", "unmatched", "early", "early_lead", "pooled_events",
+          "pooled_predictions", "reports", "alerts", "joined", "paired_alerts")
 _SWEEP_MIN = 1024       # the id map is swept when it exceeds max(this, 2 x live ids)
-
-
-def _check_dropped(key, label, weight, func) -> None:
-    """The checks `Monitor.observe` makes of an event it drops (an id in no window)."""
-    if key is None:
-        raise param_error("key", func, "an id (a hashable value other than None)", "None",
-                          TypeError)
-    if label is None and weight is None:
-        raise ValueError(f"{func}: an event needs a score, a label or a weight; got none "
-                         f"for key {key!r}.")
-    if label is not None:
-        check_scalar(label, "label", func)
-    if weight is not None:
-        check_weight(weight, func, "weight")
 
 
 class SegmentedMonitor:
@@ -179,9 +168,11 @@ class SegmentedMonitor:
     alerts : collections.deque of SegmentedReport
         The reports at which a segment alerted (corrected) or drifted.
     stats : dict
-        ``events`` (all segments), ``unrouted`` (events for an id in no window, without
-        a segment that has a unit), ``pooled_events``, ``pooled_predictions``,
-        ``reports``, ``alerts``. Each unit's own are in ``units[segment].stats``.
+        ``events`` (all segments); of the events for an id in no window without a
+        segment that has a unit, ``dropped`` (late) and ``unmatched``, ``early`` and
+        ``early_lead`` (as `Monitor.stats`'), and with a label wait ``joined``;
+        ``pooled_events``, ``pooled_predictions``, ``reports``, ``alerts``. Each unit's
+        own are in ``units[segment].stats``; `totals` adds them up.
     segment_alerts : dict
         Segment -> the reports at which it alerted (corrected p-value below ``alpha``).
     """
@@ -239,6 +230,7 @@ class SegmentedMonitor:
         self._label_wait, self._label_wait_period = _segment_wait.wait_of(probe)
         self._waits: _wait._Waits | None = None if self._label_wait is None and \
             self._label_wait_period is None else _wait._Waits()
+        self._orphans = _wait._Recent()     # the ids of its unmatched labels
 
     # ------------------------------------------------------------------ reads
     @property
@@ -317,8 +309,8 @@ class SegmentedMonitor:
 
         See the module docstring for the routing; the event itself follows
         `Monitor.observe`'s rules in its unit (other keyword ``fields`` go to the unit's
-        ``observe``; a `Monitor` unit takes none). An event dropped here (``unrouted``)
-        is checked as a `Monitor` checks one it drops (its id, label and weight).
+        ``observe``; a `Monitor` unit takes none). An event counted here (for an id in no
+        window) is checked as a `Monitor` checks one (its id, label and weight).
 
         Validated before anything changes (a refused event is not counted and makes no
         segment): an unhashable id, a segment that is nan / unhashable / `OTHER`, a new
@@ -364,18 +356,8 @@ class SegmentedMonitor:
             if unit is None and segment is not None and self._other is not None \
                     and len(self.units) >= self.max_segments:
                 unit = self._other
-            if unit is None:       # checked as the unit would, then counted here
-                _check_dropped(key, label, weight, func)
-                if waits is not None and not _segment_wait.gone_lately(self, key, where):
-                    _segment_wait.hold(self, key, label, weight, time)
-                    return
-                b = None if waits is None else _segment_wait.bound(self, time, False)
-                if time is not None and (clock is None or time > clock):
-                    self._clock = time
-                st["events"] += 1
-                st["unrouted"] += 1
-                if waits is not None:
-                    _segment_wait.settle(self, b)
+            if unit is None:       # counted (or held) here: late, unmatched or waiting
+                _segment_wait.unrouted(self, key, label, weight, time, where)
                 return
         elif segment is None:
             raise param_error("segment", func, "a segment value on a new prediction "
@@ -414,6 +396,8 @@ class SegmentedMonitor:
         if waits is not None:
             _segment_wait.settle(self, b, key, joined)
         new = not alive and scored
+        if new and self._orphans.mark:      # a label of it came first, without a segment
+            _wait.predicted(self, key)
         if pooled:
             st["pooled_events"] += 1
             st["pooled_predictions"] += new
@@ -423,14 +407,14 @@ class SegmentedMonitor:
                 self._sweep()
 
     def _sweep(self) -> None:
-        """Drop the ids whose prediction has left its window (with a label wait: and is
-        not among its unit's ids evicted lately, which a late label must find):
+        """Drop the ids whose prediction has left its window and is not among its
+        unit's ids evicted lately (which a late label must find):
         ``O(M)`` for ``M`` ids, once the map has doubled since the last sweep (amortized
         ``O(1)``; the ids evicted lately are at most a window's)."""
         self._sync()
-        gone = _segment_wait.gone_lately if self._waits is not None else None
+        gone = _segment_wait.gone_lately
         self._where = {k: v for k, v in self._where.items()
-                       if k in self._unit_of(v[0]) or gone is not None and gone(self, k, v)}
+                       if k in self._unit_of(v[0]) or gone(self, k, v)}
         self._sweep_at = max(_SWEEP_MIN, 2 * len(self._where))
 
     def _sync(self) -> None:
@@ -460,10 +444,12 @@ class SegmentedMonitor:
         paired = paired_family(reports, self.correction, self.alpha,
                                self.weighting) if self._paired else {}
         either = any(alerts) or any(paired.get("paired_alerts", ()))
+        total = self.totals()
         r = SegmentedReport(self.stats["events"], self._clock, tuple(names),
                             tuple(reports), tuple(p_adj.tolist()), alerts, gauc, k,
                             self.correction, either, any(x.drift for x in reports),
-                            **paired)
+                            **paired, dropped=total["dropped"],
+                            unmatched=total["unmatched"])
         self.history.append(r)
         self.stats["reports"] += 1
         self.stats["paired_alerts"] += any(r.paired_alerts)
@@ -479,10 +465,11 @@ class SegmentedMonitor:
         """The numbers a metrics scrape exposes, as a plain dict: ``segments``, segment
         (as ``str``) -> its unit's ``metrics()``, with ``p_adjusted`` and ``alert``
         (0/1) of the latest report; ``window_gauc`` (nan before the first report),
-        ``segments_held``, the counters ``events``, ``unrouted``,
-        ``pooled_events``, ``pooled_predictions``, ``alerts``; and of the wrapper's
-        label wait (labels without a segment) ``joined_labels``, ``unmatched_labels``
-        (counters) and ``waiting_labels`` (now).
+        ``segments_held``, the counters ``events``, ``pooled_events``,
+        ``pooled_predictions``, ``alerts``; and of the labels without a segment for an
+        id in no window (the wrapper's) ``late_dropped`` and ``unmatched_labels``
+        (``stats["dropped"]``, ``stats["unmatched"]``), ``joined_labels`` (counters) and
+        ``waiting_labels`` (now).
 
         Changes nothing; runtime ``O(S)``.
 
@@ -515,10 +502,10 @@ class SegmentedMonitor:
         out: dict[str, Any] = {"segments": segments,
                                "window_gauc": float("nan") if last is None else last.gauc,
                                "segments_held": len(segments)}
-        for key in ("events", "unrouted", "pooled_events", "pooled_predictions",
-                    "alerts"):
+        for key in ("events", "pooled_events", "pooled_predictions", "alerts"):
             out[key] = stats[key]
-        out["joined_labels"], out["unmatched_labels"] = stats["joined"], stats["unmatched"]
+        out["late_dropped"], out["unmatched_labels"] = stats["dropped"], stats["unmatched"]
+        out["joined_labels"] = stats["joined"]
         if self._paired:
             out["challenger_window_gauc"] = (float("nan") if last is None
                                              else last.challenger_gauc)
@@ -527,16 +514,13 @@ class SegmentedMonitor:
         return out
 
     def totals(self) -> dict[str, int]:
-        """The units' `stats` summed (``dropped`` plus ``unrouted``: every event for an
-        id in no window; ``joined`` and ``unmatched`` plus the wrapper's, of labels
-        without a segment), and ``waiting`` (`waiting`). Runtime: ``O(S)``."""
+        """The units' `stats` summed, plus the wrapper's ``dropped``, ``unmatched``,
+        ``early`` and ``joined`` (of labels without a segment), ``early_lead`` the
+        largest, and ``waiting`` (`waiting`). Runtime: ``O(S)``."""
         out: dict[str, int] = {}
-        for _, unit in self._all():
+        for _, unit in [*self._all(), (None, self)]:
             for k, v in unit.stats.items():
-                out[k] = out.get(k, 0) + v
-        out["dropped"] = out.get("dropped", 0) + self.stats["unrouted"]
-        for k in ("joined", "unmatched"):
-            out[k] = out.get(k, 0) + self.stats[k]
+                out[k] = max(out.get(k, 0), v) if k == "early_lead" else out.get(k, 0) + v
         out["waiting"] = self.waiting
         out["events"] = self.stats["events"]
         out["reports"], out["alerts"] = self.stats["reports"], self.stats["alerts"]

@@ -3,11 +3,15 @@
 One ``np.savez`` archive (`streamrank._snapshot`: no pickled objects), format
 ``"streamrank.Monitor"``: the settings and the state (clock, statistics, history) as JSON,
 the window's predictions as columns (keys stored exactly), the frozen reference window or
-the ``reference=N`` store, the label wait (`streamrank.monitor._wait`: the labels waiting
-for their prediction, the ids evicted lately), and the detector: whether it fired since
+the ``reference=N`` store, the memories of `streamrank.monitor._wait` (the ids evicted
+lately, the ids of the unmatched labels, and with a label wait the labels waiting for
+their prediction), and the detector: whether it fired since
 the last report, the event of its last detection, and its exact state (River's ADWIN and
 Page-Hinkley, `streamrank.monitor.detectors.detector_state`) or, for other River
-detectors, the series it was fed (replayed on load). Version 4 adds the detector's
+detectors, the series it was fed (replayed on load). Version 5 keeps the ids evicted
+lately without a label wait too (late labels are told from unmatched ones) and adds the
+ids of the unmatched labels (``orphan_keys``, ``orphan_mark``); version 4 adds the
+detector's
 signal (``detector_signal``; a snapshot without it restores ``"window"``, the only
 signal before); version 3 adds the label wait and the detector's state; version 2 stores keys exactly; versions 1 and 2 (nothing waiting, a
 per-report series, replayed) are still read.
@@ -22,21 +26,22 @@ import numpy as np
 
 from .. import _snapshot
 from .._validation import describe
+from . import _wait
 from ._reference import _Reference
 from ._report import Report
 from .detectors import _dump_detector, _load_detector, detector_state, restore_state
 
 _FORMAT = "streamrank.Monitor"
-_VERSION = 4    # 4: detector_signal; 3: the label wait, the detector's state; 2: keys
-#                 stored exactly; 1 to 3 read
+_VERSION = 5    # 5: the unmatched ids; 4: detector_signal; 3: the label wait, the
+#                 detector's state; 2: keys stored exactly; 1 to 4 read
 _NAN = math.nan
 _CONFIG = {"window", "period", "reference", "test", "alpha", "detector", "labels",
            "min_window", "max_history", "level", "label_wait", "label_wait_period",
            "detector_signal"}
 #: The keys of `Monitor.stats`, in order.
 _STATS = ("events", "predictions", "labeled", "late", "rescored", "relabeled", "dropped",
-          "evicted", "evicted_pending", "reports", "alerts", "joined", "unmatched",
-          "detections")
+          "unmatched", "early", "early_lead", "evicted", "evicted_pending", "reports",
+          "alerts", "joined", "detections")
 
 
 def dump(m) -> bytes:
@@ -66,7 +71,7 @@ def dump(m) -> bytes:
               "label_wait": m.label_wait, "label_wait_period": m.label_wait_period,
               "detector_signal": m.detector_signal}
     waits = [] if m._waits is None else m._waits.rows()
-    gone = [] if m._gone is None else m._gone.rows()
+    gone, orphans = m._gone.rows(), m._orphans.rows()
     state = {"clock": m._clock, "stats": m.stats,
              "history": [r._to_row() for r in m.history],
              "alerts": [r._to_row() for r in m.alerts],
@@ -91,7 +96,9 @@ def dump(m) -> bytes:
         wait_w=np.array([_NAN if r[2] is None else r[2] for r in waits], dtype=f64),
         wait_start=np.array([r[3] for r in waits], dtype=f64),
         **_snapshot.key_arrays([k for k, _ in gone], "gone_keys", func),
-        gone_mark=np.array([g for _, g in gone], dtype=f64))
+        gone_mark=np.array([g for _, g in gone], dtype=f64),
+        **_snapshot.key_arrays([k for k, _ in orphans], "orphan_keys", func),
+        orphan_mark=np.array([g for _, g in orphans], dtype=np.int64))
 
 
 
@@ -121,6 +128,10 @@ def load(cls, data: bytes):
         gone_mark = snap.floats("gone_mark", len(gone_keys))
     else:
         wait_keys, gone_keys = [], []
+    orphan_keys, orphan_mark = [], None
+    if snap.version >= 5:
+        orphan_keys = snap.keys("orphan_keys")
+        orphan_mark = snap.array("orphan_mark", "i", size=len(orphan_keys))
     snap.finish()
     if not (type(config) is dict and _CONFIG - {"level", "label_wait", "label_wait_period",
                                                 "detector_signal"}
@@ -154,9 +165,9 @@ def load(cls, data: bytes):
             raise snap.corrupt("the window holds predictions it would have evicted")
         m._clock = clock
         m.stats = {k: stats.get(k, 0) for k in _STATS}
-        if wait_keys or gone_keys:
+        if wait_keys or gone_keys or orphan_keys:
             _load_waits(m, snap, set(keys), wait_keys, wait_y, wait_w, wait_start,
-                        gone_keys, gone_mark)
+                        gone_keys, gone_mark, orphan_keys, orphan_mark)
         win = m._win
         for key, t, y, s, w in zip(keys, times.tolist(), ys.tolist(), ss.tolist(),
                                    ws.tolist()):
@@ -183,22 +194,27 @@ def load(cls, data: bytes):
 
 
 def _load_waits(m, snap, window_keys, wait_keys, wait_y, wait_w, wait_start, gone_keys,
-                gone_mark) -> None:
-    """Restore the label wait of ``m`` (before the reference: the per-event paths stay
-    off while a label waits)."""
-    if m._waits is None:
+                gone_mark, orphan_keys, orphan_mark) -> None:
+    """Restore the memories and the label wait of ``m`` (before the reference: the
+    per-event paths stay off while a label waits)."""
+    if wait_keys and m._waits is None:
         raise snap.corrupt("waiting labels without a label wait")
     if len(set(wait_keys)) != len(wait_keys) or set(wait_keys) & window_keys \
             or np.isinf(wait_y).any() or (wait_w < 0).any() or np.isinf(wait_w).any() \
-            or (np.diff(wait_start) < 0).any() or (np.diff(gone_mark) < 0).any():
-        raise snap.corrupt("the waiting labels or the evicted ids are not those "
-                           "to_bytes writes")
+            or (np.diff(wait_start) < 0).any() or (np.diff(gone_mark) < 0).any() \
+            or len(set(orphan_keys)) != len(orphan_keys) \
+            or set(orphan_keys) & window_keys or len(orphan_keys) > _wait.ORPHANS \
+            or orphan_keys and ((np.diff(orphan_mark) < 0).any() or orphan_mark[0] < 0):
+        raise snap.corrupt("the waiting labels, the evicted ids or the ids of the "
+                           "unmatched labels are not those to_bytes writes")
     for key, y, w, start in zip(wait_keys, wait_y.tolist(), wait_w.tolist(),
                                 wait_start.tolist()):
         m._waits.add(key, None if y != y else y, None if w != w else _num(w),
                      int(start) if m.label_wait is not None else start)
     for key, mark in zip(gone_keys, gone_mark.tolist()):
         m._gone.note(key, int(mark) if m.period is None else mark)
+    for key, mark in zip(orphan_keys, [] if orphan_mark is None else orphan_mark.tolist()):
+        m._orphans.note(key, mark)
 
 
 def _restore_detector(m, saved, series, snap) -> None:

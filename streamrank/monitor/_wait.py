@@ -1,15 +1,28 @@
-"""Labels that arrive before their prediction: the waiting room of `Monitor(label_wait=...)`.
+"""Labels with no prediction in the window: the waiting room of `Monitor(label_wait=...)`,
+and the two memories that tell a late label from an early one.
 
-Log shippers reorder lines, so a label (or a weight) may arrive before the prediction it
-belongs to. With ``label_wait`` (events) or ``label_wait_period`` (time units), such an
-event *waits* in `_Waits` and joins its prediction when that arrives; what is still
-waiting when its wait runs out is counted ``unmatched``. To keep ``dropped`` (a label for
-a prediction that has already *left* the window) apart from a label that is early,
-`_Waits` also remembers the ids of the predictions evicted lately (`_Gone`).
+A label (or a weight) for an id the window does not hold is one of two things:
 
-Both are a dict (``key -> entry``) and a deque of the entries in the order they expire
-(lazy deletion: an entry joined, replaced or evicted again leaves its old deque item
-behind, skipped when it reaches the front), so every step is ``O(1)`` amortized.
+* *late, dropped* (``stats["dropped"]``): its prediction was in the window and has been
+  evicted. The monitor remembers the ids of the predictions evicted lately (`_Recent`,
+  ``Monitor._gone``: the last ``window`` evicted, or those evicted within the last
+  ``period``), with or without a wait;
+* *unmatched* (``stats["unmatched"]``): no prediction of that id was seen lately: the
+  label came before its prediction, or the id was never predicted (or evicted so long
+  ago that it is forgotten). Without a wait it is counted at once; with ``label_wait``
+  (events) or ``label_wait_period`` (time units) it *waits* in `_Waits` and joins its
+  prediction if that arrives in time (``stats["joined"]``), and is counted unmatched when
+  its wait runs out. One definition either way: a label or weight that met no prediction.
+
+The ids of the last `ORPHANS` unmatched labels are remembered too (`_Recent`,
+``Monitor._orphans``): a prediction that comes for one of them shows that the label was
+early (``stats["early"]``, and ``stats["early_lead"]``: the most events from such a
+label to its prediction; the smallest ``label_wait`` that would have joined them all;
+with a time wait, counted from the event at which its wait ran out).
+
+Each structure is a dict (``key -> entry``) and a deque of the entries in the order they
+expire (lazy deletion: an entry joined, replaced or marked again leaves its old deque
+item behind, skipped when it reaches the front), so every step is ``O(1)`` amortized.
 """
 
 from __future__ import annotations
@@ -17,8 +30,12 @@ from __future__ import annotations
 import math
 from collections import deque
 
-__all__ = ["HELD", "bound_of", "check", "joining", "note_gone", "ran_out", "recent", "start_of",
-           "step"]
+__all__ = ["HELD", "ORPHANS", "bound_of", "check", "expired", "joining", "note_gone",
+           "outside", "predicted", "ran_out", "recent", "start_of", "step", "unmatched"]
+
+#: The unmatched labels whose ids are remembered (`_Recent`), to find those that were
+#: early when their prediction comes: the last this many.
+ORPHANS = 10_000
 
 #: What `step` returns for an event that waits (the monitor returns at once).
 HELD = object()
@@ -56,20 +73,21 @@ class _Waits:
         if weight is not None:
             entry[1] = weight
 
-    def expire(self, bound) -> int:
-        """Drop the waits with ``start <= bound``; how many. O(1 + dropped) amortized
-        (an entry that joined left its ``order`` item behind: skipped here)."""
+    def expire(self, bound) -> list:
+        """Drop the waits with ``start <= bound``: their ``(start, key)``, oldest first.
+        O(1 + dropped) amortized (an entry that joined left its ``order`` item behind:
+        skipped here)."""
         order, held = self.order, self.held
-        n = 0
+        out = []
         while order and order[0][0] <= bound:
             start, key = order.popleft()
             entry = held.get(key)
             if entry is not None and entry[2] == start:
                 del held[key]
-                n += 1
+                out.append((start, key))
         if not held:
             order.clear()
-        return n
+        return out
 
     def rows(self) -> list:
         """``(key, label or None, weight or None, start)`` of each wait, oldest first
@@ -83,15 +101,16 @@ class _Waits:
         return out
 
 
-class _Gone:
-    """The ids of the predictions evicted lately: ``mark[key]`` and ``order`` of
-    ``(mark, key)``, the mark being the eviction's number (count windows) or the clock
-    at the eviction (``period`` windows); an id is forgotten once its mark is ``span``
-    (the window's size or period) behind the latest (`note`; `recent` reads it)."""
+class _Recent:
+    """Ids marked lately: ``mark[key]`` and ``order`` of ``(mark, key)`` in the order they
+    were marked. `note` forgets the ids whose mark is ``span`` behind the latest (the ids
+    evicted lately: the mark is the eviction's number in a count window, the clock in a
+    ``period`` window, ``span`` the window's size or period; `recent` reads it); `trim`
+    keeps the last ``n`` (the unmatched labels: the mark is the label's event number)."""
 
     __slots__ = ("mark", "order", "span")
 
-    def __init__(self, span) -> None:
+    def __init__(self, span=math.inf) -> None:
         self.mark: dict = {}
         self.order: deque = deque()
         self.span = span
@@ -100,7 +119,7 @@ class _Gone:
         return len(self.mark)
 
     def note(self, key, mark) -> None:
-        """``key`` was evicted at ``mark``; forget what is ``span`` behind it. O(1)
+        """``key`` was marked at ``mark``; forget what is ``span`` behind it. O(1)
         amortized, one call (the per-event path of a count window calls it at each
         eviction)."""
         self.mark[key] = mark
@@ -119,6 +138,21 @@ class _Gone:
             m, k = order.popleft()
             if self.mark.get(k) == m:
                 del self.mark[k]
+
+    def trim(self, n) -> None:
+        """Keep the last ``n`` ids marked (and ``order`` within twice the ids kept, the
+        items of ids taken out by `take` included). O(1) amortized."""
+        mark, order = self.mark, self.order
+        while len(mark) > n:
+            m, k = order.popleft()
+            if mark.get(k) == m:
+                del mark[k]
+        if len(order) > 2 * len(mark) + 16:
+            self.order = deque((m, k) for m, k in order if mark.get(k) == m)
+
+    def take(self, key):
+        """Forget ``key``: its mark (None if it has none). O(1)."""
+        return self.mark.pop(key, None)
 
     def rows(self) -> list:
         """``(key, mark)`` of each remembered id, oldest first (the snapshot)."""
@@ -147,6 +181,53 @@ def start_of(waits, label_wait, events, clock, time):
     if waits.order and waits.order[-1][0] > start:
         start = waits.order[-1][0]
     return start
+
+
+# ------------------------------------------------- unmatched labels (with a wait or not)
+def unmatched(m, key, number) -> None:
+    """A label or weight of ``key`` met no prediction (``m``: a `Monitor`, or a
+    `streamrank.monitor.SegmentedMonitor` for its labels without a segment): count it and
+    remember its id with ``number``, the event it came with (or, after a time wait, the
+    event its wait ran out at); an id remembered already keeps its first number (as a
+    wait keeps its first start). O(1) amortized."""
+    m.stats["unmatched"] += 1
+    if key not in m._orphans.mark:
+        m._orphans.note(key, number)
+        m._orphans.trim(ORPHANS)
+
+
+def outside(m, key, orphan) -> None:
+    """A label or weight of ``key`` for a prediction outside the window of the `Monitor`
+    ``m`` (the event counted): unmatched (``orphan``: the id was not evicted lately,
+    `recent`) or late, dropped."""
+    if orphan:
+        unmatched(m, key, m.stats["events"])
+    else:
+        m.stats["dropped"] += 1
+
+
+def predicted(m, key) -> None:
+    """A new prediction of ``key`` (in the event ``m.stats["events"]``, counted): if a label
+    of that id was counted unmatched lately, it was early (``early``, ``early_lead``).
+    O(1)."""
+    if not m._orphans.mark:
+        return
+    number = m._orphans.take(key)
+    if number is not None:
+        st = m.stats
+        st["early"] += 1
+        lead = st["events"] - number
+        if lead > st["early_lead"]:
+            st["early_lead"] = lead
+
+
+def expired(m, runs, by_events) -> None:
+    """The waits ``runs`` (``(start, key)`` from `_Waits.expire`) ran out: unmatched, each
+    remembered with its start (``by_events``: an event wait, whose start is its event's
+    number) or the event now (a time wait)."""
+    now = m.stats["events"]
+    for start, key in runs:
+        unmatched(m, key, int(start) if by_events else now)
 
 
 # ---------------------------------------------------------------- the Monitor's steps
@@ -185,11 +266,13 @@ def joining(m, key, row, score, label, evict, time, early):
 def ran_out(m) -> None:
     """The waits of ``m`` that can no longer join, after its clock moved without an event
     (`Monitor.advance`) and after each event: time waits past ``clock -
-    label_wait_period``, event waits whose last event has come. O(1) amortized."""
+    label_wait_period``, event waits whose last event has come (`expired`). O(1)
+    amortized."""
     clock = m._clock
     if m._waits.held and (m.label_wait is not None or clock is not None):
-        m.stats["unmatched"] += m._waits.expire(
-            bound_of(m.label_wait, m.label_wait_period, m.stats["events"], clock))
+        expired(m, m._waits.expire(bound_of(m.label_wait, m.label_wait_period,
+                                            m.stats["events"], clock)),
+                m.label_wait is not None)
     if m.period is not None and clock is not None and m._gone.order:
         m._gone.prune(clock - m.period)
 
@@ -225,9 +308,17 @@ def note_gone(m, key, number, time=None) -> None:
 
 
 def check(m, window_keys) -> None:
-    """The invariants of the label wait of ``m`` (`Monitor._check`; ``window_keys``: the
-    ids in the window)."""
-    waits, gone = m._waits, m._gone
+    """The invariants of the memories and the label wait of ``m`` (`Monitor._check`;
+    ``window_keys``: the ids in the window)."""
+    waits, gone, orphans = m._waits, m._gone, m._orphans
+    if m.period is None:
+        assert len(gone.order) <= m.window
+    assert {k for k, _ in gone.rows()} == set(gone.mark)
+    assert len(orphans) <= ORPHANS and not set(orphans.mark) & window_keys
+    assert m.stats["early"] <= m.stats["unmatched"]
+    if waits is None:
+        assert not m.stats["joined"]
+        return
     held = set(waits.held)
     assert not held & window_keys and not held & set(gone.mark)
     assert not held or not m._fast
@@ -240,6 +331,3 @@ def check(m, window_keys) -> None:
         assert all(s > m.stats["events"] - 1 - m.label_wait for s in starts)
     elif m._clock is not None:
         assert all(s > m._clock - m.label_wait_period for s in starts)
-    if m.period is None:
-        assert len(gone.order) <= m.window
-    assert {k for k, _ in gone.rows()} == set(gone.mark)

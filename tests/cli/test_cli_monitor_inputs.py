@@ -230,8 +230,8 @@ def test_a_checkpoint_resumes_only_on_its_own_input(tmp_path, small):
     for extra, text in [(["--score", "label", "--label", "score"],
                          "--score is 'label'; the checkpoint's run read 'score'"),
                         (["--every", 7], "--every 7: the checkpoint's run reported every 200"),
-                        (["--window", 50], "--window 50: the checkpoint's monitor has "
-                                           "window=100")]:
+                        (["--window", 50], "--window 50: the checkpoint's run has "
+                                           "--window 100")]:
         res = run([path, "--window", 100, "--every", 200, *JSON, "--checkpoint", ckpt,
                    "--resume", *extra])
         assert res.exit_code == 2 and text in res.stderr, (extra, res.output)

@@ -143,7 +143,7 @@ def test_a_scrape_of_a_followed_monitor_matches_its_reports(tmp_path):
             proc.wait()
     err = errs.rest()
     assert proc.returncode == 0, err
-    assert "Traceback" not in err and "stopped by a signal" in err
+    assert "Traceback" not in err and "stopped by SIGTERM; " in err
     n_pred = _expected_stats(rows[:last])["predictions"]
     assert f"{last} events, {n_pred} predictions" in err
 

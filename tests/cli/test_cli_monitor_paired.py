@@ -169,7 +169,7 @@ def test_bad_challenger_scores(tmp_path):
                      res.stderr), res.stderr
     res = run([path, *ARGS, "--on-error", "skip"])
     assert res.exit_code == 0, res.output
-    assert "1 rows skipped" in res.stderr
+    assert "1 row skipped" in res.stderr
     rows[2] = {**rows[2], "challenger": "inf"}
     res = run([write(tmp_path / "f.csv", rows), *ARGS])
     assert res.exit_code == 2 and "column 'challenger'" in res.stderr

@@ -139,8 +139,8 @@ def test_resume_equals_an_uninterrupted_run(tmp_path, rows):
     assert f"+ {SegmentedMonitor.OTHER}" in full.stderr
     # another --max-segments, or --segment on another column: refused, listed
     res = run([part, "--checkpoint", ckpt, "--resume", "--max-segments", 5])
-    assert res.exit_code == 2 and "--max-segments 5: the checkpoint's monitor has " \
-        "max_segments=2" in res.stderr
+    assert res.exit_code == 2 and "--max-segments 5: the checkpoint's run has " \
+        "--max-segments 2" in res.stderr
     res = run([part, "--checkpoint", ckpt, "--resume", "--segment", "ts"])
     assert res.exit_code == 2 and "--segment is 'ts'" in res.stderr
 
@@ -171,7 +171,7 @@ def test_bad_segment_cells_fail_with_their_location(tmp_path, text, where):
     res = run([path, "--segment", "dev"])
     assert res.exit_code == 2 and where in res.stderr and "Traceback" not in res.output
     res = run([path, "--segment", "dev", "--on-error", "skip"])
-    assert res.exit_code == 0 and "1 rows skipped" in res.stderr
+    assert res.exit_code == 0 and "1 row skipped" in res.stderr
 
 
 def test_bad_segment_options(tmp_path):

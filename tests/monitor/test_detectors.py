@@ -340,5 +340,5 @@ def test_cli_resume_compares_the_canonical_spec(tmp_path):
     assert res.exit_code == 0, res.output
     res = runner.invoke(main, [*base, "--resume", "--detector", "page-hinkley"])
     assert res.exit_code == 2
-    assert "--detector page-hinkley: the checkpoint's monitor has " \
-           "detector='page-hinkley:threshold=40.0'" in res.output
+    assert "--detector page-hinkley: the checkpoint's run has " \
+           "--detector page-hinkley:threshold=40.0" in res.output

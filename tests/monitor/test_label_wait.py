@@ -126,10 +126,15 @@ def test_a_locally_shuffled_stream_equals_the_ordered_one(stream, block, window,
     early = sum(1 for j, (key, kw_) in enumerate(mixed)
                 if "label" in kw_ and all(k != key for k, _ in mixed[:j]))
     assert m.stats["joined"] == early
-    if early:   # without a wait, the same stream loses those labels
+    if early:   # without a wait, the same stream loses those labels: unmatched, early
         lossy = Monitor(window=window, min_window=2, test=test)
         _feed(lossy, mixed, block, keep, times)
-        assert lossy.stats["dropped"] == early
+        leads = [next(p for p in range(j, len(mixed)) if mixed[p][0] == key
+                      and "score" in mixed[p][1]) - j
+                 for j, (key, kw_) in enumerate(mixed)
+                 if "label" in kw_ and all(k != key for k, _ in mixed[:j])]
+        assert (lossy.stats["dropped"], lossy.stats["unmatched"], lossy.stats["early"],
+                lossy.stats["early_lead"]) == (0, early, early, max(leads))
 
 
 @settings(derandomize=True, max_examples=40, deadline=None)
@@ -307,11 +312,22 @@ def test_the_per_event_paths_come_back_once_nothing_waits():
     m._check()
 
 
-def test_without_a_wait_nothing_changes():
+def test_without_a_wait_nothing_waits_and_late_and_unmatched_labels_are_apart():
+    """Without a wait a label for an id never seen is unmatched at once (not late); a
+    label for an id evicted lately is late, dropped; a prediction that comes after an
+    unmatched label shows it was early, by how many events."""
     m = Monitor(window=3, min_window=2)
-    m.observe("x", label=1)
-    assert (m.stats["dropped"], m.waiting, m.stats["joined"]) == (1, 0, 0)
-    assert m._waits is None and m._gone is None
+    m.observe("x", label=1)                 # event 1: no prediction of x yet
+    assert (m.stats["dropped"], m.stats["unmatched"], m.waiting, m.stats["joined"]) \
+        == (0, 1, 0, 0)
+    assert m._waits is None
+    for i in range(4):                      # events 2-5: prediction 0 is evicted at 5
+        m.observe(i, score=i / 4)
+    m.observe(0, label=1)                   # event 6: late, dropped
+    m.observe("x", score=0.9)               # event 7: x's label was 7 - 1 events early
+    m._check()
+    assert (m.stats["dropped"], m.stats["unmatched"], m.stats["early"],
+            m.stats["early_lead"], m.n) == (1, 1, 1, 6, 0)
 
 
 def test_metrics_expose_the_wait():

@@ -32,15 +32,33 @@ class Model:
         self.rows = []          # [key, y, s, w, t], oldest first
         self.clock = None
         self.ref = None         # (y, s, w) lists of the labeled rows at the first eviction
-        self.dropped = self.late = 0
+        self.dropped = self.late = self.unmatched = self.early = self.lead = 0
+        self.events = 0
+        self.gone = []          # (key, mark) of every eviction, in order
+        self.orphans = {}       # key -> the event of its latest unmatched label
 
     def _evict(self, k):
         if k and self.ref is None:
             lab = [r for r in self.rows if r[1] is not None]
             self.ref = ([r[1] for r in lab], [r[2] for r in lab], [r[3] for r in lab])
+        for r in self.rows[:k]:
+            self.gone.append((r[0], len(self.gone) + 1 if self.period is None
+                              else self.clock))
         del self.rows[:k]
 
+    def _evicted_lately(self, key, clock):
+        """Among the last ``window`` evicted, or evicted at a clock above ``clock -
+        period`` (``clock``: before the event)."""
+        marks = [m for k, m in self.gone if k == key]
+        if not marks:
+            return False
+        if self.period is None:
+            return marks[-1] > len(self.gone) - self.window
+        return marks[-1] > clock - self.period
+
     def observe(self, key, score=None, label=None, weight=None, time=None):
+        self.events += 1
+        before = self.clock
         if self.period is not None and (self.clock is None or time > self.clock):
             self.clock = time
             self._evict(sum(1 for r in self.rows if r[4] <= time - self.period))
@@ -49,8 +67,15 @@ class Model:
         row = next((r for r in self.rows if r[0] == key), None)
         if row is None:
             if score is None:
-                self.dropped += 1
+                if self._evicted_lately(key, before):
+                    self.dropped += 1
+                else:
+                    self.unmatched += 1
+                    self.orphans.setdefault(key, self.events)   # the first
                 return
+            if key in self.orphans:     # its label came first
+                self.early += 1
+                self.lead = max(self.lead, self.events - self.orphans.pop(key))
             if self.window is not None and len(self.rows) >= self.window:
                 self._evict(len(self.rows) - self.window + 1)
             self.rows.append([key, label, score, 1 if weight is None else weight, time])
@@ -86,7 +111,10 @@ def check_against(m: Monitor, model: Model):
             warnings.simplefilter("ignore")
             assert r.auc == expect.auc or (math.isnan(r.auc) and math.isnan(expect.auc))
     assert r.pending == len(model.rows) - len(lab)
-    assert m.stats["dropped"] == model.dropped and m.stats["late"] == model.late
+    assert (m.stats["dropped"], m.stats["unmatched"], m.stats["late"], m.stats["early"],
+            m.stats["early_lead"]) == (model.dropped, model.unmatched, model.late,
+                                       model.early, model.lead)
+    assert (r.dropped, r.unmatched) == (model.dropped, model.unmatched)
     if model.ref is None:
         assert m.reference_counts is None
     else:

@@ -165,7 +165,7 @@ def test_paired_units_with_a_label_wait():
     m.observe("y", segment="fr", score=0.2, challenger=0.6, label=0)
     m.observe("z", segment="fr", score=0.5, challenger=0.5)     # "x" leaves both
     m.observe("x", label=0)
-    assert (m.stats["unrouted"], m.waiting) == (1, 0)
+    assert (m.stats["dropped"], m.stats["unmatched"], m.waiting) == (1, 0, 0)
     m._check()
     back = SegmentedMonitor.from_bytes(m.to_bytes())
     back._check()

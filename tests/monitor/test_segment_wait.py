@@ -99,10 +99,11 @@ def test_a_locally_shuffled_segmented_stream_equals_the_ordered_one(
     assert tot["labeled"] == plain.totals()["labeled"]
     _checked["joined"] += early
     _checked["shuffled"] += keep < len(events)
-    if early:       # without a wait, the same stream loses those labels (unrouted)
+    if early:       # without a wait, the same stream loses those labels: unmatched
         lossy = SegmentedMonitor(**opts)
         _feed(lossy, mixed, block, keep, times)
-        assert lossy.stats["unrouted"] == early
+        assert (lossy.stats["dropped"], lossy.stats["unmatched"], lossy.stats["early"]) \
+            == (0, early, early)
 
 
 @settings(derandomize=True, max_examples=40, deadline=None)
@@ -137,7 +138,7 @@ def test_the_streams_checked_something():
 def test_waits_by_hand_events_and_time():
     m = SegmentedMonitor(window=3, min_window=2, label_wait=2)
     m.observe("x", label=1)                     # event 1: waits during events 2, 3
-    assert (m.waiting, m.stats["unrouted"]) == (1, 0)
+    assert (m.waiting, m.stats["dropped"], m.stats["unmatched"]) == (1, 0, 0)
     m.observe("a", segment="fr", score=0.2, label=0)
     m.observe("x", segment="fr", score=0.9)     # event 3: joins in "fr"
     assert (m.waiting, m.stats["joined"], m.unit("fr").n) == (0, 1, 2)
@@ -151,7 +152,7 @@ def test_waits_by_hand_events_and_time():
     for k in "defg":                            # "x" and "a" leave "fr"'s window
         m.observe(k, segment="fr", score=0.5)
     m.observe("x", label=0)                     # evicted lately: a late drop, no wait
-    assert (m.stats["unrouted"], m.waiting, m.totals()["dropped"]) == (1, 0, 1)
+    assert (m.stats["dropped"], m.waiting, m.totals()["dropped"]) == (1, 0, 1)
     m._check()
     t = SegmentedMonitor(window=10, min_window=2, label_wait_period=5)
     t.observe("x", label=1, time=10.0)
@@ -179,7 +180,7 @@ def test_the_wait_is_in_the_snapshot_and_metrics_and_old_snapshots_load():
     assert back.stats == m.stats and back.waiting == 2
     for mon in (m, back):
         mon.observe("a", label=1)               # lately evicted, also after the restore
-        assert mon.stats["unrouted"] == 1
+        assert (mon.stats["dropped"], mon.stats["unmatched"]) == (1, 0)
         mon.observe("q", segment="de", score=0.9)
         assert mon.stats["joined"] == 1 and mon.unit("de").n == 1
     d = back.metrics()
@@ -187,19 +188,20 @@ def test_the_wait_is_in_the_snapshot_and_metrics_and_old_snapshots_load():
     assert back.totals()["waiting"] == 1
     # a snapshot of the previous layout (version 2: no wait at the wrapper) loads
     raw = dict(np.load(io.BytesIO(SegmentedMonitor(window=4).to_bytes())))
-    for name in ("stale", "stale_segments", "waiting"):
+    for name in ("stale", "stale_segments", "waiting", "orphans"):
         for suffix in ("", "_type", "_offsets"):
             raw.pop(name + suffix, None)
     state = json.loads(str(raw["state"]))
-    del state["waits"]
-    for k in ("joined", "unmatched"):
+    del state["waits"], state["orphans"]
+    for k in ("joined", "unmatched", "early", "early_lead"):
         del state["stats"][k]
+    state["stats"]["unrouted"] = state["stats"].pop("dropped")   # (one count then)
     raw["state"] = np.array(json.dumps(state))
     raw["version"] = np.array(2)
     buf = io.BytesIO()
     np.savez(buf, **raw)
     old = SegmentedMonitor.from_bytes(buf.getvalue())
-    assert old.stats["joined"] == 0 and old._waits is None
+    assert old.stats["joined"] == old.stats["dropped"] == 0 and old._waits is None
     raw["version"] = np.array(3)
     buf = io.BytesIO()
     np.savez(buf, **raw)

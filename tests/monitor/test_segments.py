@@ -30,7 +30,11 @@ class Model:
         self.max_segments, self.window, self.period = max_segments, window, period
         self.wins: dict = {}
         self.clock = None
-        self.unrouted = 0
+        self.unrouted = 0       # events for an id in no window, without a unit ...
+        self.dropped = self.unmatched = self.early = self.lead = self.events = 0
+        self.last = {}          # ... (count windows) late: key -> its latest unit,
+        self.evicted: dict = {}  # unit -> the keys it evicted, in order
+        self.orphans = {}       # ... or unmatched: key -> the event
 
     def unit_name(self, seg):
         if seg in self.wins and seg != OTHER:
@@ -54,6 +58,7 @@ class Model:
                 self.wins[name] = [r for r in rows if r[1] > t - self.period]
 
     def observe(self, key, seg, score, label, weight, t):
+        self.events += 1
         self.advance(t)
         name, row = self.find(key)
         if row is not None:
@@ -64,15 +69,26 @@ class Model:
             if weight is not None:
                 row[4] = weight
             return
-        if score is None:     # dropped: in its segment's unit if it has one, or unrouted
+        if score is None:     # in its segment's unit if it has one, or here
             if seg is None or self.unit_name(seg) not in self.wins:
                 self.unrouted += 1
+                if self.window is not None:     # late: among its unit's last evicted
+                    name = self.last.get(key)
+                    if name is not None and key in self.evicted[name][-self.window:]:
+                        self.dropped += 1
+                    else:
+                        self.unmatched += 1
+                        self.orphans.setdefault(key, self.events)
             return
+        if key in self.orphans:     # its label came first
+            self.early += 1
+            self.lead = max(self.lead, self.events - self.orphans.pop(key))
         name = self.unit_name(seg)
+        self.last[key] = name
         rows = self.wins.setdefault(name, [])
         rows.append([key, t, label, score, 1 if weight is None else weight])
         if self.window is not None and len(rows) > self.window:
-            rows.pop(0)
+            self.evicted.setdefault(name, []).append(rows.pop(0)[0])
 
     def labeled(self, name):
         rows = [r for r in self.wins.get(name, []) if r[2] is not None]
@@ -110,12 +126,25 @@ def _check_report(m, model, r, weighting):
                      ) if m.correction == "holm" else _same_seq(
         r.p_adjusted, _bonferroni(rep.p_value for rep in r.reports))
     assert r.alerts == tuple(bool(p < m.alpha) for p in r.p_adjusted)
-    assert m.stats["unrouted"] == model.unrouted
+    _check_wrapper_counts(m, model)
     _checked["gauc"] += r.gauc == r.gauc
     _checked["tests"] += sum(p == p for p in r.p_adjusted) > 1
 
 
 _checked = {"gauc": 0, "tests": 0}
+
+
+def _check_wrapper_counts(m, model):
+    """The events counted at the wrapper: late or unmatched (told apart by the model in
+    count windows), the early ones; the stream's totals in the report."""
+    st = m.stats
+    assert st["dropped"] + st["unmatched"] == model.unrouted
+    if model.window is not None:
+        assert (st["dropped"], st["unmatched"], st["early"], st["early_lead"]) == (
+            model.dropped, model.unmatched, model.early, model.lead)
+    total = m.totals()
+    assert total["dropped"] == st["dropped"] + sum(u.stats["dropped"]
+                                                   for _, u in m._all())
 
 
 def _same_seq(a, b):
@@ -262,7 +291,7 @@ def test_long_seeded_streams(seed, window):
                          correction=("holm", "bonferroni")[seed % 2])
     model = Model(max_segments, window=window, period=period)
     m = _run(ops, m, model, weighting, snapshot_every=97)
-    assert model.unrouted == m.stats["unrouted"]
+    _check_wrapper_counts(m, model)
 
 
 def test_the_streams_checked_something():
@@ -334,11 +363,13 @@ def test_labels_without_segment_route_by_id_and_errors_change_nothing():
     m.observe("y", label=0, segment="de")               # its own (pooled) value
     m.observe("z", label=1)
     m.observe("gone", label=1)                          # in no window
-    assert m.stats["unrouted"] == 1 and m.stats["pooled_events"] == 4
+    assert (m.stats["dropped"], m.stats["unmatched"]) == (0, 1)    # never predicted
+    assert m.stats["pooled_events"] == 4
     assert m.stats["pooled_predictions"] == 2
     r = m.report()
     assert r[OTHER].auc == 0.0 and r["fr"].n == 1 and r.gauc == 0.0
-    assert m.totals()["dropped"] == 1 and m.totals()["labeled"] == 3
+    assert m.totals()["unmatched"] == 1 and m.totals()["labeled"] == 3
+    assert (r.dropped, r.unmatched, r.rows()[-1]["unmatched"]) == (0, 1, 1)
 
 
 def test_period_back_in_time_and_shared_eviction():
@@ -352,8 +383,8 @@ def test_period_back_in_time_and_shared_eviction():
     m.observe(2, label=1, time=12.0)        # an event of 'b' moves the clock of 'a' too
     r = m.report()
     assert r["a"].n + r["a"].pending == 0 and r["b"].n == 1 and r["a"].time == 12.0
-    m.observe(1, label=1, time=12.0)        # prediction 1 has left: dropped, unrouted
-    assert m.stats["unrouted"] == 1
+    m.observe(1, label=1, time=12.0)        # prediction 1 has left: late, dropped here
+    assert (m.stats["dropped"], m.stats["unmatched"]) == (1, 0)
     m.observe(1, segment="b", score=0.7, time=13.0)   # the id comes back elsewhere
     assert m.unit("b").stats["predictions"] == 2
 
