@@ -83,13 +83,18 @@ def _read_error(exc) -> str:
 
 
 def _check_outputs(source, checkpoint, plot) -> None:
-    """Before any work: the output files' folders exist and can be written, and no
-    output is the input."""
+    """Before any work: the output files' folders exist and can be written, no output is
+    the input, and the checkpoint is a regular file or a new one (`checkpoint_target`:
+    a `CheckpointError` for a named pipe, a device, a directory, a socket; a symbolic
+    link's target is what is written)."""
+    from ..monitor.checkpoint import checkpoint_target
+
     outputs = [(opt, path) for opt, path in (("--checkpoint", checkpoint), ("--plot", plot))
                if path is not None]
     for opt, path in outputs:
         check_output_folder(path, opt)
-        folder = os.path.dirname(os.path.abspath(path))
+        target = checkpoint_target(path) if opt == "--checkpoint" else path
+        folder = os.path.dirname(os.path.abspath(target))
         if not os.access(folder, os.W_OK | os.X_OK):
             raise click.BadParameter(f"the folder {folder!r} is not writable.",
                                      param_hint=f"'{opt}'")
@@ -133,9 +138,11 @@ def _option_differences(ctx, given, mon, period, meta, every) -> list:
     return out
 
 
-def _check_input(meta, src, parser, wanted, checkpoint, differences, on_mismatch) -> None:
+def _check_input(meta, src, wanted, differences, on_mismatch) -> bool:
     """Compare the input and columns with the checkpoint's; a different format is an
-    error whatever --force-resume says, the rest goes to ``differences``."""
+    error whatever --force-resume says, the rest goes to ``differences``. True when the
+    input is another file than the checkpoint's (device, inode) and does not start with
+    its bytes: the file was rotated since (--force-resume reads it from its start)."""
     name = src.name
     if meta.get("input_format") and meta["input_format"] != src.format:
         raise InputError(f"{name}: the checkpoint was taken on {meta['input_format']} "
@@ -143,19 +150,43 @@ def _check_input(meta, src, parser, wanted, checkpoint, differences, on_mismatch
     if meta.get("header") is not None and meta["header"] != src.header:
         differences.append(f"{name}: its header {src.header} differs from the "
                            f"checkpoint's {meta['header']}")
-    source = meta.get("source")
-    if not isinstance(source, dict):
-        return   # an old checkpoint (version 1), resumed with --force-resume
-    if source.get("identity") != src.identity:
+    source = meta["source"]
+    was = None if source.get("inode") is None else (source["device"], source["inode"])
+    other = src.file_id is not None and was is not None and tuple(src.file_id) != was
+    if source.get("identity") != src.identity and not (was and not other):
         differences.append(f"the input is {src.identity}; the checkpoint was taken on "
                            f"{source.get('identity')}")
+    elif source.get("identity") != src.identity:
+        _note(f"{name} is the checkpoint's file (device {was[0]}, inode {was[1]}), "
+              f"renamed: it was {source.get('identity')}")
     old = meta.get("columns") or {}
     for role, column in wanted.items():
         if old.get(role) != column:
             differences.append(f"--{role} is {_shown(column)}; the checkpoint's run read "
                                f"{_shown(old.get(role))}")
-    if "head_bytes" in source:
-        src.expect_head(source["head_bytes"], source.get("head_sha256"), on_mismatch)
+    mismatched = []
+    src.expect_head(source["head_bytes"], source["head_sha256"],
+                    lambda message: (mismatched.append(message), on_mismatch(message)))
+    if other:
+        differences.append(_another_file(name, src, was, meta, bool(mismatched)))
+    return other and bool(mismatched)
+
+
+def _another_file(name, src, was, meta, rotated) -> str:
+    """The checkpoint's file is no longer at the path: where it went, if it is beside."""
+    folder = os.path.dirname(os.path.abspath(src.path))
+    try:
+        moved = [e.path for e in os.scandir(folder)
+                 if (e.stat(follow_symlinks=False).st_dev, e.inode()) == was]
+    except OSError:
+        moved = []
+    where = (f"; that file is now {moved[0]}: resume on it first (--force-resume), then "
+             f"on {name}" if moved else "")
+    return (f"{name} is another file (device {src.file_id[0]}, inode {src.file_id[1]}) "
+            f"than the one the checkpoint was taken on (device {was[0]}, inode {was[1]}, "
+            f"read up to row {meta['rows']}, byte {meta['offset']}): it was replaced or "
+            f"rotated since{where}" + (f". --force-resume reads {name} from its start"
+                                       if rotated else ""))
 
 
 def _shown(column) -> str:

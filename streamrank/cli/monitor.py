@@ -64,6 +64,7 @@ from ..monitor.checkpoint import (CheckpointError, check_meta, load_checkpoint,
                                   read_checkpoint, write_checkpoint)
 from ._common import (EXIT_ALERT, InputError, check_distinct_columns, format_option,
                       on_error_option, progress_option, read_error)
+from ._monitor_append import continue_output, output_state
 from ._monitor_input import (_READ_ERRORS, _check_input, _check_outputs, _detector, _name,
                              _note, _note_skip, _option_differences, _progress_bar, _read_error,
                              _rejected)
@@ -297,17 +298,6 @@ def monitor(ctx, source, id_col, score_col, label_col, weight_col, time_col, win
     if resume:
         if os.path.exists(checkpoint):
             meta, mon = load_checkpoint(checkpoint)
-            version = meta.get("version", 1)
-            if version < 2:
-                if not force_resume:
-                    raise InputError(
-                        f"{checkpoint}: a checkpoint of an older streamrank (version "
-                        f"{version}): it does not record the input, columns and options "
-                        f"it was taken with, so resuming it on {name} cannot be checked. "
-                        "Use --force-resume to resume it anyway (the position is used "
-                        "as it is).")
-                _note(f"--force-resume: checkpoint version {version} resumed without "
-                      "checking its input, columns and options.")
             check_meta(meta, checkpoint)
             segmented = hasattr(mon, "segments")
             differences += _option_differences(ctx, given, mon.template() if segmented
@@ -366,7 +356,7 @@ def monitor(ctx, source, id_col, score_col, label_col, weight_col, time_col, win
     if segmented:
         wanted["segment"] = segment_col
     gate = StopGate()
-    status = {"error": None, "at": None, "decided": False}
+    status = {"error": None, "at": None, "decided": False, "save": None}
     if metrics_port is not None:    # /metrics reads the monitor at each scrape
         from ._monitor_metrics import serve_metrics
 
@@ -384,10 +374,17 @@ def monitor(ctx, source, id_col, score_col, label_col, weight_col, time_col, win
             raise InputMismatch(f"{message}. The checkpoint {checkpoint} was taken on "
                                 "another input; use --force-resume to resume it anyway.")
 
+    def on_rotate(message):     # a followed file's new content: checkpoint at its start
+        _note(message)
+        if status["save"] is not None:
+            status["save"](src.position, src.consumed, printer.last_events)
+
     with gate:   # from here on Ctrl-C and SIGTERM stop between rows
         try:
             src = EventSource(source, fmt=input_format, follow=follow, poll=poll,
-                              max_idle=max_idle, start=start, gate=gate)
+                              max_idle=max_idle, start=start, gate=gate,
+                              header=None if meta is None else meta.get("header"),
+                              on_rotate=on_rotate)
         except KeyboardInterrupt:      # stopped while waiting for the first line
             src = None
         except EventError as exc:
@@ -405,8 +402,7 @@ def monitor(ctx, source, id_col, score_col, label_col, weight_col, time_col, win
             except EventError as exc:
                 raise read_error(exc, name) from None
             if meta is not None:
-                _check_input(meta, src, parser, wanted, checkpoint, differences,
-                             on_mismatch)
+                rotated = _check_input(meta, src, wanted, differences, on_mismatch)
                 if differences and not force_resume:
                     raise InputError(
                         f"{checkpoint}: the checkpoint belongs to another run:\n  - "
@@ -414,6 +410,10 @@ def monitor(ctx, source, id_col, score_col, label_col, weight_col, time_col, win
                         + "\nUse --force-resume to resume it anyway.")
                 for text in differences:
                     _note(f"--force-resume: {text}")
+                if rotated:
+                    src.from_start()
+                    _note(f"--force-resume: reading {name} from its start, as a new file "
+                          "after a rotation")
                 status["decided"] = True
                 if meta.get("iso_time"):
                     parser.iso_time = True
@@ -423,21 +423,24 @@ def monitor(ctx, source, id_col, score_col, label_col, weight_col, time_col, win
                                show_time=time_col is not None, paired=paired,
                                segmented=segmented,
                                extra=wait_columns(mon))
-            if mon.history:     # resumed: the checkpoint's last report is made already
-                printer.last_events = mon.history[-1].events
+            if meta is not None:    # resumed: go on with the checkpoint's run's output
+                header, printer.last_events = continue_output(meta, mon)
+                printer.started = not header
             event_columns = {"score": score_col, "label": label_col,
                              "weight": weight_col, "time": time_col,
                              "challenger": challenger_col, "segment": segment_col}
 
-            def save(position, head):
+            def save(position, head, reported):
                 if checkpoint is None:
                     return
                 # the bytes before the position (a replayed Parquet file: its start)
                 n, digest = src.head(None if src.format == "parquet"
                                      else min(HEAD_BYTES, head))
+                device, inode = src.file_id or (None, None)
                 meta_out = {
                     "source": {"identity": src.identity, "head_bytes": n,
-                               "head_sha256": digest},
+                               "head_sha256": digest, "device": device, "inode": inode},
+                    "output": output_state(reported),
                     "input_format": src.format, "rows": position.rows,
                     "offset": position.offset, "header": src.header, "skipped": skipped,
                     "iso_time": parser.iso_time, "columns": wanted,
@@ -449,6 +452,8 @@ def monitor(ctx, source, id_col, score_col, label_col, weight_col, time_col, win
                 except OSError as exc:
                     raise InputError(f"{checkpoint}: cannot write the checkpoint "
                                      f"({exc.strerror or exc})") from None
+
+            status["save"] = save
 
             observe, report = mon.observe, mon.report
             events = mon.stats
@@ -489,7 +494,7 @@ def monitor(ctx, source, id_col, score_col, label_col, weight_col, time_col, win
                             printer(report())
                     since_ckpt += 1
                     if since_ckpt >= checkpoint_every:
-                        save(src.position, src.consumed)
+                        save(src.position, src.consumed, printer.last_events)
                         since_ckpt = 0
                     if bar is not None and row % 4096 == 0:
                         bar.update(src.position.offset - bar.n)
@@ -517,9 +522,14 @@ def monitor(ctx, source, id_col, score_col, label_col, weight_col, time_col, win
     # ---- the end: checkpoint, final report, plot, summary. The checkpoint comes first:
     # the final report is off the --every schedule, and a resumed run must not find it
     # (nor the value it fed the detector) in the state it continues from.
-    save(*(status["at"] or (src.position, src.consumed)))
-    if mon.stats["events"] and printer.last_events != mon.stats["events"]:
-        printer(report())
+    done = mon.stats["events"]
+    final = bool(done) and (mon.history[-1].events if mon.history else None) != done
+    save(*(status["at"] or (src.position, src.consumed)),
+         done if final else printer.last_events)
+    if final:
+        last = report()
+        if printer.last_events != done:   # (else printed by the run resumed from)
+            printer(last)
     if plot is not None:
         from ..plot import plot_history, plot_segments
 
