@@ -173,20 +173,25 @@ def _check_input(meta, src, wanted, differences, on_mismatch) -> bool:
 
 
 def _another_file(name, src, was, meta, rotated) -> str:
-    """The checkpoint's file is no longer at the path: where it went, if it is beside."""
+    """The checkpoint's file is no longer at the path: what changed, where it went (when
+    it is beside), what to do."""
     folder = os.path.dirname(os.path.abspath(src.path))
     try:
         moved = [e.path for e in os.scandir(folder)
                  if (e.stat(follow_symlinks=False).st_dev, e.inode()) == was]
     except OSError:
         moved = []
-    where = (f"; that file is now {moved[0]}: resume on it first (--force-resume), then "
-             f"on {name}" if moved else "")
-    return (f"{name} is another file (device {src.file_id[0]}, inode {src.file_id[1]}) "
+    text = (f"{name} is another file (device {src.file_id[0]}, inode {src.file_id[1]}) "
             f"than the one the checkpoint was taken on (device {was[0]}, inode {was[1]}, "
             f"read up to row {meta['rows']}, byte {meta['offset']}): it was replaced or "
-            f"rotated since{where}" + (f". --force-resume reads {name} from its start"
-                                       if rotated else ""))
+            "rotated since")
+    if moved:
+        text += (f"; that file is now {moved[0]}: resume on it first (the rows it got "
+                 "after the checkpoint)")
+    if rotated:
+        text += (f"{', then' if moved else '.'} --force-resume on {name} reads it from its "
+                 "start")
+    return text
 
 
 def _shown(column) -> str:

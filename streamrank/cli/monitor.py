@@ -11,7 +11,12 @@ Follow mode (``--follow``, a regular file): a line is read only once its newline
 written, whatever stops the run (``--max-idle``, SIGTERM, Ctrl-C, a kill): a half-written
 last line is left for the next run, and the position (and checkpoint) stays before it.
 Without ``--follow``, and on a pipe once it closes, the end is real and a last line
-without a newline is a row.
+without a newline is a row. The file is followed across log rotation, as ``tail -F``
+(`streamrank.io._follow`): truncated (``copytruncate``) or rewritten, it is read again
+from its start; renamed and replaced by a new file, the old one is read to its end, then
+the new one from its start (its CSV header again, which must name the same columns); a
+path briefly missing is waited for. Each is said in one line on stderr, and a checkpoint
+is written at the new content's start.
 
 Checkpoints: ``--checkpoint PATH`` writes, every ``--checkpoint-every`` rows and at the
 end, the monitor's whole state and the input position (rows consumed and, for plain
@@ -22,22 +27,28 @@ new one, never half of one; the rows read after the last checkpoint are read aga
 counted twice. The last checkpoint is written before the final (off-schedule) report, so
 a resumed run's reports, statistics and detector equal those of one uninterrupted run.
 On standard input or a compressed file, resuming skips the rows already consumed (the
-producer must replay the same stream). The checkpoint's folder is checked before any
-work.
+producer must replay the same stream). The checkpoint's folder, and that PATH is a
+regular file or a new one (not a named pipe, a device, a directory or a socket; a
+symbolic link has its target written), are checked before any work. A resumed run's
+report lines continue the previous run's (`._monitor_append`): no header again, no
+report repeated, and standard output appended to the same file (``>> out.csv``) is cut
+back to the checkpoint's size first, so that the file is one uninterrupted run's output.
 
-A checkpoint records what it belongs to: the input (the real path of the file, or
-``<stdin>``; a SHA-256 of its first bytes up to the position, at most 64 KiB; the
-header and format), the columns, ``--every`` and the monitor's settings (its state).
-``--resume`` on anything else exits 2 listing every difference, before any row is read
-and leaving the checkpoint as it was: another file, a file rewritten in its first bytes
-or truncated, other columns (``--score`` and ``--label`` swapped), a monitor option or
-``--every`` given with another value. Options left out come from the checkpoint.
-``--force-resume`` (implies ``--resume``) goes on anyway, printing the differences
-(e.g. a file that was moved); the checkpoint's monitor settings still win, the position
-is used as it is, and a different format or a file shorter than the position stays an
-error. Checkpoints of older streamrank versions (version 1) record no identity: they are
-refused unless ``--force-resume``. An empty, truncated or foreign checkpoint file is an
-error (exit 2) saying so. ``--resume`` without a checkpoint file starts from the
+A checkpoint records what it belongs to: the input (the real path of the file and its
+device and inode, or ``<stdin>``; a SHA-256 of its first bytes up to the position, at
+most 64 KiB; the header and format), the columns, ``--every`` and the monitor's
+settings (its state). ``--resume`` on anything else exits 2 listing every difference,
+before any row is read and leaving the checkpoint as it was: another file (one rotated
+since: the message says where the old one went, when it is beside it), a file rewritten
+in its first bytes or truncated, other columns (``--score`` and ``--label`` swapped), a
+monitor option or ``--every`` given with another value. The same file renamed is no
+difference. Options left out come from the checkpoint. ``--force-resume`` (implies
+``--resume``) goes on anyway, printing the differences (e.g. a file that was copied);
+the checkpoint's monitor settings still win, the position is used as it is (a rotated
+file, another one that does not start with the checkpoint's bytes, is read from its
+start), and a different format or a file shorter than the position stays an error. A
+file that is not a checkpoint, a damaged one and one of another streamrank version are
+errors (exit 2) saying which. ``--resume`` without a checkpoint file starts from the
 beginning (with a note), so a supervisor can always pass it.
 
 Exit codes: 0 ok; 1 with ``--fail-on-alert`` when any report raised an alert (or the
@@ -154,7 +165,8 @@ def _period(ctx, param, value):
               metavar="N", help="Reports kept for the plot and the checkpoint (the last N).")
 @click.option("--fail-on-alert", is_flag=True, help="Exit with code 1 if any alert fired.")
 @click.option("--checkpoint", type=click.Path(dir_okay=False), default=None,
-              help="Write the state and input position here (atomically).")
+              help="Write the state and input position here (atomically; a regular file "
+                   "or a new one, or a symbolic link's target).")
 @click.option("--checkpoint-every", type=click.IntRange(min=1), default=10000,
               show_default=True, metavar="N", help="Rows between checkpoints.")
 @click.option("--resume", is_flag=True,
@@ -162,13 +174,14 @@ def _period(ctx, param, value):
                    "been taken on this input (same file and first bytes, header, "
                    "columns, options): anything else is an error.")
 @click.option("--force-resume", is_flag=True,
-              help="--resume even on another input, other columns or options, or an old "
-                   "checkpoint (the differences are printed; the checkpoint's monitor "
-                   "settings still win).")
+              help="--resume even on another input (a rotated file: from its start), "
+                   "other columns or options (the differences are printed; the "
+                   "checkpoint's monitor settings still win).")
 @click.option("--plot", type=click.Path(dir_okay=False), default=None,
               help="Write a PNG of the metric over events (or time) with alerts, at the end.")
 @click.option("--follow", "-f", is_flag=True,
-              help="Keep reading as the file grows (tail -f); stop with Ctrl-C or --max-idle.")
+              help="Keep reading as the file grows, across log rotation (tail -F); stop "
+                   "with Ctrl-C or --max-idle.")
 @click.option("--max-idle", type=click.FloatRange(min=0), default=None, metavar="SECONDS",
               help="With --follow: stop after SECONDS without a new line.")
 @click.option("--poll", type=click.FloatRange(min=0.001), default=0.2, show_default=True,

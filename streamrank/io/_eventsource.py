@@ -50,7 +50,7 @@ class EventSource(FollowMode, ResumeMode):
         (Parquet) or the first line (``{`` starts JSON lines).
     follow : bool
         Poll at the end of the file for more lines; a regular file only. The file is
-        followed across log rotation (``tail -F``): see Notes.
+        followed across log rotation (``tail -F``): see Notes and `FollowMode`.
     poll, max_idle : float
         Seconds between polls; stop after ``max_idle`` idle seconds (None: never).
     start : Position, optional
