@@ -9,15 +9,12 @@ the writer's steps (no timing); the ``kill -9`` run is a real subprocess.
 
 import os
 import signal
-import time
-from types import SimpleNamespace
-from unittest import mock
 
 import pytest
+from _rotation import append, copytruncate, polls, rename_and_create
 from test_cli_monitor import (_wait_for_checkpoint, assert_counts, cli, csv_text, last_json,
                               make_events, oracle_counts, run, spawn)
 
-from streamrank.io import _follow
 from streamrank.monitor.checkpoint import read_checkpoint
 
 N = 900
@@ -41,44 +38,9 @@ def _oracle(tmp_path, header, lines):
 
 def follow_with_steps(args, steps):
     """``streamrank monitor ARGS --follow --max-idle 1`` in this process, running one of
-    ``steps`` at each poll; once they are done, the idle time runs out."""
-    clock = SimpleNamespace(now=0.0)
-    queue = list(steps)
-
-    def sleep(_):
-        if queue:
-            queue.pop(0)()
-        else:
-            clock.now += 10.0
-
-    fake = SimpleNamespace(sleep=sleep, monotonic=lambda: clock.now)
-    with mock.patch.object(_follow, "_time", fake):
+    ``steps`` at each poll (`_rotation.polls`)."""
+    with polls(steps):
         return run([*args, "--follow", "--poll", 0.01, "--max-idle", 1])
-
-
-def _copytruncate(path, data):
-    def step():
-        os.truncate(path, 0)
-        with open(path, "ab") as f:
-            f.write(data)
-    return step
-
-
-def _rename_and_create(path, old_tail, data):
-    def step():
-        os.rename(path, f"{path}.1")
-        with open(f"{path}.1", "ab") as f:     # the producer had not reopened it yet
-            f.write(old_tail)
-        with open(path, "xb") as f:
-            f.write(data)
-    return step
-
-
-def _append(path, data):
-    def step():
-        with open(path, "ab") as f:
-            f.write(data)
-    return step
 
 
 @pytest.mark.parametrize("case", ["shorter", "longer", "renamed"])
@@ -89,11 +51,11 @@ def test_a_followed_log_that_rotates_is_read_whole(tmp_path, rows, case):
     header, lines, last = rows
     live = tmp_path / "live.csv"
     first, steps, note = {
-        "shorter": (600, [_copytruncate(live, header + b"".join(lines[600:650])),
-                          _append(live, b"".join(lines[650:]))], "file truncated"),
-        "longer": (300, [_copytruncate(live, header + b"".join(lines[300:]))],
+        "shorter": (600, [copytruncate(live, header + b"".join(lines[600:650])),
+                          append(live, b"".join(lines[650:]))], "file truncated"),
+        "longer": (300, [copytruncate(live, header + b"".join(lines[300:]))],
                    "file rewritten (its first bytes changed)"),
-        "renamed": (500, [_rename_and_create(live, b"".join(lines[500:550]),
+        "renamed": (500, [rename_and_create(live, b"".join(lines[500:550]),
                                              header + b"".join(lines[550:]))],
                     "has been replaced (the old file was read to its end)"),
     }[case]
@@ -115,7 +77,7 @@ def test_a_header_that_changed_at_a_rotation_is_exit_2(tmp_path, rows):
     live = tmp_path / "live.csv"
     live.write_bytes(header + b"".join(lines[:300]))
     ckpt = tmp_path / "m.ckpt"
-    res = follow_with_steps([live, *ARGS, "--checkpoint", ckpt], [_rename_and_create(
+    res = follow_with_steps([live, *ARGS, "--checkpoint", ckpt], [rename_and_create(
         live, b"", b"id,label,score,ts\n" + b"".join(lines[300:400]))])
     assert res.exit_code == 2 and "Traceback" not in res.output
     assert (f"Error: {live}, line 1: after it was replaced, its header ['id', 'label', "
@@ -137,7 +99,7 @@ def test_resume_after_a_rotation_while_stopped(tmp_path, rows):
     base = [*ARGS, "--checkpoint", ckpt]
     assert run([live, *base]).exit_code == 0
     old = os.stat(live)
-    _rename_and_create(live, b"".join(lines[400:450]), header + b"".join(lines[450:]))()
+    rename_and_create(live, b"".join(lines[400:450]), header + b"".join(lines[450:]))()
     new = os.stat(live)
     saved = ckpt.read_bytes()
     res = run([live, *base, "--resume"])
@@ -178,7 +140,7 @@ def test_kill_9_after_a_rotation_resumes_exactly(tmp_path, rows):
         while '"events": 400,' not in line:       # it has read the old file
             line = proc.stdout.readline()
             assert line, proc.communicate()
-        _rename_and_create(live, b"".join(lines[400:450]), header + b"".join(lines[450:700]))()
+        rename_and_create(live, b"".join(lines[400:450]), header + b"".join(lines[450:700]))()
         inode = os.stat(live).st_ino
         while '"events": 700,' not in line:       # and the new one, to its end
             line = proc.stdout.readline()

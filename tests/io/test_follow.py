@@ -14,15 +14,12 @@ happened at every rotation it could see.
 import json
 import os
 import tempfile
-import time
-from types import SimpleNamespace
-from unittest import mock
 
 import pytest
+from _rotation import copytruncate, polls, rename_and_create
 from hypothesis import given, strategies as st
 
-from streamrank.io import _follow
-from streamrank.io.events import EventError, EventSource, Position, StopGate
+from streamrank.io.events import EventError, EventSource, Position
 
 
 class Writer:
@@ -119,19 +116,9 @@ class Writer:
 def follow(path, steps, fmt, **kwargs):
     """Follow ``path``, running one of ``steps`` at each poll; stop when they are done.
     Returns the rows as ``(row, id, score)``, the messages, and the source."""
-    gate = StopGate()
-    queue = list(steps)
-
-    def sleep(_):
-        if queue:
-            queue.pop(0)()
-        else:
-            gate.requested = True
-
     notes = []
-    clock = SimpleNamespace(sleep=sleep, monotonic=time.monotonic)
-    with mock.patch.object(_follow, "_time", clock):
-        src = EventSource(path, follow=True, poll=0, gate=gate, on_rotate=notes.append,
+    with polls(steps):
+        src = EventSource(path, follow=True, poll=0, max_idle=1, on_rotate=notes.append,
                           **kwargs)
         got = [(row, *((rec[0], float(rec[1])) if fmt == "csv" else
                        (rec["id"], rec["score"])))
@@ -182,12 +169,8 @@ def _live(tmp_path, text):
 def test_shorter_content_after_copytruncate_is_read_at_once(tmp_path):
     path = _live(tmp_path, b"id,score,label\n" + b"".join(
         f"a{i},0.{i},1\n".encode() for i in range(1, 10)))
-
-    def rotate():
-        os.truncate(path, 0)
-        with open(path, "ab") as f:
-            f.write(b"id,score,label\nb1,0.5,0\n")
-    got, notes, src = follow(path, [rotate], "csv")
+    got, notes, src = follow(path, [copytruncate(path, b"id,score,label\nb1,0.5,0\n")],
+                             "csv")
     assert [key for _, key, _ in got] == [f"a{i}" for i in range(1, 10)] + ["b1"]
     assert notes == [f"{path}: file truncated; reading the new content from its start"]
     assert src.position == Position(10, len(b"id,score,label\nb1,0.5,0\n"))
@@ -198,12 +181,7 @@ def test_longer_content_after_copytruncate_is_read_from_its_start(tmp_path):
     position would fall inside a line (the issue's ``expected 3 fields, got 2``)."""
     path = _live(tmp_path, b"id,score,label\na1,0.5,1\n")
     new = b"id,score,label\n" + b"".join(f"b{i},0.25,0\n".encode() for i in range(8))
-
-    def rotate():
-        os.truncate(path, 0)
-        with open(path, "ab") as f:
-            f.write(new)
-    got, notes, _ = follow(path, [rotate], "csv")
+    got, notes, _ = follow(path, [copytruncate(path, new)], "csv")
     assert [key for _, key, _ in got] == ["a1"] + [f"b{i}" for i in range(8)]
     assert notes == [f"{path}: file rewritten (its first bytes changed); reading the new "
                      "content from its start"]
@@ -211,13 +189,9 @@ def test_longer_content_after_copytruncate_is_read_from_its_start(tmp_path):
 
 def test_rename_and_create_is_followed_and_the_old_file_read_to_its_end(tmp_path):
     path = _live(tmp_path, b"id,score,label\na1,0.5,1\n")
-
-    def rotate():
-        os.rename(path, f"{path}.1")
-        with open(f"{path}.1", "ab") as old:       # the producer had not reopened yet
-            old.write(b"a2,0.25,0\n")
-        path.write_bytes(b"id,score,label\nb1,0.75,1\n")
-    got, notes, src = follow(path, [rotate], "csv")
+    got, notes, src = follow(path, [rename_and_create(path, b"a2,0.25,0\n",
+                                                      b"id,score,label\nb1,0.75,1\n")],
+                             "csv")
     assert [key for _, key, _ in got] == ["a1", "a2", "b1"]
     assert notes == [f"{path} has been replaced (the old file was read to its end); "
                      "reading the new content from its start"]
@@ -226,12 +200,8 @@ def test_rename_and_create_is_followed_and_the_old_file_read_to_its_end(tmp_path
 
 def test_an_unfinished_line_lost_with_the_old_content_is_said(tmp_path):
     path = _live(tmp_path, b"id,score,label\na1,0.5,1\na2,0.2")
-
-    def rotate():
-        os.truncate(path, 0)
-        with open(path, "ab") as f:
-            f.write(b"b1,0.5,0\n")                  # data again, no header
-    got, notes, _ = follow(path, [rotate], "csv")
+    # data again, without a header
+    got, notes, _ = follow(path, [copytruncate(path, b"b1,0.5,0\n")], "csv")
     assert [key for _, key, _ in got] == ["a1", "b1"]
     assert notes == [f"{path}: file truncated; reading the new content from its start; "
                      "the 6 bytes after the last row (an unfinished line) were not read"]
@@ -239,14 +209,10 @@ def test_an_unfinished_line_lost_with_the_old_content_is_said(tmp_path):
 
 def test_new_content_with_other_columns_is_an_error(tmp_path):
     path = _live(tmp_path, b"id,score,label\na1,0.5,1\n")
-
-    def rotate():
-        os.rename(path, f"{path}.1")
-        path.write_bytes(b"id,label,score\nb1,1,0.5\n")
     with pytest.raises(EventError, match=r"line 1: after it was replaced, its header "
                                          r"\['id', 'label', 'score'\] differs from the "
                                          r"header \['id', 'score', 'label'\]"):
-        follow(path, [rotate], "csv")
+        follow(path, [rename_and_create(path, b"", b"id,label,score\nb1,1,0.5\n")], "csv")
 
 
 def test_a_resumed_source_at_a_new_contents_start(tmp_path):
