@@ -41,7 +41,11 @@ def _stdout_file() -> tuple[int, int, int] | None:
 
 def output_state(reported: int | None) -> dict:
     """What a checkpoint records of the output: ``reported`` (the events of the last
-    report printed, or about to be printed) and standard output's file, if it is one."""
+    report printed, or about to be printed) and standard output's file, if it is one.
+
+    >>> output_state(500)      # (here standard output is captured: not a file)
+    {'reported': 500, 'file': None}
+    """
     f = _stdout_file()
     return {"reported": reported, "file": None if f is None else list(f)}
 
@@ -51,13 +55,14 @@ def continue_output(meta: dict, mon) -> tuple[bool, int | None]:
     header and the events of the last report already printed (none is printed again up
     to there), after cutting standard output back to the checkpoint's size when it is
     the file the checkpoint's run printed to (see the module docstring)."""
-    out = meta["output"]
+    last = mon.history[-1].events if mon.history else None
+    out = meta.get("output", {"reported": last, "file": None})   # (version 2: none)
     f, was = _stdout_file(), out["file"]
     if f is not None and was is not None and f[:2] == tuple(was[:2]) and f[2] >= was[2]:
         fd = sys.stdout.fileno()
         os.ftruncate(fd, was[2])
         os.lseek(fd, was[2], os.SEEK_SET)
-        return was[2] == 0, (mon.history[-1].events if mon.history else None)
+        return was[2] == 0, last
     if f is not None:
         return f[2] == 0, out["reported"]
     return out["reported"] is None, out["reported"]

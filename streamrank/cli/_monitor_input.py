@@ -151,14 +151,18 @@ def _check_input(meta, src, wanted, differences, on_mismatch) -> bool:
         differences.append(f"{name}: its header {src.header} differs from the "
                            f"checkpoint's {meta['header']}")
     source = meta["source"]
-    was = None if source.get("inode") is None else (source["device"], source["inode"])
-    other = src.file_id is not None and was is not None and tuple(src.file_id) != was
-    if source.get("identity") != src.identity and not (was and not other):
-        differences.append(f"the input is {src.identity}; the checkpoint was taken on "
-                           f"{source.get('identity')}")
-    elif source.get("identity") != src.identity:
+    # a plain file is known by its device and inode (a compressed or Parquet file, read
+    # from its start, by its path and first bytes)
+    was = (source["device"], source["inode"]) if (
+        src.seekable and source.get("inode") is not None) else None
+    same = was is not None and tuple(src.file_id) == was
+    other = was is not None and not same
+    if source.get("identity") != src.identity and same:
         _note(f"{name} is the checkpoint's file (device {was[0]}, inode {was[1]}), "
               f"renamed: it was {source.get('identity')}")
+    elif source.get("identity") != src.identity:
+        differences.append(f"the input is {src.identity}; the checkpoint was taken on "
+                           f"{source.get('identity')}")
     old = meta.get("columns") or {}
     for role, column in wanted.items():
         if old.get(role) != column:
@@ -177,8 +181,8 @@ def _another_file(name, src, was, meta, rotated) -> str:
     it is beside), what to do."""
     folder = os.path.dirname(os.path.abspath(src.path))
     try:
-        moved = [e.path for e in os.scandir(folder)
-                 if (e.stat(follow_symlinks=False).st_dev, e.inode()) == was]
+        moved = [e.path for e in os.scandir(folder) if e.inode() == was[1]
+                 and e.stat(follow_symlinks=False).st_dev == was[0]]
     except OSError:
         moved = []
     text = (f"{name} is another file (device {src.file_id[0]}, inode {src.file_id[1]}) "

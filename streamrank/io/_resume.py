@@ -5,6 +5,14 @@ position belongs to (`InputMismatch`).
 `ResumeMode` is a base class of `EventSource` working on its state: the stream, the bytes
 read (``_offset``, ``_end``), ``_head`` (a stream's first bytes, as read) and the start
 position.
+
+>>> import hashlib, io
+>>> from streamrank.io.events import EventSource
+>>> data = b"id,score\\na,0.5\\nb,0.25\\n"
+>>> src = EventSource(io.BytesIO(data))
+>>> rows = list(src)
+>>> src.position, src.head() == (len(data), hashlib.sha256(data).hexdigest())
+(Position(rows=2, offset=None), True)
 """
 
 from __future__ import annotations

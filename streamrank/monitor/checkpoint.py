@@ -13,7 +13,9 @@ replaced (atomically, in that file's folder).
 The file is an ``np.savez`` archive of two arrays, read back with the no-pickle archive
 reader of `streamrank._snapshot` (never ``np.load``): ``meta`` (JSON: ``format``,
 ``version``, the size and SHA-256 of the state, the run's metadata) and ``monitor``
-(`Monitor.to_bytes`). This streamrank reads its own version only (`VERSION`).
+(`Monitor.to_bytes`). Version 3 (`VERSION`) is written; versions 2 (streamrank 0.1.0's:
+no device and inode of the input, no record of the output, no size and SHA-256 of the
+state) and 3 are read; version 1, of the development versions before 0.1.0, is refused.
 
 `read_checkpoint`, `load_checkpoint` and `check_meta` raise `CheckpointError` (a
 `ValueError`) naming the file: "not a streamrank monitor checkpoint: ..." (empty, another
@@ -51,15 +53,20 @@ from .._snapshot import format_of, read_archive
 from ._monitor import Monitor
 from ._paired import PairedMonitor
 from ._paired_state import FORMAT as _PAIRED_FORMAT
+from ._segment_state import _FORMAT as _SEGMENTED_FORMAT
 from ._segments import SegmentedMonitor
+from ._state import _FORMAT as _MONITOR_FORMAT
 
-__all__ = ["FORMAT", "VERSION", "CheckpointError", "check_meta", "checkpoint_target",
+__all__ = ["FORMAT", "OLDEST", "VERSION", "CheckpointError", "check_meta", "checkpoint_target",
            "load_checkpoint", "read_checkpoint", "write_checkpoint"]
 
 FORMAT = "streamrank.monitor.checkpoint"
-#: The version written and the only one read (streamrank is not released: the
-#: checkpoints of its development versions are refused, not converted).
+#: The version written: 3 records the input's device and inode, the output (the last
+#: report printed, standard output's file) and the size and SHA-256 of the state.
 VERSION = 3
+#: The oldest version read: 2, streamrank 0.1.0's (1, of the development versions before
+#: it, is refused).
+OLDEST = 2
 #: How the format name is stored in the ``meta`` array (numpy's ``U``: UTF-32).
 _FORMAT_TEXT = f'"format": "{FORMAT}"'.encode("utf-32-le")
 
@@ -188,9 +195,9 @@ def read_checkpoint(path: str | os.PathLike[str]) -> tuple[dict[str, object], by
         raise _not_one(path, "an empty file")
     if not data.startswith(b"PK\x03\x04"):
         raise _not_one(path, f"not a zip archive (it starts with {data[:16]!r})")
-    # the format name comes first in ``meta``, the first member: a file that holds it
-    # near its start is a checkpoint, damaged if it does not read
-    words = _damaged if _FORMAT_TEXT in data[:4096] else _not_one
+    # the format name is in ``meta`` (first in version 3): a file that holds it is a
+    # checkpoint, damaged if it does not read
+    words = _damaged if _FORMAT_TEXT in data else _not_one
     arrays = read_archive(data, lambda what: words(path, what))
     if sorted(arrays) != ["meta", "monitor"]:
         raise words(path, f"it holds the arrays {sorted(arrays)}, not 'meta' and 'monitor'")
@@ -203,12 +210,14 @@ def read_checkpoint(path: str | os.PathLike[str]) -> tuple[dict[str, object], by
         raise words(path, "its 'meta' is not the metadata of a streamrank monitor "
                           "checkpoint")
     version = meta.get("version")
-    if version != VERSION:
+    if not (_count(version, min_value=OLDEST) and version <= VERSION):
         raise CheckpointError(
             f"{path}: a checkpoint of version {version!r}, written by another streamrank "
-            f"(this one reads version {VERSION} only): start a new run (without "
+            f"(this one reads versions {OLDEST} to {VERSION}): start a new run (without "
             "--resume), or resume it with the streamrank that wrote it")
     data = state.tobytes() if state.dtype == np.uint8 and state.ndim == 1 else None
+    if version == 2 and data is not None:
+        return meta, data               # (no size and SHA-256 of the state recorded)
     if data is None or len(data) != meta.get("state_bytes"):
         raise _damaged(path, f"its monitor state has {'no' if data is None else len(data)} "
                              f"bytes, {meta.get('state_bytes')!r} were written: it was "
@@ -269,7 +278,7 @@ def check_meta(meta: Mapping[str, object], path: str | os.PathLike[str]) -> None
             and isinstance(source.get("head_sha256"), str)
             and all(_count(source.get(k), none_ok=True) for k in ("device", "inode"))):
         damaged("source", source)
-    output = meta.get("output")
+    output = meta.get("output", {} if meta.get("version") == 2 else None)
     if not (isinstance(output, dict) and _count(output.get("reported"), none_ok=True)
             and (output.get("file") is None or (
                 isinstance(output["file"], list) and len(output["file"]) == 3
@@ -286,9 +295,10 @@ def _reason(exc) -> str:
     text = str(exc.args[0] if isinstance(exc, KeyError) and exc.args else exc).strip()
     return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
 
+
 #: The class that loads each monitor snapshot format.
-_LOADERS = {"streamrank.Monitor": Monitor, _PAIRED_FORMAT: PairedMonitor,
-            "streamrank.SegmentedMonitor": SegmentedMonitor}
+_LOADERS = {_MONITOR_FORMAT: Monitor, _PAIRED_FORMAT: PairedMonitor,
+            _SEGMENTED_FORMAT: SegmentedMonitor}
 
 
 def load_checkpoint(path: str | os.PathLike[str]

@@ -204,9 +204,9 @@ def _old_version(version):
     (_state_cut_inside_a_good_archive, "a damaged checkpoint (truncated, or changed since "
                                        "it was written): its monitor state has"),
     (_old_version(1), "a checkpoint of version 1, written by another streamrank (this one "
-                      "reads version 3 only): start a new run (without --resume)"),
-    (_old_version(2), "a checkpoint of version 2, written by another streamrank"),
-    (_old_version(99), "a checkpoint of version 99, written by another streamrank"),
+                      "reads versions 2 to 3): start a new run (without --resume)"),
+    (_old_version(4), "a checkpoint of version 4, written by another streamrank"),
+    (_old_version(2.0), "a checkpoint of version 2.0, written by another streamrank"),
 ])
 def test_what_is_not_a_checkpoint_says_so(tmp_path, events, make, message):
     ckpt = tmp_path / "c.ckpt"
