@@ -141,8 +141,8 @@ def _option_differences(ctx, given, mon, period, meta, every) -> list:
 def _check_input(meta, src, wanted, differences, on_mismatch) -> bool:
     """Compare the input and columns with the checkpoint's; a different format is an
     error whatever --force-resume says, the rest goes to ``differences``. True when the
-    input is another file than the checkpoint's (device, inode) and does not start with
-    its bytes: the file was rotated since (--force-resume reads it from its start)."""
+    input is a plain file that does not start with the checkpoint's bytes: rotated or
+    rewritten since (--force-resume reads it from its start)."""
     name = src.name
     if meta.get("input_format") and meta["input_format"] != src.format:
         raise InputError(f"{name}: the checkpoint was taken on {meta['input_format']} "
@@ -171,9 +171,10 @@ def _check_input(meta, src, wanted, differences, on_mismatch) -> bool:
     mismatched = []
     src.expect_head(source["head_bytes"], source["head_sha256"],
                     lambda message: (mismatched.append(message), on_mismatch(message)))
+    rotated = src.seekable and bool(mismatched)
     if other:
-        differences.append(_another_file(name, src, was, meta, bool(mismatched)))
-    return other and bool(mismatched)
+        differences.append(_another_file(name, src, was, meta, rotated))
+    return rotated
 
 
 def _another_file(name, src, was, meta, rotated) -> str:

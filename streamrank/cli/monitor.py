@@ -44,9 +44,9 @@ in its first bytes or truncated, other columns (``--score`` and ``--label`` swap
 monitor option or ``--every`` given with another value. The same file renamed is no
 difference. Options left out come from the checkpoint. ``--force-resume`` (implies
 ``--resume``) goes on anyway, printing the differences (e.g. a file that was copied);
-the checkpoint's monitor settings still win, the position is used as it is (a rotated
-file, another one that does not start with the checkpoint's bytes, is read from its
-start), and a different format or a file shorter than the position stays an error. A
+the checkpoint's monitor settings still win, the position is used as it is (a plain file
+that does not start with the checkpoint's bytes, rotated or rewritten since, is read from
+its start), and a different format or a file shorter than the position stays an error. A
 file that is not a checkpoint, a damaged one and one of another streamrank version are
 errors (exit 2) saying which. ``--resume`` without a checkpoint file starts from the
 beginning (with a note), so a supervisor can always pass it.
@@ -425,8 +425,8 @@ def monitor(ctx, source, id_col, score_col, label_col, weight_col, time_col, win
                     _note(f"--force-resume: {text}")
                 if rotated:
                     src.from_start()
-                    _note(f"--force-resume: reading {name} from its start, as a new file "
-                          "after a rotation")
+                    _note(f"--force-resume: reading {name} from its start (as a new file, "
+                          "after a rotation)")
                 status["decided"] = True
                 if meta.get("iso_time"):
                     parser.iso_time = True

@@ -120,9 +120,29 @@ def test_resume_after_a_rotation_while_stopped(tmp_path, rows):
     assert res.exit_code == 2 and "is another file" in res.stderr
     res = run([live, *base, "--force-resume"])
     assert res.exit_code == 0, res.output
-    assert (f"--force-resume: reading {live} from its start, as a new file after a "
-            "rotation" in res.stderr)
+    assert (f"--force-resume: reading {live} from its start (as a new file, after a "
+            "rotation)" in res.stderr)
     want, want_summary = _oracle(tmp_path, header, lines)
+    assert last_json(res.stdout) == want
+    assert_counts(want, oracle_counts(last))
+
+
+def test_force_resume_after_a_copytruncate_while_stopped(tmp_path, rows):
+    """Truncated and written again while the monitor was stopped (the same file, other
+    first bytes): ``--resume`` is refused; ``--force-resume`` reads it from its start
+    rather than from the middle of a line."""
+    header, lines, last = rows
+    live, ckpt = tmp_path / "live.csv", tmp_path / "m.ckpt"
+    live.write_bytes(header + b"".join(lines[:300]))
+    base = [*ARGS, "--checkpoint", ckpt]
+    assert run([live, *base]).exit_code == 0
+    copytruncate(live, header + b"".join(lines[300:]))()    # longer than what was read
+    res = run([live, *base, "--resume"])
+    assert res.exit_code == 2 and "bytes differ from those of the input" in res.stderr
+    res = run([live, *base, "--force-resume"])
+    assert res.exit_code == 0, res.output
+    assert f"--force-resume: reading {live} from its start" in res.stderr
+    want, _ = _oracle(tmp_path, header, lines)
     assert last_json(res.stdout) == want
     assert_counts(want, oracle_counts(last))
 
