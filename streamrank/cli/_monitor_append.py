@@ -60,8 +60,11 @@ def continue_output(meta: dict, mon) -> tuple[bool, int | None]:
     f, was = _stdout_file(), out["file"]
     if f is not None and was is not None and f[:2] == tuple(was[:2]) and f[2] >= was[2]:
         fd = sys.stdout.fileno()
-        os.ftruncate(fd, was[2])
-        os.lseek(fd, was[2], os.SEEK_SET)
+        try:
+            os.ftruncate(fd, was[2])
+            os.lseek(fd, was[2], os.SEEK_SET)
+        except OSError:     # (an append-only file: then as into a pipe)
+            return False, out["reported"]
         return was[2] == 0, last
     if f is not None:
         return f[2] == 0, out["reported"]
