@@ -127,6 +127,20 @@ class Watch:
         return None
 
 
+def _open_regular(path):
+    """``path`` opened for reading if it is a regular file (a named pipe put there is not
+    waited on), else None."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+    except OSError:
+        return None
+    if not _stat.S_ISREG(os.fstat(fd).st_mode):
+        os.close(fd)
+        return None
+    os.set_blocking(fd, True)
+    return os.fdopen(fd, "rb")
+
+
 def continues(old: int, new: int, n: int, chunk: int = 1 << 20) -> bool:
     """Whether the file open as ``new`` starts with the first ``n`` bytes of the file open
     as ``old``. ``O(n)``, compared ``chunk`` bytes at a time.
@@ -201,12 +215,12 @@ class FollowMode:
         if not self._drain:          # the old file may still have grown: read it once
             self._drain = True       # more to its end before leaving it
             return True
-        try:
-            new = open(self.path, "rb")  # noqa: SIM115 (closed in close())
-        except OSError:
-            return False             # gone again: the next look tells
+        new = _open_regular(self.path)
+        if new is None:
+            return False             # gone again (or not a file): the next look tells
         read = self._offset + len(self._pending)
         old, self.stream = self.stream, new
+        self.identity = os.path.realpath(self.path)    # (a link may point elsewhere now)
         if read and continues(old.fileno(), new.fileno(), read):
             new.seek(read)
             self._watch.follow(new.fileno())

@@ -229,3 +229,14 @@ def test_a_resumed_source_at_a_new_contents_start(tmp_path):
         assert got == [(8 + i, k) for i, k in enumerate(keys)]
         assert src.position == Position(7 + len(keys), len(text))
         src.close()
+
+
+def test_a_record_cut_inside_a_quoted_field_is_not_read_as_a_row(tmp_path):
+    """The csv reader holds the first line of a record whose quoted field spans lines when
+    the file is rotated: that half record is dropped (and said), not read as a row, and
+    the new content is read with a fresh reader."""
+    path = _live(tmp_path, b'id,score,label\na1,0.5,1\n"c\nd')
+    got, notes, _ = follow(path, [copytruncate(path, b"id,score,label\nb1,0.5,0\n")], "csv")
+    assert [key for _, key, _ in got] == ["a1", "b1"]
+    assert notes == [f"{path}: file truncated; reading the new content from its start; "
+                     "the 4 bytes after the last row (an unfinished line) were not read"]
