@@ -36,7 +36,7 @@ import numpy as np
 from ._validation import describe, param_error
 from .exceptions import SnapshotError
 
-__all__ = ["Snapshot", "dump", "key_arrays", "load"]
+__all__ = ["Snapshot", "dump", "format_of", "key_arrays", "load", "read_archive"]
 
 _INT64 = (-(1 << 63), (1 << 63) - 1)
 #: What reading a damaged ``.npy`` header (numpy's parser, ``ast.literal_eval``) or a
@@ -126,7 +126,7 @@ def load(data, fmt: str, max_version: int, func: str) -> "Snapshot":
     if not data.startswith((b"PK\x03\x04", b"PK\x05\x06")):   # a member, an empty archive
         raise SnapshotError(f"{func}: not a streamrank snapshot ({len(data)} bytes, not an "
                             "npz archive).")
-    arrays = _read_archive(data, func)
+    arrays = read_archive(data, lambda what: _corrupt(func, what))
     header = arrays.get("format")
     if not (isinstance(header, np.ndarray) and header.shape == () and
             header.dtype.kind == "U" and str(header).startswith("streamrank.")):
@@ -145,32 +145,62 @@ def load(data, fmt: str, max_version: int, func: str) -> "Snapshot":
     return snap
 
 
-def _read_archive(data: bytes, func: str) -> dict:
-    """name -> array of every ``.npy`` member; `SnapshotError` if the archive is damaged."""
+def format_of(data) -> str | None:
+    """The format name of a snapshot (``"streamrank.Monitor"``, ...), read from its
+    ``format`` member alone without pickle; None for bytes that are not a snapshot (the
+    full checks are `load`'s). O(the member's size).
+
+    >>> format_of(dump("streamrank.Demo", 1)), format_of(b"not one")
+    ('streamrank.Demo', None)
+    """
+    try:
+        with zipfile.ZipFile(io.BytesIO(bytes(data))) as zf:
+            arr = _read_npy(zf.read("format.npy"), "format")
+    except (_Refused, KeyError, *_PARSE_ERRORS):
+        return None
+    return str(arr) if arr.dtype.kind == "U" and arr.shape == () else None
+
+
+class _Refused(Exception):
+    """What `read_archive` found wrong (its reason), before ``error`` words it."""
+
+
+def read_archive(data: bytes, error) -> dict:
+    """name -> array of every ``.npy`` member of an ``np.savez`` archive, read without
+    pickle and without trusting it (see the module docstring); anything else raises
+    ``error(what)`` (a function of the reason, returning the exception). O(len(data)).
+
+    >>> read_archive(dump("streamrank.Demo", 1, x=np.arange(2)), ValueError)["x"].tolist()
+    [0, 1]
+    >>> read_archive(b"PK\\x03\\x04 half", ValueError)
+    Traceback (most recent call last):
+    ...
+    ValueError: BadZipFile: File is not a zip file
+    """
     try:
         with zipfile.ZipFile(io.BytesIO(data)) as zf:
             infos = zf.infolist()
             names = [info.filename for info in infos]
             if len(set(names)) != len(names):
-                raise _corrupt(func, "an archive member is stored twice")
+                raise _Refused("an archive member is stored twice")
             arrays = {}
             for info in infos:
                 if not info.filename.endswith(".npy"):
-                    raise _corrupt(func, f"unexpected member {describe(info.filename)}")
+                    raise _Refused(f"unexpected member {describe(info.filename)}")
                 if info.compress_type != zipfile.ZIP_STORED or info.file_size > len(data):
-                    raise _corrupt(func, f"member {describe(info.filename)} is compressed or "
-                                   "larger than the snapshot (streamrank stores members "
+                    raise _Refused(f"member {describe(info.filename)} is compressed or "
+                                   "larger than the archive (streamrank stores members "
                                    "uncompressed)")
                 name = info.filename[:-4]
-                arrays[name] = _read_npy(zf.read(info), name, func)
-    except SnapshotError:
-        raise
+                arrays[name] = _read_npy(zf.read(info), name)
+    except _Refused as exc:
+        raise error(str(exc)) from None
     except _PARSE_ERRORS as exc:
-        raise _corrupt(func, f"{type(exc).__name__}: {exc}") from exc
+        raise error(f"{type(exc).__name__}: {exc}") from exc
     return arrays
 
 
-def _read_npy(raw: bytes, name: str, func: str) -> np.ndarray:
+def _read_npy(raw: bytes, name: str) -> np.ndarray:
     """One ``.npy`` member, without pickled objects and without trusting its header."""
     fp = io.BytesIO(raw)
     version = np.lib.format.read_magic(fp)
@@ -179,18 +209,18 @@ def _read_npy(raw: bytes, name: str, func: str) -> np.ndarray:
     elif version == (2, 0):
         shape, fortran, dtype = np.lib.format.read_array_header_2_0(fp)
     else:
-        raise _corrupt(func, f"array {name!r} has .npy version {version}")
+        raise _Refused(f"array {name!r} has .npy version {version}")
     if dtype.hasobject:
-        raise _corrupt(func, f"array {name!r} holds pickled Python objects, which streamrank "
+        raise _Refused(f"array {name!r} holds pickled Python objects, which streamrank "
                        "never loads")
     if dtype.kind not in "biufU" or dtype.fields is not None or dtype.subdtype is not None \
             or dtype.itemsize == 0 or any(d < 0 for d in shape):
-        raise _corrupt(func, f"array {name!r} has dtype {dtype} and shape {shape}")
+        raise _Refused(f"array {name!r} has dtype {dtype} and shape {shape}")
     count = math.prod(shape)
     body = raw[fp.tell():]
     if len(body) != count * dtype.itemsize:
-        raise _corrupt(func, f"array {name!r} has {len(body)} bytes of data for shape "
-                       f"{shape} and dtype {dtype}")
+        raise _Refused(f"array {name!r} has {len(body)} bytes of data for shape {shape} "
+                       f"and dtype {dtype}")
     arr = np.frombuffer(body, dtype=dtype, count=count).copy()
     if fortran:
         return arr.reshape(shape[::-1]).transpose()

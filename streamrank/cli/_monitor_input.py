@@ -83,13 +83,18 @@ def _read_error(exc) -> str:
 
 
 def _check_outputs(source, checkpoint, plot) -> None:
-    """Before any work: the output files' folders exist and can be written, and no
-    output is the input."""
+    """Before any work: the output files' folders exist and can be written, no output is
+    the input, and the checkpoint is a regular file or a new one (`checkpoint_target`:
+    a `CheckpointError` for a named pipe, a device, a directory, a socket; a symbolic
+    link's target is what is written)."""
+    from ..monitor.checkpoint import checkpoint_target
+
     outputs = [(opt, path) for opt, path in (("--checkpoint", checkpoint), ("--plot", plot))
                if path is not None]
     for opt, path in outputs:
         check_output_folder(path, opt)
-        folder = os.path.dirname(os.path.abspath(path))
+        target = checkpoint_target(path) if opt == "--checkpoint" else path
+        folder = os.path.dirname(os.path.abspath(target))
         if not os.access(folder, os.W_OK | os.X_OK):
             raise click.BadParameter(f"the folder {folder!r} is not writable.",
                                      param_hint=f"'{opt}'")
@@ -133,9 +138,11 @@ def _option_differences(ctx, given, mon, period, meta, every) -> list:
     return out
 
 
-def _check_input(meta, src, parser, wanted, checkpoint, differences, on_mismatch) -> None:
+def _check_input(meta, src, wanted, differences, on_mismatch) -> bool:
     """Compare the input and columns with the checkpoint's; a different format is an
-    error whatever --force-resume says, the rest goes to ``differences``."""
+    error whatever --force-resume says, the rest goes to ``differences``. True when the
+    input is a plain file that does not start with the checkpoint's bytes: rotated or
+    rewritten since (--force-resume reads it from its start)."""
     name = src.name
     if meta.get("input_format") and meta["input_format"] != src.format:
         raise InputError(f"{name}: the checkpoint was taken on {meta['input_format']} "
@@ -143,10 +150,17 @@ def _check_input(meta, src, parser, wanted, checkpoint, differences, on_mismatch
     if meta.get("header") is not None and meta["header"] != src.header:
         differences.append(f"{name}: its header {src.header} differs from the "
                            f"checkpoint's {meta['header']}")
-    source = meta.get("source")
-    if not isinstance(source, dict):
-        return   # an old checkpoint (version 1), resumed with --force-resume
-    if source.get("identity") != src.identity:
+    source = meta["source"]
+    # a plain file is known by its device and inode (a compressed or Parquet file, read
+    # from its start, by its path and first bytes)
+    was = (source["device"], source["inode"]) if (
+        src.seekable and source.get("inode") is not None) else None
+    same = was is not None and tuple(src.file_id) == was
+    other = was is not None and not same
+    if source.get("identity") != src.identity and same:
+        _note(f"{name} is the checkpoint's file (device {was[0]}, inode {was[1]}), "
+              f"renamed: it was {source.get('identity')}")
+    elif source.get("identity") != src.identity:
         differences.append(f"the input is {src.identity}; the checkpoint was taken on "
                            f"{source.get('identity')}")
     old = meta.get("columns") or {}
@@ -154,8 +168,35 @@ def _check_input(meta, src, parser, wanted, checkpoint, differences, on_mismatch
         if old.get(role) != column:
             differences.append(f"--{role.replace('_', '-')} is {_shown(column)}; the "
                                f"checkpoint's run read {_shown(old.get(role))}")
-    if "head_bytes" in source:
-        src.expect_head(source["head_bytes"], source.get("head_sha256"), on_mismatch)
+    mismatched = []
+    src.expect_head(source["head_bytes"], source["head_sha256"],
+                    lambda message: (mismatched.append(message), on_mismatch(message)))
+    rotated = src.seekable and bool(mismatched)
+    if other:
+        differences.append(_another_file(name, src, was, meta, rotated))
+    return rotated
+
+
+def _another_file(name, src, was, meta, rotated) -> str:
+    """The checkpoint's file is no longer at the path: what changed, where it went (when
+    it is beside), what to do."""
+    folder = os.path.dirname(os.path.abspath(src.path))
+    try:
+        moved = [e.path for e in os.scandir(folder) if e.inode() == was[1]
+                 and e.stat(follow_symlinks=False).st_dev == was[0]]
+    except OSError:
+        moved = []
+    text = (f"{name} is another file (device {src.file_id[0]}, inode {src.file_id[1]}) "
+            f"than the one the checkpoint was taken on (device {was[0]}, inode {was[1]}, "
+            f"read up to row {meta['rows']}, byte {meta['offset']}): it was replaced or "
+            "rotated since")
+    if moved:
+        text += (f"; that file is now {moved[0]}: resume on it first (the rows it got "
+                 "after the checkpoint)")
+    if rotated:
+        text += (f"{', then' if moved else '.'} --force-resume on {name} reads it from its "
+                 "start")
+    return text
 
 
 def _shown(column) -> str:

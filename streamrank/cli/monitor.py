@@ -11,7 +11,12 @@ Follow mode (``--follow``, a regular file): a line is read only once its newline
 written, whatever stops the run (``--max-idle``, SIGTERM, Ctrl-C, a kill): a half-written
 last line is left for the next run, and the position (and checkpoint) stays before it.
 Without ``--follow``, and on a pipe once it closes, the end is real and a last line
-without a newline is a row.
+without a newline is a row. The file is followed across log rotation, as ``tail -F``
+(`streamrank.io._follow`): truncated (``copytruncate``) or rewritten, it is read again
+from its start; renamed and replaced by a new file, the old one is read to its end, then
+the new one from its start (its CSV header again, which must name the same columns); a
+path briefly missing is waited for. Each is said in one line on stderr, and a checkpoint
+is written at the new content's start.
 
 Checkpoints: ``--checkpoint PATH`` writes, every ``--checkpoint-every`` rows and at the
 end, the monitor's whole state and the input position (rows consumed and, for plain
@@ -22,22 +27,28 @@ new one, never half of one; the rows read after the last checkpoint are read aga
 counted twice. The last checkpoint is written before the final (off-schedule) report, so
 a resumed run's reports, statistics and detector equal those of one uninterrupted run.
 On standard input or a compressed file, resuming skips the rows already consumed (the
-producer must replay the same stream). The checkpoint's folder is checked before any
-work.
+producer must replay the same stream). The checkpoint's folder, and that PATH is a
+regular file or a new one (not a named pipe, a device, a directory or a socket; a
+symbolic link has its target written), are checked before any work. A resumed run's
+report lines continue the previous run's (`._monitor_append`): no header again, no
+report repeated, and standard output appended to the same file (``>> out.csv``) is cut
+back to the checkpoint's size first, so that the file is one uninterrupted run's output.
 
-A checkpoint records what it belongs to: the input (the real path of the file, or
-``<stdin>``; a SHA-256 of its first bytes up to the position, at most 64 KiB; the
-header and format), the columns, ``--every`` and the monitor's settings (its state).
-``--resume`` on anything else exits 2 listing every difference, before any row is read
-and leaving the checkpoint as it was: another file, a file rewritten in its first bytes
-or truncated, other columns (``--score`` and ``--label`` swapped), a monitor option or
-``--every`` given with another value. Options left out come from the checkpoint.
-``--force-resume`` (implies ``--resume``) goes on anyway, printing the differences
-(e.g. a file that was moved); the checkpoint's monitor settings still win, the position
-is used as it is, and a different format or a file shorter than the position stays an
-error. Checkpoints of older streamrank versions (version 1) record no identity: they are
-refused unless ``--force-resume``. An empty, truncated or foreign checkpoint file is an
-error (exit 2) saying so. ``--resume`` without a checkpoint file starts from the
+A checkpoint records what it belongs to: the input (the real path of the file and its
+device and inode, or ``<stdin>``; a SHA-256 of its first bytes up to the position, at
+most 64 KiB; the header and format), the columns, ``--every`` and the monitor's
+settings (its state). ``--resume`` on anything else exits 2 listing every difference,
+before any row is read and leaving the checkpoint as it was: another file (one rotated
+since: the message says where the old one went, when it is beside it), a file rewritten
+in its first bytes or truncated, other columns (``--score`` and ``--label`` swapped), a
+monitor option or ``--every`` given with another value. The same file renamed is no
+difference. Options left out come from the checkpoint. ``--force-resume`` (implies
+``--resume``) goes on anyway, printing the differences (e.g. a file that was copied);
+the checkpoint's monitor settings still win, the position is used as it is (a plain file
+that does not start with the checkpoint's bytes, rotated or rewritten since, is read from
+its start), and a different format or a file shorter than the position stays an error. A
+file that is not a checkpoint, a damaged one and one of another streamrank version are
+errors (exit 2) saying which. ``--resume`` without a checkpoint file starts from the
 beginning (with a note), so a supervisor can always pass it.
 
 Exit codes: 0 ok; 1 with ``--fail-on-alert`` when any report raised an alert (or the
@@ -72,6 +83,7 @@ from ..monitor.checkpoint import (CheckpointError, check_meta, load_checkpoint,
                                   read_checkpoint, write_checkpoint)
 from ._common import (EXIT_ALERT, InputError, check_distinct_columns, format_option,
                       on_error_option, progress_option, read_error)
+from ._monitor_append import continue_output, output_state
 from ._monitor_input import (_READ_ERRORS, _check_input, _check_outputs, _detector, _name,
                              _note, _note_skip, _option_differences, _progress_bar, _read_error,
                              _rejected)
@@ -167,7 +179,8 @@ def _period(ctx, param, value):
               metavar="N", help="Reports kept for the plot and the checkpoint (the last N).")
 @click.option("--fail-on-alert", is_flag=True, help="Exit with code 1 if any alert fired.")
 @click.option("--checkpoint", type=click.Path(dir_okay=False), default=None,
-              help="Write the state and input position here (atomically).")
+              help="Write the state and input position here (atomically; a regular file "
+                   "or a new one, or a symbolic link's target).")
 @click.option("--checkpoint-every", type=click.IntRange(min=1), default=10000,
               show_default=True, metavar="N", help="Rows between checkpoints.")
 @click.option("--resume", is_flag=True,
@@ -175,13 +188,14 @@ def _period(ctx, param, value):
                    "been taken on this input (same file and first bytes, header, "
                    "columns, options): anything else is an error.")
 @click.option("--force-resume", is_flag=True,
-              help="--resume even on another input, other columns or options, or an old "
-                   "checkpoint (the differences are printed; the checkpoint's monitor "
-                   "settings still win).")
+              help="--resume even on another input (a rotated file: from its start), "
+                   "other columns or options (the differences are printed; the "
+                   "checkpoint's monitor settings still win).")
 @click.option("--plot", type=click.Path(dir_okay=False), default=None,
               help="Write a PNG of the metric over events (or time) with alerts, at the end.")
 @click.option("--follow", "-f", is_flag=True,
-              help="Keep reading as the file grows (tail -f); stop with Ctrl-C or --max-idle.")
+              help="Keep reading as the file grows, across log rotation (tail -F); stop "
+                   "with Ctrl-C or --max-idle.")
 @click.option("--max-idle", type=click.FloatRange(min=0), default=None, metavar="SECONDS",
               help="With --follow: stop after SECONDS without a new line.")
 @click.option("--poll", type=click.FloatRange(min=0.001), default=0.2, show_default=True,
@@ -312,17 +326,6 @@ def monitor(ctx, source, id_col, score_col, label_col, require_score, weight_col
     if resume:
         if os.path.exists(checkpoint):
             meta, mon = load_checkpoint(checkpoint)
-            version = meta.get("version", 1)
-            if version < 2:
-                if not force_resume:
-                    raise InputError(
-                        f"{checkpoint}: a checkpoint of an older streamrank (version "
-                        f"{version}): it does not record the input, columns and options "
-                        f"it was taken with, so resuming it on {name} cannot be checked. "
-                        "Use --force-resume to resume it anyway (the position is used "
-                        "as it is).")
-                _note(f"--force-resume: checkpoint version {version} resumed without "
-                      "checking its input, columns and options.")
             check_meta(meta, checkpoint)
             segmented = hasattr(mon, "segments")
             differences += _option_differences(ctx, given, mon.template() if segmented
@@ -382,7 +385,7 @@ def monitor(ctx, source, id_col, score_col, label_col, require_score, weight_col
     if segmented:
         wanted["segment"] = segment_col
     gate = StopGate()
-    status = {"error": None, "at": None, "decided": False}
+    status = {"error": None, "at": None, "decided": False, "save": None}
     if metrics_port is not None:    # /metrics reads the monitor at each scrape
         from ._monitor_metrics import serve_metrics
 
@@ -400,10 +403,17 @@ def monitor(ctx, source, id_col, score_col, label_col, require_score, weight_col
             raise InputMismatch(f"{message}. The checkpoint {checkpoint} was taken on "
                                 "another input; use --force-resume to resume it anyway.")
 
+    def on_rotate(message):     # a followed file's new content: checkpoint at its start
+        _note(message)
+        if status["save"] is not None:
+            status["save"](src.position, src.consumed, printer.last_events)
+
     with gate:   # from here on Ctrl-C, SIGTERM and SIGHUP stop between rows
         try:
             src = EventSource(source, fmt=input_format, follow=follow, poll=poll,
-                              max_idle=max_idle, start=start, gate=gate)
+                              max_idle=max_idle, start=start, gate=gate,
+                              header=None if meta is None else meta.get("header"),
+                              on_rotate=on_rotate)
         except KeyboardInterrupt:      # stopped while waiting for the first line
             src = None
         except EventError as exc:
@@ -422,8 +432,7 @@ def monitor(ctx, source, id_col, score_col, label_col, require_score, weight_col
             except EventError as exc:
                 raise read_error(exc, name) from None
             if meta is not None:
-                _check_input(meta, src, parser, wanted, checkpoint, differences,
-                             on_mismatch)
+                rotated = _check_input(meta, src, wanted, differences, on_mismatch)
                 if differences and not force_resume:
                     raise InputError(
                         f"{checkpoint}: the checkpoint belongs to another run:\n  - "
@@ -431,6 +440,10 @@ def monitor(ctx, source, id_col, score_col, label_col, require_score, weight_col
                         + "\nUse --force-resume to resume it anyway.")
                 for text in differences:
                     _note(f"--force-resume: {text}")
+                if rotated:
+                    src.from_start()
+                    _note(f"--force-resume: reading {name} from its start (as a new file, "
+                          "after a rotation)")
                 status["decided"] = True
                 if meta.get("iso_time"):
                     parser.iso_time = True
@@ -440,21 +453,24 @@ def monitor(ctx, source, id_col, score_col, label_col, require_score, weight_col
                                show_time=time_col is not None, paired=paired,
                                segmented=segmented,
                                extra=wait_columns(mon))
-            if mon.history:     # resumed: the checkpoint's last report is made already
-                printer.last_events = mon.history[-1].events
+            if meta is not None:    # resumed: go on with the checkpoint's run's output
+                header, printer.last_events = continue_output(meta, mon)
+                printer.started = not header
             event_columns = {"score": score_col, "label": label_col,
                              "weight": weight_col, "time": time_col,
                              "challenger": challenger_col, "segment": segment_col}
 
-            def save(position, head):
+            def save(position, head, reported):
                 if checkpoint is None:
                     return
                 # the bytes before the position (a replayed Parquet file: its start)
                 n, digest = src.head(None if src.format == "parquet"
                                      else min(HEAD_BYTES, head))
+                device, inode = src.file_id or (None, None)
                 meta_out = {
                     "source": {"identity": src.identity, "head_bytes": n,
-                               "head_sha256": digest},
+                               "head_sha256": digest, "device": device, "inode": inode},
+                    "output": output_state(reported),
                     "input_format": src.format, "rows": position.rows,
                     "offset": position.offset, "header": src.header, "skipped": skipped,
                     "iso_time": parser.iso_time, "columns": wanted,
@@ -466,6 +482,8 @@ def monitor(ctx, source, id_col, score_col, label_col, require_score, weight_col
                 except OSError as exc:
                     raise InputError(f"{checkpoint}: cannot write the checkpoint "
                                      f"({exc.strerror or exc})") from None
+
+            status["save"] = save
 
             observe, report = mon.observe, mon.report
             events = mon.stats
@@ -506,7 +524,7 @@ def monitor(ctx, source, id_col, score_col, label_col, require_score, weight_col
                             printer(report())
                     since_ckpt += 1
                     if since_ckpt >= checkpoint_every:
-                        save(src.position, src.consumed)
+                        save(src.position, src.consumed, printer.last_events)
                         since_ckpt = 0
                     if bar is not None and row % 4096 == 0:
                         bar.update(src.position.offset - bar.n)
@@ -534,9 +552,14 @@ def monitor(ctx, source, id_col, score_col, label_col, require_score, weight_col
     # ---- the end: checkpoint, final report, plot, summary. The checkpoint comes first:
     # the final report is off the --every schedule, and a resumed run must not find it
     # (nor the value it fed the detector) in the state it continues from.
-    save(*(status["at"] or (src.position, src.consumed)))
-    if mon.stats["events"] and printer.last_events != mon.stats["events"]:
-        printer(report())
+    done = mon.stats["events"]
+    final = bool(done) and (mon.history[-1].events if mon.history else None) != done
+    save(*(status["at"] or (src.position, src.consumed)),
+         done if final else printer.last_events)
+    if final:
+        last = report()
+        if printer.last_events != done:   # (else printed by the run resumed from)
+            printer(last)
     if plot is not None:
         from ..plot import plot_history, plot_segments
 

@@ -10,34 +10,17 @@ from __future__ import annotations
 import csv
 import os
 import stat as _stat
-import time as _time
-from typing import Iterator, NamedTuple
+from typing import Iterator
 
 from ._csvtext import is_blank_record
 from ._detect import FORMATS, detect_format, format_from_name, sniff
+from ._follow import FileId, FollowMode, Watch
 from ._records import EventError, _csv_reason, _json_record
+from ._resume import HEAD_BYTES, InputMismatch, Position, ResumeMode, _count_lines
 from ._stopgate import StopGate
 
-__all__ = ["FORMATS", "HEAD_BYTES", "EventError", "EventSource", "InputMismatch",
+__all__ = ["FORMATS", "HEAD_BYTES", "EventError", "EventSource", "FileId", "InputMismatch",
            "Position", "StopGate", "detect_format"]
-
-
-class Position(NamedTuple):
-    """Where a reader is: ``rows`` consumed (header excluded), and the byte ``offset``
-    just past the last of them (None when not seekable: a pipe, standard input, a
-    compressed file, Parquet)."""
-
-    rows: int
-    offset: int | None
-
-
-# --------------------------------------------------------------------------- sources
-#: Bytes at the start of an input that a checkpoint fingerprints (`EventSource.head`).
-HEAD_BYTES = 1 << 16
-
-class InputMismatch(EventError):
-    """The input is not the one a resumed position belongs to (another file, one
-    truncated or rewritten, a stream shorter than the position): nothing was read."""
 
 
 def _peek(stream, n=16) -> bytes:
@@ -52,7 +35,7 @@ def _peek(stream, n=16) -> bytes:
     return b""
 
 
-class EventSource:
+class EventSource(FollowMode, ResumeMode):
     """The rows of an event stream, one at a time, with the position after each.
 
     Parameters
@@ -66,17 +49,27 @@ class EventSource:
         ``auto``: from the extension (a ``.gz`` suffix aside), else from the first bytes
         (Parquet) or the first line (``{`` starts JSON lines).
     follow : bool
-        Poll at the end of the file for more lines (``tail -f``); a regular file only.
+        Poll at the end of the file for more lines; a regular file only. The file is
+        followed across log rotation (``tail -F``): see Notes and `FollowMode`.
     poll, max_idle : float
         Seconds between polls; stop after ``max_idle`` idle seconds (None: never).
     start : Position, optional
         Resume here: seek to ``start.offset`` (a seekable file) or skip ``start.rows``
         rows. The CSV header is read from the start of the file either way.
+    header : list of str, optional
+        A resumed CSV's columns (the checkpoint's): the file's first line is its header
+        when it names one of them; otherwise (content a producer kept appending after a
+        ``copytruncate``) these are the columns and the first line is data.
     name : str, optional
         The name used in messages (default: the path, or ``<stdin>``).
     gate : StopGate, optional
         Marks the waits (reads, polls) where a stop signal may interrupt, and ends a
         followed file's polling once a stop was requested.
+    on_rotate : callable, optional
+        Called with a one-line message (``"events.csv: file truncated; ..."``) when a
+        followed file was truncated, rewritten or replaced, once its new content is
+        open (`position` is then at its start, between two rows), and when its path
+        goes missing or is back.
 
     Attributes
     ----------
@@ -85,6 +78,9 @@ class EventSource:
     identity : str
         What the input is, for a checkpoint: the real path of a regular file, the
         absolute path of another file (a named pipe), ``<stdin>``, or the stream's name.
+    file_id : FileId or None
+        The device and inode of the regular file read (the current one, after a
+        rotation); None for other inputs.
     position : Position
         After the last row yielded.
     before : Position
@@ -105,10 +101,14 @@ class EventSource:
     numbers them), in JSON lines a row is its line. `line` is the line where the last
     row starts (a quoted field may span lines). Each line costs ``O(its length)``;
     memory is one line.
+
+    With ``follow``, the file is followed across log rotation (`FollowMode`): rows are
+    numbered on across files, `position` is in the current file, `line` counts its lines.
     """
 
     def __init__(self, stream, *, fmt="auto", follow=False, poll=0.2, max_idle=None,
-                 start: Position | None = None, name=None, gate: StopGate | None = None):
+                 start: Position | None = None, name=None, gate: StopGate | None = None,
+                 header: list | None = None, on_rotate=None):
         import sys
 
         self._owned = False
@@ -121,9 +121,16 @@ class EventSource:
         self._idle_since = None
         self._pending = b""       # bytes read past the last complete line
         self._offset = 0          # bytes of the complete lines read
+        self._end = 0             # bytes up to the end of the last record (or blank line)
         self._head = bytearray()  # the first HEAD_BYTES of a stream (fingerprint)
         self._expect = None       # (bytes, sha256, on_mismatch) still to check
         self._raw = None          # the file under a decompressor
+        self._expected = header   # a resumed CSV's columns
+        self._on_rotate = on_rotate or (lambda message: None)
+        self._watch = None        # a followed file's path (`Watch`)
+        self._switched = None     # the new content's cause, until its first line is read
+        self._drain = False       # a replaced file read to its end once more
+        self.file_id = None
         regular = False
         if isinstance(stream, (str, os.PathLike)) and str(stream) == "-":
             stream = sys.stdin.buffer
@@ -137,6 +144,11 @@ class EventSource:
             regular = _stat.S_ISREG(os.fstat(stream.fileno()).st_mode)
             self.identity = (os.path.realpath(self.path) if regular
                              else os.path.abspath(self.path))
+            if regular:
+                self.file_id = FileId.of(stream.fileno())
+                if follow:
+                    self._watch = Watch(self.path, stream.fileno(), self.name,
+                                        self._on_rotate)
         else:
             self.name = name or getattr(stream, "name", "<stream>")
             self.identity = str(self.name)
@@ -198,8 +210,9 @@ class EventSource:
             self.header = list(self._pq.schema_arrow.names)
         elif fmt != "jsonl":
             self._read_header()
-        self._end = self._offset  # bytes up to the end of the last record
+        self._end = self._offset  # (past the header)
         self._prev_end = self._end
+        self._switched = None     # (the file replaced while its header was awaited)
 
     # ------------------------------------------------------------------ position
     @property
@@ -251,58 +264,6 @@ class EventSource:
     def __exit__(self, *exc):
         self.close()
 
-    # ------------------------------------------------------------------ fingerprint
-    def head(self, n: int | None = None) -> tuple[int, str]:
-        """``(n, sha256 hex)`` of the input's first ``n`` bytes (default: the bytes up to
-        `position`, at most `HEAD_BYTES`; a Parquet file: its first `HEAD_BYTES`).
-
-        A checkpoint stores it; `expect_head` checks a resumed input against it.
-        """
-        import hashlib
-
-        if n is None:
-            n = min(HEAD_BYTES, os.path.getsize(self.path) if self.format == "parquet"
-                    else self.consumed)
-        data = self._head_bytes(n)
-        return n, hashlib.sha256(data[:n]).hexdigest()
-
-    def _head_bytes(self, n) -> bytes:
-        if self.seekable and not self.stream.closed:
-            return os.pread(self.stream.fileno(), n, 0)
-        if self.seekable or self.format == "parquet":
-            with open(self.path, "rb") as f:
-                return f.read(n)
-        return bytes(self._head[:n])
-
-    def expect_head(self, n: int, digest: str, on_mismatch=None) -> None:
-        """Check that the input starts with the ``n`` bytes whose SHA-256 is ``digest``.
-
-        A file is checked now; a stream (standard input, a compressed file) as its first
-        ``n`` bytes are read, before any row past them. A mismatch calls
-        ``on_mismatch(message)`` (default: raise `InputMismatch`).
-        """
-        self._expect = (int(n), digest, on_mismatch)
-        if self.seekable or self.format == "parquet" or len(self._head) >= n:
-            self._check_head()
-
-    def _check_head(self, ended=False) -> None:
-        n, digest, on_mismatch = self._expect
-        if not (ended or self.seekable or self.format == "parquet") and len(self._head) < n:
-            return  # a stream: not read that far yet
-        data = self._head_bytes(n)
-        self._expect = None
-        if len(data) < n:
-            message = (f"it has {len(data)} bytes, fewer than the {n} the checkpoint "
-                       "fingerprinted: it was truncated or replaced")
-        elif self.head(n)[1] != digest:
-            message = (f"its first {n} bytes differ from those of the input the "
-                       "checkpoint was taken on (another file, or one rewritten)")
-        else:
-            return
-        if on_mismatch is None:
-            raise InputMismatch(message)
-        on_mismatch(message)
-
     # ------------------------------------------------------------------ lines
     def _blocking(self, read, *args):
         """``read(*args)`` as a wait: a stop signal may interrupt it."""
@@ -317,9 +278,9 @@ class EventSource:
 
     def _read(self) -> bytes:
         chunk = self._blocking(self.stream.readline)
-        if len(self._head) < HEAD_BYTES and not self.seekable:
-            self._head.extend(chunk[:HEAD_BYTES - len(self._head)])
-            if self._expect is not None:
+        if len(self._head) < HEAD_BYTES:    # (a stream's fingerprint; a followed file's
+            self._head.extend(chunk[:HEAD_BYTES - len(self._head)])  # first bytes)
+            if self._expect is not None and not self.seekable:
                 self._check_head()
         return chunk
 
@@ -343,10 +304,11 @@ class EventSource:
                     return chunk
                 pending = chunk  # no newline yet (or the last line of the input)
                 continue
-            if self.follow and self._wait():
-                continue
             if self.follow:
                 self._pending = pending
+                if self._at_end():
+                    pending = self._pending     # (new content: nothing pending)
+                    continue
                 self.stopped = True
                 return None
             self._pending = b""
@@ -370,7 +332,26 @@ class EventSource:
         return line or b""
 
     def _read_header(self) -> None:
-        line = self._whole_line("header line")
+        expected = self._expected
+        if expected is None:
+            self.header = self._parse_header(self._whole_line("header line"))
+            self._line_base = 1
+            return
+        line = self._next_line()     # resumed: the file's header, or its first row
+        if line is None:             # (a followed file's new content, not written yet)
+            if self.gate is not None and self.gate.requested:
+                raise KeyboardInterrupt
+            self.header = list(expected)
+            return
+        header = self._header_of(line)
+        if header is not None and set(header) & set(expected):
+            self.header = header     # (compared with the checkpoint's by the caller)
+            self._line_base = 1
+        else:
+            self.header = list(expected)
+            self._unread(line)
+
+    def _parse_header(self, line: bytes) -> list:
         try:
             text = line.decode("utf-8-sig").rstrip("\r\n")
         except UnicodeDecodeError as exc:
@@ -379,24 +360,23 @@ class EventSource:
         if not text.strip():
             raise EventError("no header line (an empty input)", row=None)
         try:
-            self.header = next(csv.reader([text], delimiter=self.delimiter))
+            return next(csv.reader([text], delimiter=self.delimiter))
         except csv.Error as exc:
             raise EventError(f"the header line {text[:60]!r}: {_csv_reason(exc)}",
                              line=1) \
                 from None
 
-    def _wait(self) -> bool:
-        """Sleep one poll at the end of a followed file; False once idle too long."""
-        gate = self.gate
-        if gate is not None and gate.requested:
-            return False
-        now = _time.monotonic()
-        if self._idle_since is None:
-            self._idle_since = now
-        if self.max_idle is not None and now - self._idle_since >= self.max_idle:
-            return False
-        self._blocking(_time.sleep, self.poll)
-        return True
+    def _header_of(self, line: bytes) -> list | None:
+        """The fields of ``line`` read as a header; None if it cannot be one."""
+        try:
+            return self._parse_header(line)
+        except EventError:
+            return None
+
+    def _unread(self, line: bytes) -> None:
+        """Put a complete line back: the next one read."""
+        self._offset -= len(line)
+        self._pending = line
 
     def _lines(self) -> Iterator[str]:
         """Complete lines, decoded (`_bad_text` holds a line's UTF-8 error)."""
@@ -404,7 +384,7 @@ class EventSource:
         self._idle_since = None
         readline, gate = self.stream.readline, self.gate
         while True:
-            if self._pending or (len(self._head) < HEAD_BYTES and not self.seekable):
+            if self._pending or len(self._head) < HEAD_BYTES:
                 raw = self._next_line()       # the careful way: a fragment, the head
             else:                             # the common case: one whole line
                 if gate is None:
@@ -421,6 +401,10 @@ class EventSource:
                 else:
                     self._pending = raw
                     raw = self._next_line()
+            if self._switched is not None:    # new content (a rotation): its first line
+                if raw is not None:            # is for `_new_content`
+                    self._unread(raw)
+                return
             if raw is None:
                 return
             try:
@@ -433,25 +417,6 @@ class EventSource:
             self._lines_read += 1
             yield text
 
-    def _seek_or_skip(self) -> int:
-        """Move to the start position: seek (returns 0 rows left to skip) or not."""
-        start = self._start
-        if start.rows == 0:
-            return 0
-        if self.seekable and start.offset is not None:
-            size = os.fstat(self.stream.fileno()).st_size
-            if size < start.offset:
-                raise InputMismatch(f"the file has {size} bytes, fewer than the "
-                                    f"checkpoint's position {start.offset}: it was "
-                                    "truncated or replaced")
-            self.stream.seek(start.offset)
-            self._seeked, self._line_base = start.offset, None
-            self._offset = self._end = self._prev_end = start.offset
-            self._pending = b""
-            self._rows = start.rows
-            return 0
-        return start.rows
-
     def __iter__(self) -> Iterator[tuple[int, object]]:
         """``(row, record)``: a list of strings (CSV), a parsed object (JSON lines), a
         dict (Parquet). A line that does not parse gives an `EventError` record."""
@@ -459,14 +424,28 @@ class EventSource:
         if self.format == "parquet":
             yield from self._parquet(skip)
             return
+        while not self.stopped:     # (stopped: a resumed follow found no new line yet)
+            skip = yield from self._records(skip)
+            if self._switched is None or not self._new_content():
+                break
+        if self.stopped:
+            return
+        if skip:
+            raise InputMismatch(f"it ends after {self._rows} rows, before the "
+                                f"checkpoint's position (row {self._start.rows}): it is "
+                                "not the input the checkpoint was taken on")
+        if self._expect is not None:
+            self._check_head(ended=True)
+
+    def _records(self, skip):
+        """The rows of one content (a followed file's, up to a rotation); returns the
+        rows still to skip."""
         self._bad_text = None
         self._line = ""
         jsonl = self.format == "jsonl"
         seekable = self.seekable
         lines = self._lines()
         records = lines if jsonl else csv.reader(lines, delimiter=self.delimiter)
-        if not jsonl and self._line_base is not None:
-            self._line_base = 1     # the header
         while True:
             first_line = self._lines_read + 1
             try:
@@ -478,6 +457,8 @@ class EventSource:
                                  value=self._line.rstrip("\r\n")[:60])
             if self.stopped:
                 break   # a CSV record cut by the stop inside a quoted field: unread
+            if self._switched is not None:
+                continue    # what the csv reader held when the content changed: unread
             row = self._rows + 1
             bad, self._bad_text = self._bad_text, None
             if not jsonl and isinstance(rec, list) and (
@@ -510,14 +491,7 @@ class EventSource:
             if isinstance(rec, EventError):
                 rec = self.locate(rec)
             yield row, rec
-        if self.stopped:
-            return
-        if skip:
-            raise InputMismatch(f"it ends after {self._rows} rows, before the "
-                                f"checkpoint's position (row {self._start.rows}): it is "
-                                "not the input the checkpoint was taken on")
-        if self._expect is not None:
-            self._check_head(ended=True)
+        return skip
 
     def _parquet(self, skip) -> Iterator[tuple[int, object]]:
         names = self.header
@@ -537,16 +511,3 @@ class EventSource:
         if skip:
             raise InputMismatch(f"it has {self._rows} rows, fewer than the checkpoint's "
                                 f"position (row {self._start.rows})")
-
-
-def _count_lines(path, offset: int) -> int:
-    """The line ends (LF) in the first ``offset`` bytes of a file. ``O(offset)``."""
-    count = 0
-    with open(path, "rb") as f:
-        while offset > 0:
-            chunk = f.read(min(offset, 1 << 22))
-            if not chunk:
-                break
-            count += chunk.count(b"\n")
-            offset -= len(chunk)
-    return count

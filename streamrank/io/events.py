@@ -16,10 +16,13 @@ JSON lines by line number, Parquet rows by index + 1. An `EventError` names the 
 line where the row starts (the header is line 1) and the row: ``s.csv, line 4 (row 3),
 column 'score': 'abc': not a number`` (`streamrank.io._located.location`).
 
-``follow=True`` is ``tail -f``: at the end of the file the source polls every ``poll``
+``follow=True`` is ``tail -F``: at the end of the file the source polls every ``poll``
 seconds for more lines, and stops after ``max_idle`` seconds without a complete new line
 (never, if ``max_idle`` is None: stop it with Ctrl-C). A line still being written (no
 newline yet) is never read, whatever stops the reading: it is left for the next run.
+The file is followed across log rotation (truncated, rewritten, renamed and replaced:
+`streamrank.io._follow`), each row read once; ``on_rotate`` is told, and
+`EventSource.file_id` is the file read now.
 
 `EventParser` turns a record into ``(key, score, label, weight, time)``. Empty cells
 (CSV ``""``, JSON ``null`` or a missing field) are None: a late label row has no score, a
@@ -42,8 +45,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ._eventsource import (HEAD_BYTES, EventError, EventSource, InputMismatch,  # noqa: F401
-                           Position, StopGate, detect_format)
+from ._eventsource import (HEAD_BYTES, EventError, EventSource, FileId,  # noqa: F401
+                           InputMismatch, Position, StopGate, detect_format)
 from ._located import LocatedError
 from ._numbers import format_time, parse_period, parse_time, to_number
 from ._records import _DupDict
@@ -53,6 +56,7 @@ __all__ = [
     "EventError",
     "EventParser",
     "EventSource",
+    "FileId",
     "HEAD_BYTES",
     "InputMismatch",
     "LocatedError",

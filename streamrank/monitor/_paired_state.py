@@ -13,9 +13,7 @@ paired report (the same ``max_history``).
 
 from __future__ import annotations
 
-import io
 import json
-import zipfile
 from collections import deque
 
 import numpy as np
@@ -27,7 +25,7 @@ from ._paired_report import PairedReport
 from ._report import Report
 from ._state import _STATS
 
-__all__ = ["FORMAT", "dump", "load", "same_rows", "snapshot_format"]
+__all__ = ["FORMAT", "dump", "load", "same_rows"]
 
 FORMAT = "streamrank.PairedMonitor"
 _VERSION = 1
@@ -96,19 +94,6 @@ def _check_same(snap, a, b) -> None:
 
     if any(getattr(a, k) != getattr(b, k) for k in _SETTINGS):
         raise snap.corrupt("the champion's and the challenger's settings differ")
-
-
-def snapshot_format(data: bytes) -> str | None:
-    """The format name of a snapshot (``"streamrank.Monitor"``,
-    ``"streamrank.PairedMonitor"``, ...), or None for bytes that are not one (the full
-    checks are `from_bytes`'). Runtime: O(len(data))."""
-    try:
-        with zipfile.ZipFile(io.BytesIO(bytes(data))) as zf:
-            raw = zf.read("format.npy")
-        arr = np.load(io.BytesIO(raw), allow_pickle=False)
-    except (zipfile.BadZipFile, KeyError, ValueError, OSError, EOFError, TypeError):
-        return None
-    return str(arr) if arr.dtype.kind == "U" and arr.shape == () else None
 
 
 def same_rows(ia, ib, period) -> bool:

@@ -5,14 +5,22 @@ and identity, the columns, the options), in one file, replaced atomically.
 `write_checkpoint` writes a temporary file ``.NAME.PID.XXXX.tmp`` in the same directory,
 flushed and fsynced, then ``os.replace``-s it over ``NAME`` and fsyncs the directory; the
 temporary files of writers that were killed are removed at the next write. A crash leaves
-either the previous checkpoint or the new one, never half of one. The file is an
-``np.savez`` archive (no pickle): ``meta`` (JSON, with ``format`` and ``version``) and
-``monitor`` (`Monitor.to_bytes`). Version 2 records the input's identity, the columns and
-``--every``; version 1 had only the position; both are read.
+either the previous checkpoint or the new one, never half of one. Only a regular file (or
+a new path) is ever replaced (`checkpoint_target`): a named pipe, a device, a directory or
+a socket at the path is refused; a symbolic link is kept and the file it points to is
+replaced (atomically, in that file's folder).
+
+The file is an ``np.savez`` archive of two arrays, read back with the no-pickle archive
+reader of `streamrank._snapshot` (never ``np.load``): ``meta`` (JSON: ``format``,
+``version``, the size and SHA-256 of the state, the run's metadata) and ``monitor``
+(`Monitor.to_bytes`). Version 3 (`VERSION`) is written; versions 2 (streamrank 0.1.0's:
+no device and inode of the input, no record of the output, no size and SHA-256 of the
+state) and 3 are read; version 1, of the development versions before 0.1.0, is refused.
 
 `read_checkpoint`, `load_checkpoint` and `check_meta` raise `CheckpointError` (a
-`ValueError`) for a file that is not such a checkpoint (empty, truncated, foreign, newer,
-damaged), naming the file.
+`ValueError`) naming the file: "not a streamrank monitor checkpoint: ..." (empty, another
+kind of file or archive), "a damaged checkpoint ..." (truncated, or changed since it was
+written), "a checkpoint of version N ..." (another streamrank's), or unreadable.
 
 >>> import os, tempfile
 >>> from streamrank.monitor import Monitor
@@ -22,30 +30,45 @@ damaged), naming the file.
 >>> write_checkpoint(path, m.to_bytes(), {"rows": 1, "offset": None})
 >>> meta, restored = load_checkpoint(path)
 >>> meta["rows"], meta["version"], restored.stats["events"]
-(1, 2, 1)
+(1, 3, 1)
+>>> os.mkfifo(path + ".fifo")
+>>> write_checkpoint(path + ".fifo", m.to_bytes(), {"rows": 1, "offset": None})
+Traceback (most recent call last):
+...
+streamrank.monitor.checkpoint.CheckpointError: ....ckpt.fifo: a named pipe (FIFO), not a regular file: a checkpoint replaces only a regular file or creates a new one
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
+import stat
 import tempfile
 from collections.abc import Mapping
 
 import numpy as np
 
+from .._snapshot import format_of, read_archive
 from ._monitor import Monitor
 from ._paired import PairedMonitor
-from ._paired_state import FORMAT as _PAIRED_FORMAT, snapshot_format
+from ._paired_state import FORMAT as _PAIRED_FORMAT
+from ._segment_state import _FORMAT as _SEGMENTED_FORMAT
 from ._segments import SegmentedMonitor
+from ._state import _FORMAT as _MONITOR_FORMAT
 
-__all__ = ["FORMAT", "VERSION", "CheckpointError", "check_meta", "load_checkpoint",
-           "read_checkpoint", "write_checkpoint"]
+__all__ = ["FORMAT", "OLDEST", "VERSION", "CheckpointError", "check_meta", "checkpoint_target",
+           "load_checkpoint", "read_checkpoint", "write_checkpoint"]
 
 FORMAT = "streamrank.monitor.checkpoint"
-#: 2: the input's identity (path, fingerprint of its first bytes), the columns and
-#: ``--every`` are stored and checked on ``--resume``; 1 had only the position.
-VERSION = 2
+#: The version written: 3 records the input's device and inode, the output (the last
+#: report printed, standard output's file) and the size and SHA-256 of the state.
+VERSION = 3
+#: The oldest version read: 2, streamrank 0.1.0's (1, of the development versions before
+#: it, is refused).
+OLDEST = 2
+#: How the format name is stored in the ``meta`` array (numpy's ``U``: UTF-32).
+_FORMAT_TEXT = f'"format": "{FORMAT}"'.encode("utf-32-le")
 
 
 class CheckpointError(ValueError):
@@ -54,18 +77,55 @@ class CheckpointError(ValueError):
     message starts with the file's path and says which."""
 
 
+_KINDS = ((stat.S_ISFIFO, "a named pipe (FIFO)"), (stat.S_ISCHR, "a character device"),
+          (stat.S_ISBLK, "a block device"), (stat.S_ISDIR, "a directory"),
+          (stat.S_ISSOCK, "a socket"))
+
+
+def _kind(mode) -> str:
+    return next((what for test, what in _KINDS if test(mode)), "not a regular file")
+
+
+def checkpoint_target(path: str | os.PathLike[str]) -> str:
+    """The file a checkpoint at ``path`` replaces: ``path`` itself, or the file a symbolic
+    link there points to (the link is kept). A `CheckpointError` unless that is a
+    regular file or a new path in a folder that exists: a named pipe (FIFO), a device, a
+    directory, a socket or a loop of links is never written.
+    """
+    path = os.path.abspath(os.fspath(path))
+    target = os.path.realpath(path)
+    where = f"{path} (a symbolic link to {target})" if os.path.islink(path) else path
+    try:
+        mode = os.stat(target).st_mode
+    except FileNotFoundError:
+        if not os.path.isdir(os.path.dirname(target)):
+            raise CheckpointError(f"{where}: the folder {os.path.dirname(target)!r} does "
+                                  "not exist") from None
+        return target
+    except OSError as exc:
+        raise CheckpointError(f"{where}: cannot be checked ({exc.strerror or exc})") \
+            from None
+    if not stat.S_ISREG(mode):
+        raise CheckpointError(f"{where}: {_kind(mode)}, not a regular file: a checkpoint "
+                              "replaces only a regular file or creates a new one")
+    return target
+
+
 def write_checkpoint(path: str | os.PathLike[str], monitor_bytes: bytes,
                      meta: Mapping[str, object]) -> None:
     """Write a checkpoint atomically: temp file in the same directory, fsync, replace.
 
     The file is an ``np.savez`` archive (no pickle): ``meta`` (JSON: format, version,
-    input position and identity, options) and ``monitor`` (`Monitor.to_bytes`). The
-    temporary file is ``.NAME.PID.XXXX.tmp`` beside ``NAME``; those that a killed
-    writer left behind (their process is gone) are removed first.
+    the state's size and SHA-256, input position and identity, options) and ``monitor``
+    (`Monitor.to_bytes`). The temporary file is ``.NAME.PID.XXXX.tmp`` beside ``NAME``
+    (beside the file a symbolic link points to: `checkpoint_target`, which also refuses
+    what is not a regular file); those that a killed writer left behind (their process
+    is gone) are removed first.
     """
-    path = os.path.abspath(os.fspath(path))
-    directory, base = os.path.split(path)
-    meta = dict(meta, format=FORMAT, version=VERSION)
+    target = checkpoint_target(path)
+    directory, base = os.path.split(target)
+    meta = {"format": FORMAT, "version": VERSION, **meta, "state_bytes": len(monitor_bytes),
+            "state_sha256": hashlib.sha256(monitor_bytes).hexdigest()}
     _remove_stale_temps(directory, base)
     fd, tmp = tempfile.mkstemp(prefix=f".{base}.{os.getpid()}.", suffix=".tmp",
                                dir=directory)
@@ -78,7 +138,7 @@ def write_checkpoint(path: str | os.PathLike[str], monitor_bytes: bytes,
                      monitor=np.frombuffer(monitor_bytes, dtype=np.uint8))
             f.flush()
             os.fsync(f.fileno())
-        os.replace(tmp, path)
+        os.replace(tmp, target)
     except BaseException:
         try:
             os.unlink(tmp)
@@ -126,30 +186,73 @@ def _running(pid) -> bool:
 def read_checkpoint(path: str | os.PathLike[str]) -> tuple[dict[str, object], bytes]:
     """``(meta, monitor_bytes)`` of a checkpoint written by `write_checkpoint`.
 
-    Anything else (an empty, truncated or foreign file, or one of a newer version) is a
-    `CheckpointError` saying so; so is a file that cannot be read."""
+    Anything else is a `CheckpointError` saying what: not a checkpoint (an empty file,
+    another kind of file, an archive of something else, a file that is not a regular
+    file), a damaged one (truncated, or its state not the one written), one of another
+    version, or a file that cannot be read. ``O(file size)``; nothing is unpickled."""
+    data = _read_file(path)
+    if not data:
+        raise _not_one(path, "an empty file")
+    if not data.startswith(b"PK\x03\x04"):
+        raise _not_one(path, f"not a zip archive (it starts with {data[:16]!r})")
+    # the format name is in ``meta`` (first in version 3): a file that holds it is a
+    # checkpoint, damaged if it does not read
+    words = _damaged if _FORMAT_TEXT in data else _not_one
+    arrays = read_archive(data, lambda what: words(path, what))
+    if sorted(arrays) != ["meta", "monitor"]:
+        raise words(path, f"it holds the arrays {sorted(arrays)}, not 'meta' and 'monitor'")
+    text, state = arrays["meta"], arrays["monitor"]
     try:
-        with np.load(os.fspath(path), allow_pickle=False) as z:
-            meta = json.loads(str(z["meta"]))
-            data = z["monitor"].tobytes()
-        if not isinstance(meta, dict):
-            raise ValueError("its metadata is not a JSON object")
+        meta = json.loads(str(text)) if text.dtype.kind == "U" and text.ndim == 0 else None
+    except ValueError:
+        meta = None
+    if not isinstance(meta, dict) or meta.get("format") != FORMAT:
+        raise words(path, "its 'meta' is not the metadata of a streamrank monitor "
+                          "checkpoint")
+    version = meta.get("version")
+    if not (_count(version, min_value=OLDEST) and version <= VERSION):
+        raise CheckpointError(
+            f"{path}: a checkpoint of version {version!r}, written by another streamrank "
+            f"(this one reads versions {OLDEST} to {VERSION}): start a new run (without "
+            "--resume), or resume it with the streamrank that wrote it")
+    data = state.tobytes() if state.dtype == np.uint8 and state.ndim == 1 else None
+    if version == 2 and data is not None:
+        return meta, data               # (no size and SHA-256 of the state recorded)
+    if data is None or len(data) != meta.get("state_bytes"):
+        raise _damaged(path, f"its monitor state has {'no' if data is None else len(data)} "
+                             f"bytes, {meta.get('state_bytes')!r} were written: it was "
+                             "truncated")
+    if hashlib.sha256(data).hexdigest() != meta.get("state_sha256"):
+        raise _damaged(path, "its monitor state is not the one written (its SHA-256 "
+                             "differs)")
+    return meta, data
+
+
+def _read_file(path) -> bytes:
+    """The bytes of a regular file (a named pipe is not waited on: it is refused)."""
+    try:
+        fd = os.open(os.fspath(path), os.O_RDONLY | os.O_NONBLOCK)
     except OSError as exc:
         raise CheckpointError(f"{path}: cannot read the checkpoint "
-                         f"({exc.strerror or exc})") from None
-    except Exception as exc:  # noqa: BLE001 (EOFError, BadZipFile, ValueError, KeyError)
-        what = "an empty file" if os.path.getsize(path) == 0 else f"{_reason(exc)}"
-        raise CheckpointError(f"{path}: not a streamrank monitor checkpoint ({what})") from None
-    if meta.get("format") != FORMAT:
-        raise CheckpointError(f"{path}: not a streamrank monitor checkpoint (another archive)")
-    version = meta.get("version", 0)
-    if not isinstance(version, int) or isinstance(version, bool):
-        raise CheckpointError(f"{path}: not a streamrank monitor checkpoint (its version is "
-                         f"{version!r})")
-    if version > VERSION:
-        raise CheckpointError(f"{path}: checkpoint version {version} is newer than this "
-                         f"streamrank (reads up to {VERSION})")
-    return meta, data
+                              f"({exc.strerror or exc})") from None
+    with os.fdopen(fd, "rb") as f:
+        mode = os.fstat(fd).st_mode
+        if not stat.S_ISREG(mode):
+            raise _not_one(path, f"{_kind(mode)}, not a file")
+        try:
+            return f.read()
+        except OSError as exc:
+            raise CheckpointError(f"{path}: cannot read the checkpoint "
+                                  f"({exc.strerror or exc})") from None
+
+
+def _not_one(path, what) -> CheckpointError:
+    return CheckpointError(f"{path}: not a streamrank monitor checkpoint: {what}")
+
+
+def _damaged(path, what) -> CheckpointError:
+    return CheckpointError(f"{path}: a damaged checkpoint (truncated, or changed since it "
+                           f"was written): {what}")
 
 
 def check_meta(meta: Mapping[str, object], path: str | os.PathLike[str]) -> None:
@@ -157,11 +260,12 @@ def check_meta(meta: Mapping[str, object], path: str | os.PathLike[str]) -> None
     `CheckpointError` (a damaged checkpoint) otherwise."""
     def count(key, none_ok=False, min_value=0):
         v = meta.get(key)
-        ok = (v is None and none_ok) or (isinstance(v, int) and not isinstance(v, bool)
-                                         and v >= min_value)
-        if not ok:
+        if not _count(v, none_ok, min_value):
             raise CheckpointError(f"{path}: a damaged checkpoint ({key!r} is {v!r}, not a "
-                             f"count)")
+                                  f"count)")
+
+    def damaged(key, v):
+        raise CheckpointError(f"{path}: a damaged checkpoint ({key!r} is {v!r})")
 
     count("rows")
     count("offset", none_ok=True)
@@ -169,28 +273,49 @@ def check_meta(meta: Mapping[str, object], path: str | os.PathLike[str]) -> None
         count("skipped")
     if "every" in meta:
         count("every", min_value=1)
+    source = meta.get("source")
+    if not (isinstance(source, dict) and _count(source.get("head_bytes"))
+            and isinstance(source.get("head_sha256"), str)
+            and all(_count(source.get(k), none_ok=True) for k in ("device", "inode"))):
+        damaged("source", source)
+    output = meta.get("output", {} if meta.get("version") == 2 else None)
+    if not (isinstance(output, dict) and _count(output.get("reported"), none_ok=True)
+            and (output.get("file") is None or (
+                isinstance(output["file"], list) and len(output["file"]) == 3
+                and all(map(_count, output["file"]))))):
+        damaged("output", output)
+
+
+def _count(v, none_ok=False, min_value=0) -> bool:
+    return (v is None and none_ok) or (isinstance(v, int) and not isinstance(v, bool)
+                                       and v >= min_value)
 
 
 def _reason(exc) -> str:
     text = str(exc.args[0] if isinstance(exc, KeyError) and exc.args else exc).strip()
     return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
 
+
+#: The class that loads each monitor snapshot format.
+_LOADERS = {_MONITOR_FORMAT: Monitor, _PAIRED_FORMAT: PairedMonitor,
+            _SEGMENTED_FORMAT: SegmentedMonitor}
+
+
 def load_checkpoint(path: str | os.PathLike[str]
                     ) -> tuple[dict[str, object], Monitor | PairedMonitor | SegmentedMonitor]:
-    """``(meta, monitor)``: `read_checkpoint` and the `Monitor` restored from its state (a
-    `SegmentedMonitor` when ``meta["segmented"]``, ``streamrank monitor --segment``; a
-    `PairedMonitor` for a state of ``--challenger-score``).
+    """``(meta, monitor)``: `read_checkpoint` and the monitor restored from its state, by
+    the state's format: a `Monitor`, a `PairedMonitor` (``--challenger-score``) or a
+    `SegmentedMonitor` (``--segment``).
 
-    A state `Monitor.from_bytes` cannot load is a `CheckpointError` ("a damaged
-    checkpoint"). Runtime: ``O(W log W + H + F)`` (`Monitor.from_bytes`).
+    A state that does not load is a `CheckpointError` ("a damaged checkpoint"). Runtime:
+    ``O(W log W + H + F)`` (`Monitor.from_bytes`).
     """
     meta, data = read_checkpoint(path)
-    try:     # (a segmented run's, ``--segment``: its meta says so)
-        if meta.get("segmented"):
-            monitor = SegmentedMonitor.from_bytes(data)
-        else:
-            cls = PairedMonitor if snapshot_format(data) == _PAIRED_FORMAT else Monitor
-            monitor = cls.from_bytes(data)
+    cls = _LOADERS.get(format_of(data))
+    if cls is None:
+        raise _damaged(path, "its state is not a streamrank monitor's snapshot")
+    try:
+        monitor = cls.from_bytes(data)
     except Exception as exc:  # noqa: BLE001 (whatever a damaged snapshot raises)
         raise CheckpointError(f"{path}: a damaged checkpoint ({_reason(exc)})") from None
     return meta, monitor

@@ -6,16 +6,13 @@ stops (SIGKILL, SIGTERM, SIGINT) are in ``test_cli_monitor_follow.py``.
 """
 
 import gzip
-import json
 import os
 
-import numpy as np
 import pytest
 from test_cli_monitor import csv_text, last_json, make_events, run, write_jsonl
 
 from streamrank.monitor import Monitor
-from streamrank.monitor.checkpoint import (VERSION, CheckpointError, check_meta, load_checkpoint,
-                                          read_checkpoint, write_checkpoint)
+from streamrank.monitor.checkpoint import read_checkpoint, write_checkpoint
 
 JSON = ["--format", "json"]
 
@@ -287,101 +284,6 @@ def test_resume_keeps_the_checkpoints_every_when_not_given(tmp_path, small):
     assert got == want
 
 
-def _old_checkpoint(path, source, rows, offset, header):
-    meta = {"source": str(source), "input_format": "csv", "rows": rows, "offset": offset,
-            "header": header, "skipped": 0, "iso_time": False,
-            "columns": [None, "score", "label", None, None],
-            "format": "streamrank.monitor.checkpoint", "version": 1}
-    mon = Monitor(window=100)
-    with open(path, "wb") as f:
-        np.savez(f, meta=np.array(json.dumps(meta)),
-                 monitor=np.frombuffer(mon.to_bytes(), dtype=np.uint8))
-
-
-def test_old_checkpoints_need_force_resume(tmp_path):
-    path = tmp_path / "a.csv"
-    path.write_text("id,score,label\na,0.5,1\nb,0.25,0\nc,0.75,1\n")
-    ckpt = tmp_path / "old.ckpt"
-    _old_checkpoint(ckpt, path, 1, len("id,score,label\na,0.5,1\n"), ["id", "score", "label"])
-    res = run([path, *JSON, "--checkpoint", ckpt, "--resume"])
-    assert res.exit_code == 2
-    assert "a checkpoint of an older streamrank (version 1)" in res.stderr
-    assert "Use --force-resume" in res.stderr
-    res = run([path, *JSON, "--checkpoint", ckpt, "--force-resume"])
-    assert res.exit_code == 0, res.output
-    assert "--force-resume: checkpoint version 1 resumed without checking" in res.stderr
-    assert last_json(res.stdout)["events"] == 2            # rows 2 and 3
-    assert read_checkpoint(ckpt)[0]["version"] == 2        # rewritten in the new version
-
-
-@pytest.mark.parametrize("data,message", [
-    (b"", "not a streamrank monitor checkpoint (an empty file)"),
-    (b"PK\x03\x04 half a zip", "not a streamrank monitor checkpoint (BadZipFile"),
-    (b'{"rows": 3}', "not a streamrank monitor checkpoint"),
-])
-def test_empty_corrupt_or_foreign_checkpoints(tmp_path, data, message):
-    path = tmp_path / "a.csv"
-    path.write_text("id,score,label\na,0.5,1\n")
-    ckpt = tmp_path / "c.ckpt"
-    ckpt.write_bytes(data)
-    res = run([path, "--checkpoint", ckpt, "--resume"])
-    _no_traceback(res)
-    assert res.exit_code == 2 and f"Error: {ckpt}: {message}" in res.stderr, res.output
-    assert "Aborted" not in res.output
-
-
-def test_checkpoint_errors_of_the_library(tmp_path):
-    """`streamrank.monitor.checkpoint` raises `CheckpointError` (a `ValueError`) naming
-    the file, for what the command reports with exit 2."""
-    ckpt = tmp_path / "c.ckpt"
-    ckpt.write_bytes(b"")
-    with pytest.raises(CheckpointError, match=r"c\.ckpt: not a streamrank monitor "
-                                              r"checkpoint \(an empty file\)"):
-        read_checkpoint(ckpt)
-    with pytest.raises(CheckpointError, match="cannot read the checkpoint"):
-        read_checkpoint(tmp_path / "missing.ckpt")
-    write_checkpoint(ckpt, b"not a monitor", {"rows": 1, "offset": None})
-    assert read_checkpoint(ckpt) == ({"rows": 1, "offset": None, "version": VERSION,
-                                      "format": "streamrank.monitor.checkpoint"},
-                                     b"not a monitor")
-    with pytest.raises(CheckpointError, match="c.ckpt: a damaged checkpoint "
-                                              r"\(SnapshotError: Monitor.from_bytes: "):
-        load_checkpoint(ckpt)
-    with pytest.raises(CheckpointError, match=r"a damaged checkpoint \('rows' is -1, "
-                                              r"not a count\)"):
-        check_meta({"rows": -1, "offset": None}, ckpt)
-    with open(ckpt, "wb") as f:
-        np.savez(f, meta=np.array(json.dumps({"format": "streamrank.monitor.checkpoint",
-                                              "version": 3})),
-                 monitor=np.zeros(0, np.uint8))
-    with pytest.raises(CheckpointError, match=r"checkpoint version 3 is newer than this "
-                                              r"streamrank \(reads up to 2\)"):
-        read_checkpoint(ckpt)
-    mon = Monitor(window=3)
-    mon.observe("a", score=0.5, label=1)
-    write_checkpoint(ckpt, mon.to_bytes(), {"rows": 1, "offset": None})
-    meta, back = load_checkpoint(ckpt)
-    check_meta(meta, ckpt)
-    assert back.to_bytes() == mon.to_bytes() and issubclass(CheckpointError, ValueError)
-
-
-def test_a_checkpoint_with_a_truncated_or_foreign_archive(tmp_path):
-    path = tmp_path / "a.csv"
-    path.write_text("id,score,label\na,0.5,1\n")
-    ckpt = tmp_path / "c.ckpt"
-    assert run([path, "--checkpoint", ckpt]).exit_code == 0
-    data = ckpt.read_bytes()
-    ckpt.write_bytes(data[:len(data) // 2])
-    res = run([path, "--checkpoint", ckpt, "--resume"])
-    _no_traceback(res)
-    assert res.exit_code == 2 and "not a streamrank monitor checkpoint" in res.stderr
-    with open(ckpt, "wb") as f:           # an npz of something else
-        np.savez(f, x=np.arange(3))
-    res = run([path, "--checkpoint", ckpt, "--resume"])
-    assert res.exit_code == 2 and "(KeyError: meta is not a file in the archive)" in \
-        res.stderr
-
-
 def test_a_monitor_state_that_does_not_load_is_exit_2(tmp_path, monkeypatch):
     path = tmp_path / "a.csv"
     path.write_text("id,score,label\na,0.5,1\n")
@@ -436,4 +338,3 @@ def test_help_documents_force_resume():
 
     res = CliRunner().invoke(main, ["monitor", "--help"])
     assert "--force-resume" in res.stdout and "--resume" in res.stdout
-    assert VERSION == 2
