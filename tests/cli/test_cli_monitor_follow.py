@@ -7,6 +7,7 @@ same last report and summary), and the stopped run's checkpoint must point befor
 half-written line, never into it.
 """
 
+import os
 import signal
 import time
 
@@ -79,12 +80,30 @@ def test_stopped_mid_line_then_resumed_equals_one_run(tmp_path, stream, sig):
     assert read_checkpoint(ckpt)[0]["rows"] == len(lines) - 1
 
 
+def _wait_until_open(proc, path, timeout=60):
+    """Wait until ``proc`` holds ``path`` open (its descriptors in /proc): a fixed sleep
+    fails on a loaded machine, where start-up alone can take longer."""
+    fds, want = f"/proc/{proc.pid}/fd", os.path.realpath(path)
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        assert proc.poll() is None, proc.communicate()
+        try:
+            if any(os.path.realpath(os.path.join(fds, fd)) == want for fd in os.listdir(fds)):
+                return
+        except OSError:         # a descriptor closed while listing
+            pass
+        time.sleep(0.02)
+    raise AssertionError(f"{path} was not opened in time")
+
+
+@pytest.mark.skipif(not os.path.isdir("/proc/self/fd"), reason="needs /proc (Linux)")
 def test_a_signal_while_waiting_for_the_header_stops_cleanly(tmp_path):
     live = tmp_path / "live.csv"
     live.write_bytes(b"id,sco")
     proc = spawn(live, "--follow", "--poll", 0.02, "--checkpoint", tmp_path / "c.ckpt")
     try:
-        time.sleep(1.0)                 # started, and waiting for the header's newline
+        _wait_until_open(proc, live)    # its signal handlers are set before it opens it
+        time.sleep(0.1)                 # waiting for the header's newline
         assert proc.poll() is None
         proc.send_signal(signal.SIGTERM)
         out, err = proc.communicate(timeout=30)
