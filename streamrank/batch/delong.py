@@ -7,14 +7,20 @@ as in `roc_auc_score`. They are computed here in *half pairs* (`streamrank.inter
 with unit or integer weights. One sort per class and one linear merge of the two classes'
 distinct sorted scores: ``O(n log n)``, instead of the ``O(n_pos n_neg)`` pair matrix, and
 without the three midrank passes per model of the usual implementation of
-Sun & Xu (2014). Their moments (sums of placements, of their squares, of the products of
-two models' placements) are exact Python ints (`int_sum`), and `streamrank.intervals`
-turns them into DeLong's variance and covariance without cancellation.
+Sun & Xu (2014). While int64 holds them, their moments (sums of placements, of their
+squares, of the products of two models' placements) are exact Python ints (`int_sum`),
+and `streamrank.intervals` turns them into DeLong's variance and covariance without
+cancellation. Past that (class weights from about ``2**30``), each class's
+`placement_spread` is computed in a scaled domain, from exact deviations of its
+placements, and `streamrank.intervals.delong_spread_se` gives the standard error: no
+weight overflows anything, and an exact variance of 0 gives a standard error of 0.
 
 **Weights** are frequency weights: an integer weight ``k`` is exactly ``k`` copies of the
-row; weight 0 drops it. DeLong's variance is not defined for other weights (its
-``W - 1`` denominators count samples): `roc_auc_ci` and `delong_test` refuse them, naming
-``sample_weight``; `bootstrap_ci` takes any nonnegative weights.
+row; weight 0 drops it. Any whole number float64 holds is taken (the placements are
+int64 while the total stays below ``2**62``, Python ints beyond). DeLong's variance is not
+defined for other weights (its ``W - 1`` denominators count samples): `roc_auc_ci` and
+`delong_test` refuse them, naming ``sample_weight``; `bootstrap_ci` takes any
+nonnegative weights.
 
 References
 ----------
@@ -209,8 +215,7 @@ def _wsum(w, a, b=None):
         t = a if b is None else a * b
         if w is None:
             return int_sum(t)
-        tmax = int(t.max()) if t.size else 0
-        if tmax * int(w.max()) < _EXACT:
+        if int(t.max()) * int(w.max()) < _EXACT:
             return int_sum(t * w)
         return (int_sum((t >> 31) * w) << 31) + int_sum((t & ((1 << 31) - 1)) * w)
     t = a.astype(np.float64) if b is None else a.astype(np.float64) * b
@@ -239,9 +244,9 @@ def placement_spread(p, w, total, scale) -> tuple[float, tuple[float, int]]:
     ``2**62``), divided by the largest of them, and their spread is a two-pass sum around
     their mean with its correction term (Chan, Golub and LeVeque); the scale comes back
     as a power of two. So nothing overflows or underflows at any weight, the spread is
-    accurate to rounding relative to itself (the heaviest row is never far from the mean
-    in units of the spread), and a class whose placements are all equal has a spread of
-    exactly 0. Runtime: ``O(n)``.
+    accurate to rounding relative to itself (the heaviest row holds at least ``1 / n`` of
+    the weight, so the mean is within ``sqrt(n)`` standard deviations of it), and a class
+    whose placements are all equal has a spread of exactly 0. Runtime: ``O(n)``.
     """
     if w is None:
         w = np.ones(p.size, dtype=np.int64)
@@ -363,7 +368,9 @@ def roc_auc_ci(y_true, y_score, *, sample_weight=None, level=0.95, method="delon
 
     * ``"delong"``: DeLong, DeLong & Clarke-Pearson's (1988) nonparametric variance, from
       the placement values of every sample (ties one half), computed from exact integer
-      placement moments (`streamrank.intervals.delong_variance`);
+      placement moments (`streamrank.intervals.delong_variance`), or at weights whose
+      moments leave int64 in a scaled domain (module docstring): any whole-number weight
+      gives a finite standard error, 0 where the exact variance is 0;
     * ``"hanley-mcneil"``: Hanley & McNeil's (1982) formula from the AUC and the class
       sizes (exact for exponential-shaped scores, a quick estimate otherwise);
     * ``"bootstrap"``: `bootstrap_ci` of the AUC (BCa, resampling each class separately).

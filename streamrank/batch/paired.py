@@ -3,7 +3,11 @@
 The placements of every model come from `streamrank.batch.delong` (row by row, so that
 two models' placements of one sample meet), their exact moments give DeLong's
 covariance (`streamrank.intervals.delong_covariance`), and the variance of a difference
-comes from the moments of the placement differences, without cancellation.
+comes from the moments of the placement differences, without cancellation. Where the
+moments would leave int64 (class weights from about ``2**30``), the spread of each
+model's placements and of each pair's placement differences (exact integers) is taken
+in a scaled domain instead (`streamrank.batch.delong.placement_spread`): any whole-number
+weight gives a finite standard error.
 
 References
 ----------
@@ -148,9 +152,9 @@ def delong_test(y_true, y_score_a, y_score_b=None, *, sample_weight=None,
     Is the challenger better than the champion? With the placements of both models
     (ties one half), DeLong's covariance gives the variance of the difference
     ``d = AUC_a - AUC_b``; ``z = d / se`` is compared with the standard normal. The
-    variance of ``d`` is computed directly from the moments of the placement
-    *differences*, in exact integers, so that two nearly identical models do not
-    lose it to cancellation.
+    variance of ``d`` is computed directly from the placement *differences* (their exact
+    integer moments, or their spread in a scaled domain at large weights), so that two
+    nearly identical models do not lose it to cancellation.
 
     Runtime complexity: ``O(k n log n + k^2 n)``: one argsort per model (its placements
     row by row, `row_placements`) and one exact product sum per pair of models.
