@@ -22,10 +22,9 @@ formulas, so every path gives the same interval for the same data.
 
 **Any class weight.** Class weights enter as ``1 / W`` scaled by a power of two
 (``m 2**-e``, `scaled_ratio`), and a variance as a sum of such terms brought to its
-largest power of two:
-nothing overflows or underflows however large the weights (Python ints of any size, or
-floats), and a standard error is the square root of that scaled sum, so it is correct
-even where the variance itself is below the smallest float.
+largest power of two: nothing overflows or underflows however large the weights (Python
+ints of any size, or floats), and a standard error is the square root of that scaled sum,
+so it is correct even where the variance itself is below the smallest float.
 
 **Placements in half pairs.** The placement of a positive ``i`` is counted here as
 ``p_i = 2 W0(s < s_i) + W0(s == s_i)``: twice the weight of the negatives it out-scores,
