@@ -3,7 +3,8 @@
 One implementation under `PairCounter.auc_ci`, `SlidingPairCounter.auc_ci`,
 `TimeSlidingPairCounter.auc_ci`, the River metrics' ``get_ci`` and the reports of
 `streamrank.monitor.Monitor`: the same `AUCInterval` as `streamrank.roc_auc_ci` of the
-samples held, from the same formulas (`streamrank.intervals`):
+samples held (to rounding where that one takes its scaled domain: class weights past about
+``2**30``), from the same formulas (`streamrank.intervals`):
 
 * ``"delong"``: DeLong's variance from the engine's *placement moments*
   (`PairEngine.placement_moments`, exact ints kept at ``O(log n)`` per change): a read is
