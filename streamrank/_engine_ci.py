@@ -3,7 +3,8 @@
 One implementation under `PairCounter.auc_ci`, `SlidingPairCounter.auc_ci`,
 `TimeSlidingPairCounter.auc_ci`, the River metrics' ``get_ci`` and the reports of
 `streamrank.monitor.Monitor`: the same `AUCInterval` as `streamrank.roc_auc_ci` of the
-samples held, from the same formulas (`streamrank.intervals`):
+samples held (to rounding where that one takes its scaled domain: class weights past about
+``2**30``), from the same formulas (`streamrank.intervals`):
 
 * ``"delong"``: DeLong's variance from the engine's *placement moments*
   (`PairEngine.placement_moments`, exact ints kept at ``O(log n)`` per change): a read is
@@ -27,7 +28,7 @@ import warnings
 from ._validation import check_level, check_option, describe, param_error
 from .engine import PairEngine
 from .exceptions import UndefinedMetricWarning
-from .intervals import AUCInterval, delong_variance, hanley_mcneil_variance, logit_interval
+from .intervals import AUCInterval, delong_variance, hanley_mcneil_se, logit_interval
 
 __all__ = ["METHODS", "auc_ci", "check_method", "delong_window_variance", "interval_or_nan",
            "undefined_reason"]
@@ -61,8 +62,13 @@ def _interval(engine: PairEngine, method: str, level: float) -> AUCInterval:
     moments = engine.placement_moments() if engine.counts.n_label_levels == 2 else None
     if moments is None:                     # a class without weight
         return AUCInterval(_NAN, _NAN, _NAN, _NAN, method, level)
-    auc, var = _variance(moments, method)
-    se = math.sqrt(var) if var == var else _NAN
+    w1, w0, u, q1, q0 = moments
+    auc = u / (2 * w1 * w0)                 # exact ints: one rounding
+    if method == "delong":
+        var = delong_variance(w1, w0, u, q1, u, q0)
+        se = math.sqrt(var) if var == var else _NAN
+    else:
+        se = hanley_mcneil_se(auc, w1, w0) if w1 > 1 and w0 > 1 else _NAN
     low, high = logit_interval(auc, se, level)
     return AUCInterval(auc, low, high, se, method, level)
 
@@ -76,15 +82,6 @@ def check_method(method, func: str) -> str:
     return check_option(method, "method", func, METHODS)
 
 
-def _variance(moments, method: str) -> tuple[float, float]:
-    """``(auc, variance)`` from a `PlacementMoments`."""
-    w1, w0, u, q1, q0 = moments
-    auc = u / (2 * w1 * w0)                 # exact ints: one rounding
-    if method == "delong":
-        return auc, delong_variance(w1, w0, u, q1, u, q0)
-    return auc, hanley_mcneil_variance(auc, w1, w0) if w1 > 1 and w0 > 1 else _NAN
-
-
 def delong_window_variance(engine: PairEngine) -> float | None:
     """DeLong's variance of the AUC of the samples held, from the placement moments
     (``nan`` while a class has no weight), or None for an engine `undefined_reason`
@@ -92,7 +89,10 @@ def delong_window_variance(engine: PairEngine) -> float | None:
     if undefined_reason(engine) is not None:
         return None
     moments = engine.placement_moments() if engine.counts.n_label_levels == 2 else None
-    return _NAN if moments is None else _variance(moments, "delong")[1]
+    if moments is None:
+        return _NAN
+    w1, w0, u, q1, q0 = moments
+    return delong_variance(w1, w0, u, q1, u, q0)
 
 
 def auc_ci(engine: PairEngine, level, method, func: str) -> AUCInterval:

@@ -129,7 +129,10 @@ class PairCounter:
 
     def auc_ci(self, level: float = 0.95, method: str = "delong") -> AUCInterval:
         """The ROC AUC of the items held with its standard error and interval: the same
-        `AUCInterval` as `streamrank.roc_auc_ci` of their labels, scores and weights.
+        `AUCInterval` as `streamrank.roc_auc_ci` of their labels, scores and weights (bit
+        for bit while its placement moments fit int64; past class weights of about
+        ``2**30`` it takes a scaled domain, and the two agree to rounding, an exact 0 on
+        both).
 
         ``method="delong"`` reads DeLong's variance from the `placement_moments`;
         ``"hanley-mcneil"`` uses the AUC and the class weights (`streamrank.intervals`).

@@ -10,20 +10,18 @@ involve the sample. For a sample ``(y, s, w)`` against the held set::
 
 ``W(...)`` is the weight held in a region of the (label, score) plane; a removal subtracts
 the same terms, computed after the sample left. Three compiled structures hold the
-samples, and each runs a whole change in C (validation of plain numbers, the terms, the
+samples, each running a whole change in C (validation of plain numbers, the terms, the
 update, the running counts in the compiled `Sums`, the level counts behind the
 structural zeros):
 
-* While at most two label levels are held (binary labels; ``"auto"`` and ``"ordinal"``
-  until a third label comes), a `BinaryDominanceCounter`: one B+ tree over the scores
-  whose entries carry both levels' weights; a change is ``O(log n)``.
-* With more levels, a `LevelDominanceCounter`: two levels to a B+ tree, whose
-  ``ceil(L / 2)`` trees a change walks together, ``O(L log n)``; the move from the
-  two-level tree is ``O(1)`` (the level counter adopts it).
-* Continuous labels (more levels than `MAX_LEVELS` with ``"auto"``, or
-  ``labels="continuous"``) go to a `DominanceCounter` (a weight-balanced tree over
-  (label, score) keys whose nodes hold B+ trees of scores), ``O(log^2 n)`` amortized;
-  the move is one ``O(n log n)`` rebuild.
+* at most two label levels (binary labels; ``"auto"`` and ``"ordinal"`` until a third
+  comes): a `BinaryDominanceCounter`, one B+ tree over the scores carrying both levels'
+  weights, ``O(log n)`` a change;
+* more levels: a `LevelDominanceCounter`, two levels to a B+ tree, its ``ceil(L / 2)``
+  trees walked together, ``O(L log n)`` (it adopts the two-level tree: ``O(1)``);
+* continuous labels (past `MAX_LEVELS` with ``"auto"``, or ``labels="continuous"``): a
+  `DominanceCounter`, a weight-balanced tree over (label, score) keys whose nodes hold B+
+  trees of scores, ``O(log^2 n)`` amortized (the move: one ``O(n log n)`` rebuild).
 
 The moves go one way, at the first change that needs them. What the compiled path does
 not take (a float weight into exact counts, a level a structure cannot hold, a value that
@@ -38,13 +36,12 @@ same counts: exactly with integer weights, to rounding with float weights.
 
 Exactness: while every weight is an integer up to ``2**53`` (the default ``w=1``) and
 their total stays below ``2**62``, counts are exact Python ints. The first fractional (or
-larger) weight turns the engine to floats for good (an ``O(n)`` rebuild); float counts are
-Neumaier-compensated, their error that of the structures' partial sums plus ``O(eps)`` per
-change of the absolute changes' sum: it grows with the weight that *passed through* (a
-``1e20`` inserted and removed among unit weights leaves every sum it crossed ``~1e4`` off).
-So the engine reports `stale` once that weight exceeds `REBUILD_RATIO` times the weight
-held, and its keyed owners (`PairCounter`, the windows, `Monitor`) recount what they hold
-(`rebuild`, ``O(n log n)``; amortized ``O(log n / REBUILD_RATIO)`` per change of a window).
+larger) weight turns the engine to floats for good (an ``O(n)`` rebuild): compensated
+sums, each change rounding a count by up to `PAIR_ROUNDING` of the weight of its pairs
+(``1e20`` inserted and removed among unit weights leaves ``~1e4`` in every count it
+crossed). `stale` says when that could pass `PAIR_BOUND` of the pairs each count belongs
+to; the owners that hold their samples (`PairCounter`, the windows, `Monitor`,
+`RollingROCAUC`) then recount (`rebuild`, ``O(n log n)``): docs/engine.md, the bounds.
 
 Counts that are zero by structure are exactly zero whatever came and went: with one label
 level held (with weight), ``C = D = T = 0``; with one score level, ``C = D = 0``; with every
@@ -80,6 +77,12 @@ MAX_LEVELS = 16
 #: again, or a long stream through a window), ``stale`` turns true and the owner recounts.
 REBUILD_RATIO = 64.0
 
+#: Float mode: a change rounds a count by at most `PAIR_ROUNDING` times the weight of its
+#: pairs; `stale` keeps the rounding since the last recount within `PAIR_BOUND` of the
+#: pairs each count belongs to (``P`` or ``N0``: docs/engine.md, "The float bound").
+PAIR_ROUNDING = 2.0 ** -40
+PAIR_BOUND = 2.0 ** -32
+
 # Running counts, in this order.
 _C, _D, _T, _TY, _TYY = range(5)
 
@@ -88,18 +91,17 @@ class PairEngine:
     """Running pair counts of a multiset of ``(label, score, weight)`` samples.
 
     The value-based core under `PairCounter` (keyed), the windows and the River metrics:
-    ``add`` and ``remove`` take the sample's values; removing a sample that is not held is
-    an error that changes nothing.
+    ``add`` and ``remove`` take the sample's values; removing one not held is an error
+    that changes nothing.
 
     Parameters
     ----------
     labels : {"auto", "binary", "ordinal", "continuous"}
-        ``"binary"`` rejects a third label value (a label held only with weight 0
-        still counts as held); ``"ordinal"`` keeps the levels two to a tree (any number
-        of levels, cost ``O(L log n)`` per change) once a third level is held;
-        ``"continuous"`` uses the dominance counter from the start; ``"auto"`` moves on
-        to the dominance counter past ``MAX_LEVELS`` levels. All but
-        ``"continuous"`` start in the two-level tree (module docstring).
+        ``"binary"`` rejects a third label value (a label held only with weight 0 still
+        counts as held); ``"ordinal"`` keeps the levels two to a tree (any number of
+        levels, ``O(L log n)`` per change) once a third level is held; ``"continuous"``
+        uses the dominance counter from the start; ``"auto"`` moves on to it past
+        ``MAX_LEVELS`` levels. All others start in the two-level tree (module docstring).
 
     Examples
     --------
@@ -185,11 +187,11 @@ class PairEngine:
 
     @property
     def stale(self) -> bool:
-        """True when float rounding from weight that came and went may exceed what a
-        recount of the held samples would have (see the module docstring): the owner
-        should call `rebuild`. Always false with exact integer counts. O(1)."""
-        sums = self._sums
-        return sums.floats and sums.hist > REBUILD_RATIO * sums.weight()
+        """True when the float rounding of what came and went may pass `PAIR_BOUND` of the
+        counts held, or the weight that passed `REBUILD_RATIO` times the weight held: the
+        owner should `rebuild`. Never with exact integer counts. O(1)."""
+        return self._sums.stale(REBUILD_RATIO, PAIR_BOUND / PAIR_ROUNDING,
+                                self._kind == "continuous")
 
     @property
     def counts(self) -> PairCounts:
@@ -213,10 +215,9 @@ class PairEngine:
     # ------------------------------------------------------------------ single changes
     def add(self, y: Number, s: Number, w: Number = 1, *,
             caller: str = "PairEngine.add") -> None:
-        """Add one sample; errors name ``caller`` (the public method of the owner).
-        Runtime complexity: ``O(log n)`` for at most two label levels, ``O(L log n)``
-        for ``L`` levels, ``O(log^2 n)`` amortized with the dominance counter: all in
-        compiled code when ``y``, ``s`` and ``w`` are plain Python numbers."""
+        """Add one sample; errors name ``caller`` (the owner's public method). ``O(log
+        n)`` for at most two label levels, ``O(L log n)`` for ``L``, ``O(log^2 n)``
+        amortized with the dominance counter: in C for plain Python numbers."""
         if self._dom.engine_add(y, s, w):  # the whole change in C
             self._cached = None
             return
@@ -341,15 +342,12 @@ class PairEngine:
     # ------------------------------------------------------------------ batches
     def add_many(self, y: np.ndarray, s: np.ndarray, w: np.ndarray | None,
                  func: str = "PairEngine.add_many") -> None:
-        """Add validated arrays of samples.
-
-        A batch smaller than what is held goes through the compiled single changes in one
-        C loop, in score order (``O(k log n)`` per the structure's cost, the exact
-        arithmetic of single changes). A batch as large as what is held (``k >= n``) is
-        counted at once and the structure rebuilt: ``O(k log k)`` for the pairs inside the
-        batch (the batch kernel), the batch against the held samples
-        (``pairs_with_many``), then ``O((n + k) log(n + k))`` for the rebuild.
-        """
+        """Add validated arrays of samples. A batch smaller than what is held goes
+        through the compiled single changes in one C loop, in score order (``O(k log n)``
+        per the structure's cost, the arithmetic of single changes). A batch as large as
+        what is held (``k >= n``) is counted at once and the structure rebuilt: ``O(k log
+        k)`` for the pairs inside the batch (the batch kernel), the batch against the held
+        samples (``pairs_with_many``), then ``O((n + k) log(n + k))`` for the rebuild."""
         if y.size == 0:
             return
         new_labels = set(np.unique(y).tolist())
@@ -431,10 +429,9 @@ class PairEngine:
             pos = pos[1:]
 
     def rebuild(self, y: np.ndarray, s: np.ndarray, w: np.ndarray | None) -> None:
-        """Recount from scratch: replace what is held by the validated samples ``(y, s,
-        w)``, which the caller holds exactly (a keyed counter or a window does). Used when
-        `stale`; the counts then carry only the rounding of one batch count.
-        Runtime complexity: ``O(n log n)``."""
+        """Recount from scratch, when `stale`: replace what is held by the validated samples
+        ``(y, s, w)``, which the caller holds exactly (a keyed counter or a window does);
+        the counts then carry one batch count's rounding. ``O(n log n)``."""
         dtype = self._dtype
         self._reset_counts()
         self._set_structure(dtype, self._kind)
@@ -443,6 +440,7 @@ class PairEngine:
         self.add_many(np.asarray(y, np.float64), np.asarray(s, np.float64), w,
                       "PairEngine.rebuild")
         self._sums.hist = float(self._sums.weight()) if dtype is float else 0.0
+        self._sums.exposure = 0.0       # fresh structures: no weight passed through them
 
     # ------------------------------------------------------------------ internals
     def _set_structure(self, dtype, kind: str) -> None:
@@ -548,8 +546,9 @@ class PairEngine:
         got = self.counts
         fresh = count_pairs(np.asarray(y, float), np.asarray(s, float),
                             None if w is None else np.asarray(w, float)) if len(self._dom) else None
-        # the float error bound's scale: the square of the weight held
+        # W**2 scales the bounds; while not stale, twice the documented one (a recount rounds)
         scale = 0.0 if fresh is None else float(fresh.weight_sum) ** 2
+        pairs = None if fresh is None or self.stale else (fresh.comparable, fresh.total)
         for f in _FIELDS:
             a = getattr(got, f)
             b = 0 if fresh is None else getattr(fresh, f)
@@ -557,6 +556,9 @@ class PairEngine:
                 assert isinstance(a, int), (f, a)
                 assert a == round(b) if scale < 2 ** 53 else abs(a - b) <= 1e-12 * scale, \
                     (f, a, b)
+            elif pairs is not None:
+                own = pairs[1] if f in _FIELDS[3:] or self._kind == "continuous" else pairs[0]
+                assert abs(a - b) <= 4 * PAIR_BOUND * own, (f, a, b, own)
             else:
                 assert abs(a - b) <= 1e-9 * max(scale, abs(b)), (f, a, b)
             if b == 0 and fresh is not None and structural_zero(fresh, f):

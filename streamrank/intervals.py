@@ -10,11 +10,21 @@ formulas, so every path gives the same interval for the same data.
   standard library (`statistics.NormalDist`, ``math.erfc``); no scipy.
 * `logit_interval`: the Wald interval of a proportion on the logit scale, mapped back, so
   that it stays inside ``[0, 1]`` (a plain ``A +- z se`` steps above 1 near ``A = 1``).
-* `hanley_mcneil_variance`: the variance of an AUC from the AUC and the class sizes.
+* `hanley_mcneil_variance`, `hanley_mcneil_se`: the variance of an AUC (its standard
+  error) from the AUC and the class sizes.
 * `delong_covariance`, `delong_variance`: DeLong's (1988) variance and covariance of AUCs
   from the *placement moments* of each class: its weight, the sums of its placements and
   of their squares (or cross products, for two models). In exact integer arithmetic when
   the sums are integers, so ``W1 Q1 - U^2`` does not cancel.
+* `delong_spread_se`: DeLong's standard error from each class's *placement spread* (the
+  weighted variance of its placement values), the form a batch computes when the moments
+  would leave int64 (`streamrank.batch.delong`).
+
+**Any class weight.** Class weights enter as ``1 / W`` scaled by a power of two
+(``m 2**-e``, `scaled_ratio`), and a variance as a sum of such terms brought to its
+largest power of two: nothing overflows or underflows however large the weights (Python
+ints of any size, or floats), and a standard error is the square root of that scaled sum,
+so it is correct even where the variance itself is below the smallest float.
 
 **Placements in half pairs.** The placement of a positive ``i`` is counted here as
 ``p_i = 2 W0(s < s_i) + W0(s == s_i)``: twice the weight of the negatives it out-scores,
@@ -41,12 +51,15 @@ from dataclasses import dataclass
 __all__ = [
     "AUCInterval",
     "delong_covariance",
+    "delong_spread_se",
     "delong_variance",
+    "hanley_mcneil_se",
     "hanley_mcneil_variance",
     "logit_interval",
     "normal_cdf",
     "normal_p_value",
     "normal_quantile",
+    "scaled_ratio",
 ]
 
 _NAN = math.nan
@@ -183,7 +196,8 @@ def logit_interval(estimate: float, se: float, level: float = 0.95) -> tuple[flo
         return (a, min(1.0, z * se)) if a == 0.0 else (max(0.0, 1.0 - z * se), a)
     centre = math.log(a) - math.log1p(-a)
     half = z * se / (a * (1.0 - a))
-    return _expit(centre - half), _expit(centre + half)
+    # (expit(logit(A)) can round a hair off A: a tiny se keeps A inside all the same)
+    return min(a, _expit(centre - half)), max(a, _expit(centre + half))
 
 
 def _expit(x: float) -> float:
@@ -191,6 +205,67 @@ def _expit(x: float) -> float:
         return 1.0 / (1.0 + math.exp(-x))
     e = math.exp(x)
     return e / (1.0 + e)
+
+
+def scaled_ratio(a, b) -> tuple[float, int]:
+    """``a / b`` (``a >= 0``, ``b > 0``; ints of any size, or floats) as ``(m, e)``, the
+    value ``m 2**-e`` with ``m`` in ``(0.5, 2)`` (or 0): one rounding of the exact quotient
+    for ints, no overflow or underflow at any size. O(1).
+
+    >>> scaled_ratio(1, 10 ** 400)
+    (0.5859144944198497, 1328)
+    """
+    if a == 0:
+        return 0.0, 0
+    if isinstance(a, int) and isinstance(b, int):
+        e = b.bit_length() - a.bit_length()
+        return ((a << e) / b if e >= 0 else a / (b << -e)), e
+    (fa, ea), (fb, eb) = math.frexp(float(a)), math.frexp(float(b))
+    return fa / fb, eb - ea
+
+
+def _scaled_sum(terms) -> tuple[float, int]:
+    """``sum m 2**-e`` of ``(m, e)`` terms as ``(M, E)``, ``M 2**-E``: each term brought to
+    the scale of the largest, so no term underflows before it is added. O(len(terms))."""
+    live = []
+    for m, e in terms:
+        if m != 0:
+            f, k = math.frexp(m)
+            live.append((f, e - k))
+    if not live:
+        return 0.0, 0
+    top = min(e for _, e in live)
+    return math.fsum(math.ldexp(m, top - e) for m, e in live), top
+
+
+def _value(scaled, root: bool = False) -> float:
+    """The float of a `_scaled_sum` of a variance (clamped at 0 against rounding), or its
+    square root (halving an even exponent: a standard error stays exact where its
+    variance would underflow)."""
+    m, e = scaled
+    m = max(m, 0.0)
+    if not root:
+        return math.ldexp(m, -e)
+    if e & 1:
+        m, e = 2.0 * m, e + 1
+    return math.ldexp(math.sqrt(m), -(e // 2))
+
+
+def _hanley_mcneil_terms(auc, n_pos, n_neg):
+    """Hanley & McNeil's variance as `_scaled_sum` terms, or None where it is ``nan``:
+    ``(Q1 - A^2)(1 - 1/n_pos)/n_neg + (Q2 - A^2)(1 - 1/n_neg)/n_pos + A(1 - A)/(n_pos n_neg)``,
+    the formula of `hanley_mcneil_variance` with ``1 / n`` scaled (`scaled_ratio`) and
+    ``Q1 - A^2 = A (1 - A)^2 / (2 - A)``, ``Q2 - A^2 = A^2 (1 - A) / (1 + A)`` written out
+    (their difference would cancel near ``A = 1``)."""
+    auc = float(auc)
+    if not (math.isfinite(auc) and 0.0 <= auc <= 1.0) or not (n_pos > 0 and n_neg > 0):
+        return None
+    b = 1.0 - auc
+    (m1, e1), (m0, e0) = scaled_ratio(1, n_pos), scaled_ratio(1, n_neg)
+    i1, i0 = math.ldexp(m1, -e1), math.ldexp(m0, -e0)
+    return [(auc * b * b / (2.0 - auc) * (1.0 - i1) * m0, e0),
+            (auc * auc * b / (1.0 + auc) * (1.0 - i0) * m1, e1),
+            (auc * b * m1 * m0, e1 + e0)]
 
 
 def hanley_mcneil_variance(auc, n_pos, n_neg) -> float:
@@ -201,24 +276,57 @@ def hanley_mcneil_variance(auc, n_pos, n_neg) -> float:
     ``Q1 = A/(2-A)``, ``Q2 = 2A^2/(1+A)``: the exact variance when both classes' scores
     are exponential-shaped, a quick estimate otherwise. Runtime complexity: O(1).
 
-    ``n_pos`` and ``n_neg`` may be (frequency) weight sums. Returns ``nan`` when the AUC is
-    not finite or a class is empty; clamps a rounding-negative result to 0 (``A`` = 0 or
-    1 gives exactly 0).
+    ``n_pos`` and ``n_neg`` may be (frequency) weight sums of any size, ints or floats:
+    computed with ``1 / n`` scaled (module docstring), nothing overflows. Returns ``nan``
+    when the AUC is not finite or a class is empty; clamps a rounding-negative result to
+    0 (``A`` = 0 or 1 gives exactly 0).
 
     >>> round(hanley_mcneil_variance(0.8, 50, 50), 6)
     0.00198
     >>> hanley_mcneil_variance(float("nan"), 50, 50)
     nan
+    >>> hanley_mcneil_variance(0.75, 2e154, 2e154) > 0   # n_pos n_neg past float64
+    True
     """
-    auc = float(auc)
-    if not (math.isfinite(auc) and 0.0 <= auc <= 1.0) or not (n_pos > 0 and n_neg > 0):
+    terms = _hanley_mcneil_terms(auc, n_pos, n_neg)
+    return _NAN if terms is None else _value(_scaled_sum(terms))
+
+
+def hanley_mcneil_se(auc, n_pos, n_neg) -> float:
+    """The square root of `hanley_mcneil_variance`, taken in the scaled domain (module
+    docstring): correct where the variance would underflow. O(1).
+
+    >>> round(hanley_mcneil_se(0.8, 50, 50), 6)
+    0.044502
+    """
+    terms = _hanley_mcneil_terms(auc, n_pos, n_neg)
+    return _NAN if terms is None else _value(_scaled_sum(terms), root=True)
+
+
+def delong_spread_se(spread_pos, w_pos, spread_neg, w_neg) -> float:
+    """DeLong's standard error from each class's placement spread.
+
+    ``spread_pos = (m, e)`` is ``m 2**-e``, the weighted variance (divided by the class
+    weight, not by ``W1 - 1``) of the positives' placement values ``V10_i = p_i / (2
+    W0)``, kept scaled (`scaled_ratio`) because it can be far below the smallest float;
+    ``spread_neg`` the same of the negatives' ``V01_j``; ``w_pos``, ``w_neg`` the class
+    weights (ints or floats of any size). Then ``Var = spread_pos / (W1 - 1) + spread_neg
+    / (W0 - 1)``, DeLong's ``S10 / W1 + S01 / W0``, and its square root is taken in the
+    scaled domain (module docstring). ``nan`` when a class has weight ``<= 1`` or a spread
+    is not finite; exactly 0 when both spreads are. O(1).
+
+    >>> # p = [3, 4], q = [4, 3] of W0 = W1 = 2: V10 = [3/4, 1], spread 1/64 each
+    >>> delong_spread_se((1 / 64, 0), 2, (1 / 64, 0), 2) == delong_variance(2, 2, 7, 25, 7, 25) ** 0.5
+    True
+    """
+    if not (w_pos > 1 and w_neg > 1) or not all(math.isfinite(m) for m, _ in
+                                                (spread_pos, spread_neg)):
         return _NAN
-    a2 = auc * auc
-    q1 = auc / (2.0 - auc)
-    q2 = 2.0 * a2 / (1.0 + auc)
-    var = (auc * (1.0 - auc) + (n_pos - 1.0) * (q1 - a2) + (n_neg - 1.0) * (q2 - a2)) \
-        / (float(n_pos) * float(n_neg))
-    return max(var, 0.0)
+    terms = []
+    for (m, e), w in zip((spread_pos, spread_neg), (w_pos, w_neg)):
+        f, k = scaled_ratio(1, w - 1)
+        terms.append((max(0.0, m) * f, e + k))
+    return _value(_scaled_sum(terms), root=True)
 
 
 def _exact(x):

@@ -7,14 +7,20 @@ as in `roc_auc_score`. They are computed here in *half pairs* (`streamrank.inter
 with unit or integer weights. One sort per class and one linear merge of the two classes'
 distinct sorted scores: ``O(n log n)``, instead of the ``O(n_pos n_neg)`` pair matrix, and
 without the three midrank passes per model of the usual implementation of
-Sun & Xu (2014). Their moments (sums of placements, of their squares, of the products of
-two models' placements) are exact Python ints (`int_sum`), and `streamrank.intervals`
-turns them into DeLong's variance and covariance without cancellation.
+Sun & Xu (2014). While int64 holds them, their moments (sums of placements, of their
+squares, of the products of two models' placements) are exact Python ints (`int_sum`),
+and `streamrank.intervals` turns them into DeLong's variance and covariance without
+cancellation. Past that (class weights from about ``2**30``), each class's
+`placement_spread` is computed in a scaled domain, from exact deviations of its
+placements, and `streamrank.intervals.delong_spread_se` gives the standard error: no
+weight overflows anything, and an exact variance of 0 gives a standard error of 0.
 
 **Weights** are frequency weights: an integer weight ``k`` is exactly ``k`` copies of the
-row; weight 0 drops it. DeLong's variance is not defined for other weights (its
-``W - 1`` denominators count samples): `roc_auc_ci` and `delong_test` refuse them, naming
-``sample_weight``; `bootstrap_ci` takes any nonnegative weights.
+row; weight 0 drops it. Any whole number float64 holds is taken (the placements are
+int64 while the total stays below ``2**62``, Python ints beyond). DeLong's variance is not
+defined for other weights (its ``W - 1`` denominators count samples): `roc_auc_ci` and
+`delong_test` refuse them, naming ``sample_weight``; `bootstrap_ci` takes any
+nonnegative weights.
 
 References
 ----------
@@ -35,10 +41,12 @@ from ._kernels import count_pairs, int_sum, run_starts, scale_weights
 from .._validation import (as_score_column, check_binary_labels, check_consistent_length,
                            check_int, check_level, check_option, check_weights, param_error)
 from ..exceptions import UndefinedMetricWarning
-from ..intervals import AUCInterval, delong_variance, hanley_mcneil_variance, logit_interval
+from ..intervals import (AUCInterval, delong_spread_se, delong_variance, hanley_mcneil_se,
+                         logit_interval, scaled_ratio)
 
-__all__ = ["as_exact_weights", "class_placements", "delong_auc_variance", "integer_weights",
-           "placement_moments", "roc_auc_ci", "row_placements"]
+__all__ = ["as_exact_weights", "class_placements", "delong_auc_variance",
+           "integer_weights", "placement_moments", "placement_spread", "roc_auc_ci",
+           "row_placements"]
 
 _NAN = math.nan
 METHODS = ("delong", "hanley-mcneil", "bootstrap")
@@ -97,7 +105,7 @@ def _merged_placements(pv, pcum, nv, ncum):
 
 def _total(cum):
     t = cum[-1]
-    return int(t) if cum.dtype.kind == "i" else float(t)
+    return int(t) if cum.dtype.kind in "iO" else float(t)
 
 
 def class_placements(sp, wp, sn, wn, *, input_order=True):
@@ -182,28 +190,80 @@ def row_placements(s, pos, w):
     return vals[pos], vals[neg], w1, w0
 
 
+def _int64_exact(w, a, b=None) -> bool:
+    """Whether `_wsum` sums ``w a b`` exactly in int64 arithmetic: integer arrays whose
+    products stay below ``2**62`` (the weights' product split in two halves of 31 bits
+    where needed). O(n) for the maxima."""
+    if a.dtype.kind != "i" or (w is not None and w.dtype.kind != "i") or \
+            (b is not None and b.dtype.kind != "i"):
+        return False
+    if a.size == 0:
+        return True
+    tmax = int(a.max()) * (1 if b is None else int(b.max()))
+    if tmax >= _EXACT:
+        return False
+    return w is None or tmax * int(w.max()) < _EXACT or int(w.max()) < 1 << 31
+
+
 def _wsum(w, a, b=None):
     """``sum w a b`` (``b`` omitted: ``sum w a``) of nonnegative arrays: an exact Python
-    int for integer arrays (terms split in two halves of 31 bits when their product with
-    the weights could leave int64), a float64 sum otherwise."""
+    int where `_int64_exact` holds (terms split in two halves of 31 bits when their product
+    with the weights could leave int64), a float64 sum otherwise."""
     if a.size == 0:
         return 0
-    ints = a.dtype.kind == "i" and (w is None or w.dtype.kind == "i") \
-        and (b is None or b.dtype.kind == "i")
-    if ints:
-        amax = int(a.max())
-        tmax = amax * (1 if b is None else int(b.max()))
-        if tmax < _EXACT:
-            t = a if b is None else a * b
-            if w is None:
-                return int_sum(t)
-            wmax = int(w.max())
-            if tmax * wmax < _EXACT:
-                return int_sum(t * w)
-            if wmax < 1 << 31:
-                return (int_sum((t >> 31) * w) << 31) + int_sum((t & ((1 << 31) - 1)) * w)
+    if _int64_exact(w, a, b):
+        t = a if b is None else a * b
+        if w is None:
+            return int_sum(t)
+        if int(t.max()) * int(w.max()) < _EXACT:
+            return int_sum(t * w)
+        return (int_sum((t >> 31) * w) << 31) + int_sum((t & ((1 << 31) - 1)) * w)
     t = a.astype(np.float64) if b is None else a.astype(np.float64) * b
     return float(t.sum() if w is None else np.dot(w.astype(np.float64), t))
+
+
+def _scaled(a, d) -> np.ndarray:
+    """``a / d`` as float64 for an int64, Python-int (object) or float array ``a`` and a
+    positive number ``d``: each value rounded once from its exact quotient for Python
+    ints. O(n)."""
+    if a.dtype.kind == "O":
+        return np.true_divide(a, d).astype(np.float64)
+    return a.astype(np.float64) / float(d)
+
+
+def placement_spread(p, w, total, scale) -> tuple[float, tuple[float, int]]:
+    """``(mean, spread)`` of one class's placements ``p`` (weights ``w`` summing to
+    ``total``; None: unit weights) in units of ``scale`` (twice the other class's weight):
+    ``mean = sum w p / (total scale)``, the AUC (of placement differences: the difference
+    of two AUCs), and ``spread = sum w (p / scale - mean)**2 / total`` as ``(m, e)``, the
+    value ``m 2**-e`` (`streamrank.intervals.scaled_ratio`), what
+    `streamrank.intervals.delong_spread_se` takes.
+
+    Computed in a scaled domain: the placements' deviations from the placement of the
+    heaviest row are exact (integers stay integers: int64, or Python ints past
+    ``2**62``), divided by the largest of them, and their spread is a two-pass sum around
+    their mean with its correction term (Chan, Golub and LeVeque); the scale comes back
+    as a power of two. So nothing overflows or underflows at any weight, the spread is
+    accurate to rounding relative to itself (the heaviest row holds at least ``1 / n`` of
+    the weight, so the mean is within ``sqrt(n)`` standard deviations of it), and a class
+    whose placements are all equal has a spread of exactly 0. Runtime: ``O(n)``.
+    """
+    if w is None:
+        w = np.ones(p.size, dtype=np.int64)
+    ref = p[int(np.argmax(w))]
+    d = p - ref
+    top = max(d.max(), -d.min())
+    ref_mean = (int(ref) / int(scale)) if d.dtype.kind in "iO" else float(ref) / scale
+    if top == 0:
+        return ref_mean, (0.0, 0)
+    x = _scaled(d, top)
+    share = _scaled(w, total)
+    m = float(np.dot(share, x))
+    r = x - m
+    c = float(np.dot(share, r))
+    spread = max(0.0, float(np.dot(share, r * r)) - c * c)
+    f, e = scaled_ratio(int(top) if d.dtype.kind in "iO" else float(top), scale)
+    return ref_mean + math.ldexp(m * f, -e), (spread * f * f, 2 * e)
 
 
 def placement_moments(p, q, wp, wn):
@@ -214,11 +274,25 @@ def placement_moments(p, q, wp, wn):
 
 def delong_auc_variance(sp, wp, sn, wn) -> tuple[float, float]:
     """DeLong's ``(auc, variance)`` of validated class arrays (both non-empty; positive
-    weights, None, int64 or float64). ``O(n log n)``. The variance is ``nan`` when a
-    class has weight ``<= 1``."""
+    weights, None, int64, Python ints or float64). ``O(n log n)``. The variance is
+    ``nan`` when a class has weight ``<= 1``."""
+    return _delong_auc(sp, wp, sn, wn)[:2]
+
+
+def _delong_auc(sp, wp, sn, wn) -> tuple[float, float, float]:
+    """DeLong's ``(auc, variance, standard error)`` of validated class arrays, from the
+    placements of each run of tied scores: exact integer moments (`placement_moments`,
+    `streamrank.intervals.delong_variance`) while int64 holds them, else each class's
+    `placement_spread` (`streamrank.intervals.delong_spread_se`). ``O(n log n)``."""
     p, q, w1, w0, wps, wns = class_placements(sp, wp, sn, wn, input_order=False)
-    u, q1, q0 = placement_moments(p, q, wps, wns)
-    return _auc(u, w1, w0), delong_variance(w1, w0, u, q1, u, q0)
+    if _int64_exact(wps, p, p) and _int64_exact(wns, q, q):
+        u, q1, q0 = placement_moments(p, q, wps, wns)
+        var = delong_variance(w1, w0, u, q1, u, q0)
+        return _auc(u, w1, w0), var, math.sqrt(var) if var == var else _NAN
+    auc, spread_pos = placement_spread(p, wps, w1, 2 * w0)
+    spread_neg = placement_spread(q, wns, w0, 2 * w1)[1]
+    se = delong_spread_se(spread_pos, w1, spread_neg, w0)
+    return min(1.0, max(0.0, auc)), se * se, se
 
 
 def _auc(u, w1, w0) -> float:
@@ -229,9 +303,11 @@ def _auc(u, w1, w0) -> float:
 
 # --------------------------------------------------------------------------- inputs
 def integer_weights(w, func):
-    """Validated weights as int64 (None stays None), or `ValueError` naming
-    ``sample_weight`` for weights that are not whole numbers: DeLong's and Hanley-McNeil's
-    variances take frequency weights only. Zero weights are kept (callers drop them)."""
+    """Validated weights as exact integers: int64 (`as_exact_weights`), or Python ints (an
+    object array) when their total reaches ``2**62`` (None stays None); `ValueError`
+    naming ``sample_weight`` for weights that are not whole numbers: DeLong's and
+    Hanley-McNeil's variances take frequency weights only. Zero weights are kept (callers
+    drop them)."""
     if w is None:
         return None
     bad = w != np.floor(w)
@@ -242,18 +318,21 @@ def integer_weights(w, func):
         raise param_error("sample_weight", func, "whole numbers (frequency weights: a "
                           "weight k is k copies of the row) for the DeLong and "
                           "Hanley-McNeil variances" + hint, f"{w[i]!r} at index {i}")
-    return as_exact_weights(w)
+    exact = as_exact_weights(w)
+    return exact if exact.dtype.kind == "i" else np.array([int(v) for v in w.tolist()],
+                                                           dtype=object)
 
 
 def as_exact_weights(w):
-    """Float64 weights as int64 when they are whole numbers whose sum float64 holds
-    exactly (below ``2**53``): the placements and their moments are then exact integers.
+    """Float64 weights as int64 when they are whole numbers whose total stays below
+    ``2**62``: the placements (at most twice a class's weight) are then exact int64.
     Other weights (and None) are returned as they are. Runtime: ``O(n)``."""
     if w is None or w.dtype.kind == "i" or not w.size:
         return w
-    if float(w.sum()) >= 2.0 ** 53 or not (w == np.floor(w)).all():
+    if float(w.max()) >= _EXACT or not (w == np.floor(w)).all():
         return w
-    return w.astype(np.int64)
+    exact = w.astype(np.int64)
+    return exact if int_sum(exact) < _EXACT else w
 
 
 def _split(pos, s, w):
@@ -267,6 +346,11 @@ def _split(pos, s, w):
     if w is None:
         return s[pos], None, s[~pos], None
     return s[pos], w[pos], s[~pos], w[~pos]
+
+
+def _class_weight(w) -> int:
+    """The exact total of a class's integer weights (int64 or Python ints)."""
+    return int_sum(w) if w.dtype.kind == "i" else int(w.sum())
 
 
 def _undefined(func):
@@ -284,7 +368,9 @@ def roc_auc_ci(y_true, y_score, *, sample_weight=None, level=0.95, method="delon
 
     * ``"delong"``: DeLong, DeLong & Clarke-Pearson's (1988) nonparametric variance, from
       the placement values of every sample (ties one half), computed from exact integer
-      placement moments (`streamrank.intervals.delong_variance`);
+      placement moments (`streamrank.intervals.delong_variance`), or at weights whose
+      moments leave int64 in a scaled domain (module docstring): any whole-number weight
+      gives a finite standard error, 0 where the exact variance is 0;
     * ``"hanley-mcneil"``: Hanley & McNeil's (1982) formula from the AUC and the class
       sizes (exact for exponential-shaped scores, a quick estimate otherwise);
     * ``"bootstrap"``: `bootstrap_ci` of the AUC (BCa, resampling each class separately).
@@ -353,13 +439,12 @@ def roc_auc_ci(y_true, y_score, *, sample_weight=None, level=0.95, method="delon
         _undefined(func)
         return AUCInterval(_NAN, _NAN, _NAN, _NAN, method, level)
     if method == "delong":
-        auc, var = delong_auc_variance(*split)
+        auc, _, se = _delong_auc(*split)
     else:
         auc = count_pairs(pos, s, None if w is None
                           else scale_weights(w.astype(np.float64))[0]).auc
-        w1 = split[0].size if w is None else float(split[1].sum())
-        w0 = split[2].size if w is None else float(split[3].sum())
-        var = hanley_mcneil_variance(auc, w1, w0) if w1 > 1 and w0 > 1 else _NAN
-    se = math.sqrt(var) if var == var else _NAN
+        w1 = split[0].size if w is None else _class_weight(split[1])
+        w0 = split[2].size if w is None else _class_weight(split[3])
+        se = hanley_mcneil_se(auc, w1, w0) if w1 > 1 and w0 > 1 else _NAN
     low, high = logit_interval(auc, se, level)
     return AUCInterval(auc, low, high, se, method, level)

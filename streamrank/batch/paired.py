@@ -3,7 +3,11 @@
 The placements of every model come from `streamrank.batch.delong` (row by row, so that
 two models' placements of one sample meet), their exact moments give DeLong's
 covariance (`streamrank.intervals.delong_covariance`), and the variance of a difference
-comes from the moments of the placement differences, without cancellation.
+comes from the moments of the placement differences, without cancellation. Where the
+moments would leave int64 (class weights from about ``2**30``), the spread of each
+model's placements and of each pair's placement differences (exact integers) is taken
+in a scaled domain instead (`streamrank.batch.delong.placement_spread`): any whole-number
+weight gives a finite standard error.
 
 References
 ----------
@@ -20,12 +24,13 @@ from dataclasses import dataclass
 import numpy as np
 
 from ._clevels import level_codes
-from .delong import (_auc, _merged_placements, _runs, _total, _undefined, _wsum,
-                     integer_weights, row_placements)
+from .delong import (_auc, _int64_exact, _merged_placements, _runs, _total, _undefined,
+                     _wsum, integer_weights, placement_spread, row_placements)
 from .._validation import (as_1d_numeric, as_score_column, check_binary_labels,
                            check_consistent_length, check_level, check_option,
                            check_weights, describe, param_error)
-from ..intervals import ALTERNATIVES, delong_variance, normal_p_value, normal_quantile
+from ..intervals import (ALTERNATIVES, delong_spread_se, delong_variance, normal_p_value,
+                         normal_quantile)
 
 __all__ = ["PairedAUCMatrix", "PairedAUCTest", "delong_test"]
 
@@ -147,9 +152,9 @@ def delong_test(y_true, y_score_a, y_score_b=None, *, sample_weight=None,
     Is the challenger better than the champion? With the placements of both models
     (ties one half), DeLong's covariance gives the variance of the difference
     ``d = AUC_a - AUC_b``; ``z = d / se`` is compared with the standard normal. The
-    variance of ``d`` is computed directly from the moments of the placement
-    *differences*, in exact integers, so that two nearly identical models do not
-    lose it to cancellation.
+    variance of ``d`` is computed directly from the placement *differences* (their exact
+    integer moments, or their spread in a scaled domain at large weights), so that two
+    nearly identical models do not lose it to cancellation.
 
     Runtime complexity: ``O(k n log n + k^2 n)``: one argsort per model (its placements
     row by row, `row_placements`) and one exact product sum per pair of models.
@@ -213,7 +218,7 @@ def delong_test(y_true, y_score_a, y_score_b=None, *, sample_weight=None,
         _undefined(func)
         res = _matrix(None, k, alternative, level)
     else:
-        res = _matrix(_moments(pos, S, w), k, alternative, level)
+        res = _matrix(_statistics(pos, S, w), k, alternative, level)
     aucs, se, d, se_d, z, p, low, high = res
     if y_score_b is not None:
         return PairedAUCTest(float(aucs[0]), float(aucs[1]), float(d[0, 1]),
@@ -224,25 +229,72 @@ def delong_test(y_true, y_score_a, y_score_b=None, *, sample_weight=None,
     return PairedAUCMatrix(aucs, se, d, se_d, z, p, alternative, adjust)
 
 
-def _moments(pos, S, w):
-    """``(W1, W0, U, Xp, Xn)`` of the k models: class weights, each model's placement sum
-    and the k x k sums of products of placements over the positives and the negatives."""
+def _statistics(pos, S, w):
+    """``(aucs, se, d, se_d)``: each of the k models' AUC and standard error, and each
+    pair's difference and its standard error (k x k). From exact integer moments while
+    int64 holds them (`_exact_statistics`); else from the spreads of each model's
+    placements and of each pair's placement differences (`_scaled_statistics`)."""
     wp, wn = (None, None) if w is None else (w[pos], w[~pos])
-    k = len(S)
-    ps, qs, U = [], [], []
     neg = ~pos
-    for j in range(k):
-        p, q, w1, w0 = _model_placements(S[j], pos, neg, wp, wn, w)
-        ps.append(p)
-        qs.append(q)
-        U.append(_wsum(wp, p))
+    models = [_model_placements(s, pos, neg, wp, wn, w) for s in S]
+    w1, w0 = models[0][2], models[0][3]
+    ps, qs = [m[0] for m in models], [m[1] for m in models]
+    if all(_int64_exact(wp, p, p) and _int64_exact(wn, q, q) for p, q in zip(ps, qs)):
+        return _exact_statistics(ps, qs, wp, wn, w1, w0)
+    return _scaled_statistics(ps, qs, wp, wn, w1, w0)
+
+
+def _exact_statistics(ps, qs, wp, wn, w1, w0):
+    """`_statistics` from the exact moments: each model's placement sum and the k x k sums
+    of products of placements over the positives and the negatives; the variance of a
+    difference from the moments of the placement differences, without cancellation."""
+    k = len(ps)
+    U = [_wsum(wp, p) for p in ps]
     Xp = [[None] * k for _ in range(k)]
     Xn = [[None] * k for _ in range(k)]
     for i in range(k):
         for j in range(i, k):
             Xp[i][j] = Xp[j][i] = _wsum(wp, ps[i], ps[j])
             Xn[i][j] = Xn[j][i] = _wsum(wn, qs[i], qs[j])
-    return w1, w0, U, Xp, Xn
+    aucs, se = np.full(k, _NAN), np.full(k, _NAN)
+    d, se_d = np.full((k, k), _NAN), np.full((k, k), _NAN)
+    for i in range(k):
+        aucs[i] = _auc(U[i], w1, w0)
+        se[i] = _root(delong_variance(w1, w0, U[i], Xp[i][i], U[i], Xn[i][i]))
+        for j in range(k):
+            du = U[i] - U[j]
+            d[i, j] = _diff(du, w1, w0)
+            se_d[i, j] = _root(delong_variance(w1, w0, du, Xp[i][i] - 2 * Xp[i][j] + Xp[j][j],
+                                               du, Xn[i][i] - 2 * Xn[i][j] + Xn[j][j]))
+    return aucs, se, d, se_d
+
+
+def _scaled_statistics(ps, qs, wp, wn, w1, w0):
+    """`_statistics` from `placement_spread`: of each model's placements, and of each
+    pair's placement differences (exact integers, or floats), whose mean is the
+    difference of the AUCs."""
+    k = len(ps)
+    aucs, se = np.full(k, _NAN), np.full(k, _NAN)
+    d, se_d = np.zeros((k, k)), np.zeros((k, k))
+    for i in range(k):
+        for j in range(i, k):
+            mean, spread_pos = placement_spread(ps[i] - ps[j] if j > i else ps[i], wp, w1,
+                                                2 * w0)
+            spread_neg = placement_spread(qs[i] - qs[j] if j > i else qs[i], wn, w0,
+                                          2 * w1)[1]
+            s = delong_spread_se(spread_pos, w1, spread_neg, w0)
+            if j == i:
+                aucs[i], se[i] = min(1.0, max(0.0, mean)), s
+            else:
+                d[i, j], d[j, i], se_d[i, j] = mean, -mean, s
+                se_d[j, i] = s
+        if se[i] != se[i]:
+            se_d[i, i] = _NAN
+    return aucs, se, d, se_d
+
+
+def _root(var: float) -> float:
+    return math.sqrt(var) if var == var else _NAN
 
 
 def _model_placements(s, pos, neg, wp, wn, w):
@@ -263,27 +315,19 @@ def _model_placements(s, pos, neg, wp, wn, w):
     return row_placements(s, pos, w)
 
 
-def _matrix(mom, k, alternative, level):
-    """Every output of `delong_test` as k-vectors and k x k matrices."""
-    aucs, se = np.full(k, _NAN), np.full(k, _NAN)
-    d, se_d, z, p, low, high = (np.full((k, k), _NAN) for _ in range(6))
-    if mom is None:
-        return aucs, se, d, se_d, z, p, low, high
-    w1, w0, U, Xp, Xn = mom
-    for i in range(k):
-        aucs[i] = _auc(U[i], w1, w0)
-        var = delong_variance(w1, w0, U[i], Xp[i][i], U[i], Xn[i][i])
-        se[i] = math.sqrt(var) if var == var else _NAN
+def _matrix(stats, k, alternative, level):
+    """Every output of `delong_test` as k-vectors and k x k matrices, from `_statistics`
+    (None: a class is missing, all ``nan``)."""
+    if stats is None:
+        return (np.full(k, _NAN), np.full(k, _NAN)) + tuple(np.full((k, k), _NAN)
+                                                           for _ in range(6))
+    aucs, se, d, se_d = stats
+    z, p, low, high = (np.full((k, k), _NAN) for _ in range(4))
     one_sided = alternative != "two-sided"
     zq = normal_quantile(level if one_sided else 0.5 + 0.5 * level)
     for i in range(k):
         for j in range(k):
-            du = U[i] - U[j]
-            diff = _diff(du, w1, w0)
-            var = delong_variance(w1, w0, du, Xp[i][i] - 2 * Xp[i][j] + Xp[j][j], du,
-                                  Xn[i][i] - 2 * Xn[i][j] + Xn[j][j])
-            s = math.sqrt(var) if var == var else _NAN
-            d[i, j], se_d[i, j] = diff, s
+            diff, s = float(d[i, j]), float(se_d[i, j])
             if s > 0:
                 zz = diff / s
             elif s == 0:   # identical rankings (diff 0), or both AUCs at 0 or 1

@@ -4,7 +4,7 @@
 `Sums` keeps the running counts ``C, D, T, Ty, Tyy`` and the weight held, for every mode of
 the engine: exact 128-bit integers while the weights are integers (the engine keeps the
 total weight below ``2**62`` and each weight at most ``2**53``, so no count can pass
-``2**124``), or float64 sums with Neumaier compensation.
+``2**124``), or compensated float64 sums (double-doubles).
 
 `LevelDominanceCounter` holds the samples while few label levels are held: B+ trees over
 the distinct scores (`_btree.pxi`) whose entries carry *two* levels' copies and weights,
@@ -24,7 +24,7 @@ moments of DeLong's variance, kept in the tree once asked for); the two-level su
 `BinaryDominanceCounter` is here.
 
 Exactness. ``dtype=int``: int64 weights and sums (the total held stays below ``2**62``).
-``dtype=float``: each score's own weight is a compensated (Neumaier) sum of the weights
+``dtype=float``: each score's own weight is a compensated (double-double) sum of the weights
 that came and went there, and inner sums are recomputed from the children on every walk,
 so an inner sum never keeps the rounding of a weight that left.
 """

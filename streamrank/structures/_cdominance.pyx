@@ -66,7 +66,7 @@ objects it replaces (benchmarks/bench_core.py --footprint measures the resident 
 allocator slack included).
 
 Exactness. ``dtype=int``: int64 weights and sums (the total held must stay below
-``2**63``). ``dtype=float``: each key's weight is a compensated (Neumaier) sum of the
+``2**63``). ``dtype=float``: each key's weight is a compensated (double-double) sum of the
 weights that came and went there; a multiset entry goes when its last copy does (so no
 residue of a removed point is left), and inner sums are recomputed from the children on
 every walk. The grid's cells are differences of partial sums: with floats a cell that is
@@ -132,16 +132,20 @@ cdef struct OLeaf:
     int32_t cnt[OCAP]       # copies
     int32_t pcnt[OCAP]      # copies of weight > 0
     Wt w[OCAP]
-    double fe[OCAP]         # float mode: the Neumaier compensation of w
+    double fe[OCAP]         # float mode: the compensation of w (a double-double)
 
 
 cdef inline void _two_sum_add(double* acc, double* comp, double x) noexcept:
-    cdef double a = acc[0], t = a + x
+    """``acc + comp += x`` as a renormalized double-double (`_btree.pxi`'s)."""
+    cdef double a = acc[0], t = a + x, c, s, b
     if fabs(a) >= fabs(x):
-        comp[0] += (a - t) + x
+        c = comp[0] + ((a - t) + x)
     else:
-        comp[0] += (x - t) + a
-    acc[0] = t
+        c = comp[0] + ((x - t) + a)
+    s = t + c
+    b = s - t
+    comp[0] = (t - (s - b)) + (c - b)
+    acc[0] = s
 
 
 cdef inline bint _key_lt(double y1, double s1, double y2, double s2) noexcept:

@@ -31,7 +31,7 @@ cdef class LevelDominanceCounter:
     ----------
     dtype : {int, float}, default=int
         Type of the weights; ``int`` gives exact counts (int64 weights, 128-bit sums: the
-        weight held must stay below ``2**62``); ``float``: Neumaier-compensated sums.
+        weight held must stay below ``2**62``); ``float``: compensated (double-double) sums.
 
     Notes
     -----

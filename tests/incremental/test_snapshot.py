@@ -34,8 +34,10 @@ def _monitor_state(m, interval=True):
 
     def row(r):
         d = r.as_dict()
-        if not interval:            # reports written before Report.low, Report.high
+        if not interval:            # reports written before Report.low, Report.high,
             del d["auc_low"], d["auc_high"]
+            for k in ("se", "z", "p_value"):   # and before the variances were rescaled:
+                d[k] = float(f"{d[k]:.12g}")   # their last bits differ from a fresh run's
         return d
 
     reports = [row(r) for r in m.history], [row(r) for r in m.alerts]
