@@ -2,6 +2,8 @@
 
 * ``tests/`` goes on ``sys.path`` so that test modules can ``from oracle import ...`` and
   ``from strategies import ...`` under any pytest import mode.
+* Under CI (``CI`` set) a skipped test fails (`ci_skips`): a missing reference is an
+  error there, not a silent pass.
 * Hypothesis runs derandomized (the same examples on every run and machine) with no
   deadline (a shared 2-core CI box has noisy timings). Pick a profile with the
   ``HYPOTHESIS_PROFILE`` environment variable:
@@ -20,6 +22,8 @@ from hypothesis import HealthCheck, settings
 _TESTS = str(Path(__file__).resolve().parent)
 if _TESTS not in sys.path:
     sys.path.insert(0, _TESTS)
+
+from ci_skips import pytest_make_collect_report, pytest_runtest_makereport  # noqa: E402,F401
 
 _COMMON = dict(deadline=None, print_blob=True,
                suppress_health_check=[HealthCheck.too_slow])
