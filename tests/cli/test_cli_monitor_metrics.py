@@ -238,3 +238,44 @@ def test_bad_metrics_options_exit_2(tmp_path):
     res = run([path, "--metrics-port", 0, "--metrics-host", "no-such-host.invalid"])
     assert res.exit_code == 2 and "cannot serve the metrics" in res.output
     assert "Traceback" not in res.output
+
+
+def test_every_scrape_is_of_a_moment_between_two_events(tmp_path):
+    """Scraped as fast as it answers while the monitor reads 60,000 rows (new
+    predictions, their labels 5 rows later, labels of ids it never saw): in every scrape
+    the counters add up, ``events = predictions + labels + late_dropped`` (the command
+    holds one lock around each event and each scrape; without it a scrape lands inside
+    an event, between two of its counts)."""
+    n = 60_000
+    lines = ["id,score,label,ts\n"]
+    for i in range(n // 2):
+        lines.append(f"p{i},{(i * 37 % 101) / 100},,{i}\n")
+        j = i - 5 if i >= 5 and i % 50 else -i - 1      # a late label, or dropped
+        lines.append(f"p{j},,{(j * 7 % 3) % 2},{i}\n")
+    live = tmp_path / "big.csv"
+    live.write_text("".join(lines))
+    proc = spawn(live, "--follow", "--poll", 0.02, "--max-idle", 30, "--time", "ts",
+                 "--window", 500, "--every", 1000, "--format", "json", "--metrics-port", 0)
+    out, errs = _Lines(proc.stdout), _Lines(proc.stderr)
+    scrapes = []
+    try:
+        port = int(re.search(r":(\d+)/metrics", errs.next()).group(1))
+        deadline = time.monotonic() + 120
+        while not scrapes or scrapes[-1]["streamrank_events_total"] < n:
+            assert time.monotonic() < deadline
+            metrics = _scrape(port)
+            scrapes.append({k: v for k, (v, _) in metrics.items()})
+        proc.send_signal(signal.SIGTERM)
+        proc.wait(timeout=30)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    assert proc.returncode == 0, errs.rest()
+    moments = {s["streamrank_events_total"] for s in scrapes}
+    assert len(moments) > 5, len(moments)          # scrapes during the read
+    for s in scrapes:
+        assert s["streamrank_events_total"] == (s["streamrank_predictions_total"]
+                                                + s["streamrank_labels_total"]
+                                                + s["streamrank_late_dropped_total"]), s
+    assert scrapes[-1]["streamrank_late_dropped_total"] > 0
