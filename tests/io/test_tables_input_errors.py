@@ -390,11 +390,11 @@ def test_truncated_and_damaged_parquet(tmp_path):
 
 
 def test_directories(tmp_path):
+    """(tests/io/test_tables_folders.py: directories of every format, and of several)"""
     (tmp_path / "empty").mkdir()
-    e = _err(tmp_path / "empty", numeric=["s"])
-    assert e.reason == "no Parquet file in this directory"
-    e = _err(tmp_path / "empty", numeric=["s"], format="csv")
-    assert e.reason.startswith("a directory, not a CSV file")
+    for fmt in (None, "csv"):
+        e = _err(tmp_path / "empty", numeric=["s"], format=fmt)
+        assert e.reason.startswith("no data file in this directory")
 
 
 # ============================================================================ command line
