@@ -309,7 +309,12 @@ def test_no_test_before_min_window_or_with_one_class():
         m.observe(i, score=i / 10, label=i % 2)
     m.observe(10, score=0.5, label=1)     # freezes the reference
     r = m.report()
-    assert r.n == 10 and r.p_value == r.p_value
+    y, s = [i % 2 for i in range(10)] + [1], [i / 10 for i in range(10)] + [0.5]
+    ref_auc, _ = vo.delong_variance(y[:10], s[:10])
+    auc, _ = vo.delong_variance(y[1:], s[1:])
+    want = vo.drop_test(auc, vo.hanley_mcneil_variance(auc, 6, 4), ref_auc,
+                        vo.hanley_mcneil_variance(ref_auc, 5, 5))
+    assert r.n == 10 and (r.se, r.z, r.p_value) == pytest.approx(want, rel=1e-9)
     m2 = Monitor(window=4, min_window=2)
     for i in range(8):
         m2.observe(i, score=i, label=int(i < 4))  # the second window: one class
