@@ -17,6 +17,7 @@ import os
 import sys
 from pathlib import Path
 
+import pytest
 from hypothesis import HealthCheck, settings
 
 _TESTS = str(Path(__file__).resolve().parent)
@@ -31,3 +32,13 @@ settings.register_profile("ci", max_examples=40, derandomize=True, database=None
 settings.register_profile("dev", max_examples=200, derandomize=True, database=None, **_COMMON)
 settings.register_profile("explore", max_examples=2000, derandomize=False, **_COMMON)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
+
+
+@pytest.fixture
+def eager_switching():
+    """Threads switch every microsecond within the test (``sys.setswitchinterval``), so
+    that their calls interleave as much as they can."""
+    old = sys.getswitchinterval()
+    sys.setswitchinterval(1e-6)
+    yield
+    sys.setswitchinterval(old)

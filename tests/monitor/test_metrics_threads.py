@@ -8,15 +8,14 @@ thread while one thread feeds the monitor: what README's "Thread safety" promise
   read equals the monitor's numbers after some whole number of calls, those of a serial
   replay of the same stream.
 
-The threads switch every microsecond (``sys.setswitchinterval``) so that a read lands
-inside events as often as it can. The streams are seeded.
+The threads switch every microsecond (the ``eager_switching`` fixture) so that a read
+lands inside events as often as it can. The streams are seeded.
 """
 
 from __future__ import annotations
 
 import json
 import random
-import sys
 import threading
 
 import pytest
@@ -29,14 +28,6 @@ pytestmark = pytest.mark.filterwarnings(
 
 COUNTERS = ("events", "predictions", "labels", "rescored", "late_dropped", "alerts",
             "joined_labels", "unmatched_labels", "detections")
-
-
-@pytest.fixture
-def eager_switching():
-    old = sys.getswitchinterval()
-    sys.setswitchinterval(1e-6)
-    yield
-    sys.setswitchinterval(old)
 
 
 def stream(n=3000, seed=0, paired=False, segmented=False):
