@@ -47,10 +47,7 @@ def _scipy(name, y, s, **kwargs):
         if name == "somers_d":
             if len(set(y)) < 2 or len(y) < 2:
                 return 0.0
-            try:
-                return _zero(scipy.stats.somersd(y, s).statistic)
-            except ValueError:
-                return 0.0
+            return _zero(scipy.stats.somersd(y, s).statistic)
         return _zero(scipy.stats.kendalltau(y, s, **kwargs).statistic)
 
 

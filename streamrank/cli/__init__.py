@@ -34,7 +34,7 @@ SHORT_HELP = {
     "compare": "Compare the models of FILE (one row per model and data set) by...",
     "demo": "Learn River's bundled Phishing data and a drifting Sine stream...",
     "epochs": "Exact pair counts, AUC (binary labels) or C-index and...",
-    "eval": "Exact metrics of the predictions in FILE (CSV, TSV, Parquet...",
+    "eval": "Exact metrics of the predictions in FILE (CSV, TSV, Parquet,...",
     "monitor": "Monitor a stream of prediction events: exact rolling AUC,...",
 }
 

@@ -4,18 +4,23 @@
 private `prometheus_client.CollectorRegistry` holding one collector, `_MonitorCollector`,
 which reads the monitor's numbers at scrape time (`streamrank.monitor.Monitor.metrics`:
 the latest report's readings and the cumulative statistics), so a scrape never sees a
-stale value and nothing is updated per event. Every sample has the label ``model``
-(``--name``), and with ``--segment`` the label ``segment`` (`_monitor_segments`).
-``prometheus_client`` is imported here only, when the option is given.
+stale value and nothing is updated per event. The command feeds the monitor holding a
+lock for each event and report (`locked`), and a scrape reads holding it too, so every
+scrape is of the state between two events: its counters add up (README, "Thread
+safety"). Every sample has the label ``model`` (``--name``), and with ``--segment`` the
+label ``segment`` (`_monitor_segments`). ``prometheus_client`` is imported here only,
+when the option is given.
 """
 
 from __future__ import annotations
+
+import functools
 
 import click
 
 from ._common import InputError
 
-__all__ = ["serve_metrics"]
+__all__ = ["locked", "serve_metrics"]
 
 # (name, key of Monitor.metrics, help): gauges of the latest report
 _GAUGES = (
@@ -55,6 +60,22 @@ _COUNTERS = (
 )
 
 
+def locked(lock, fn):
+    """``fn`` called holding ``lock`` (a feeding thread's `observe` and `report`)."""
+    @functools.wraps(fn)
+    def call(*args, **kwargs):
+        with lock:
+            return fn(*args, **kwargs)
+    return call
+
+
+class _Locked:
+    """The monitor as a scrape reads it: `metrics` holding the feeding thread's lock."""
+
+    def __init__(self, mon, lock):
+        self.metrics = locked(lock, mon.metrics)
+
+
 class _MonitorCollector:
     """A `prometheus_client` collector reading ``mon.metrics()`` (and ``skipped()``, the
     rows the command skipped) at each scrape."""
@@ -84,19 +105,24 @@ class _MonitorCollector:
             yield family
 
 
-def serve_metrics(mon, skipped, host, port, model, challenger=None):
+def serve_metrics(mon, skipped, host, port, model, challenger=None, lock=None):
     """Serve ``/metrics`` of ``mon`` on ``host:port`` (0: a free port) and print the
     address to stderr; return the server (``shutdown()`` it at the end).
 
-    ``skipped`` is a callable returning the rows skipped so far. A port that cannot be
-    bound (in use, no permission) or an unknown host exits 2. With ``challenger`` (the
-    ``--challenger-name`` of a `PairedMonitor`), `streamrank.cli._monitor_paired.
-    PairedCollector`: every sample per model, and the paired gauges.
+    ``skipped`` is a callable returning the rows skipped so far; ``lock``, held by a
+    scrape while it reads ``mon.metrics()``, is the one the feeding thread holds for
+    each event (`locked`). A port that cannot be bound (in use, no permission) or an
+    unknown host exits 2. With ``challenger`` (the ``--challenger-name`` of a
+    `PairedMonitor`), `streamrank.cli._monitor_paired.PairedCollector`: every sample per
+    model, and the paired gauges.
     """
     from prometheus_client import CollectorRegistry, start_http_server
 
     registry = CollectorRegistry(auto_describe=False)
-    if challenger is None or hasattr(mon, "segments"):
+    segmented = hasattr(mon, "segments")
+    if lock is not None:
+        mon = _Locked(mon, lock)
+    if challenger is None or segmented:
         registry.register(_MonitorCollector(mon, skipped, model, challenger))
     else:
         from ._monitor_paired import PairedCollector

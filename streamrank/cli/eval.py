@@ -338,8 +338,10 @@ def _check_options(o, file, dask, workers, on_error, max_fpr, compare_score=None
                                 "event")}, "--compare-score": compare_score})
 
 
-_HELP = """Exact metrics of the predictions in FILE (CSV, TSV, Parquet file or directory,
-JSON lines; "-" reads CSV from stdin).
+_HELP = """Exact metrics of the predictions in FILE (CSV, TSV, Parquet, JSON lines; "-"
+reads CSV from stdin), or in every file of a directory: one data set whose files (in
+name order, subdirectories and Hive key=value partitions too, names starting with "."
+or "_" skipped) are all of one format; files of several formats exit 2.
 
 \b
 Binary labels: the pair counts, AUC (ties count one half), Gini, and with --group the

@@ -386,11 +386,15 @@ def monitor(ctx, source, id_col, score_col, label_col, require_score, weight_col
         wanted["segment"] = segment_col
     gate = StopGate()
     status = {"error": None, "at": None, "decided": False, "save": None}
+    lock = None
     if metrics_port is not None:    # /metrics reads the monitor at each scrape
+        import threading
+
         from ._monitor_metrics import serve_metrics
 
+        lock = threading.Lock()     # a scrape reads between events, never inside one
         server = serve_metrics(mon, lambda: skipped, metrics_host, metrics_port,
-                               model_name, challenger_name if paired else None)
+                               model_name, challenger_name if paired else None, lock)
         ctx.call_on_close(lambda: (server.shutdown(), server.server_close()))
 
     def on_mismatch(message):
@@ -486,6 +490,10 @@ def monitor(ctx, source, id_col, score_col, label_col, require_score, weight_col
             status["save"] = save
 
             observe, report = mon.observe, mon.report
+            if lock is not None:
+                from ._monitor_metrics import locked
+
+                observe, report = locked(lock, observe), locked(lock, report)
             events = mon.stats
             bar = _progress_bar(progress, src, follow)
             since_ckpt = 0

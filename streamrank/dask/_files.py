@@ -24,7 +24,18 @@ _FILE_FORMATS = ("parquet", "csv", "tsv", "jsonl")
 
 def _read(path, fmt, columns, blocksize):
     """A dask DataFrame of the ``columns`` of ``path`` (format by ``fmt``, else by the
-    file's extension, else Parquet)."""
+    file's extension, else Parquet); a local directory is one data set of one format, as
+    `streamrank.io.tables.read_columns` reads it (a `ValueError` for several formats)."""
+    if isinstance(path, (str, os.PathLike)) and os.path.isdir(path):
+        from ..io.tables import TableError, directory_files
+
+        try:
+            fmt, files = directory_files(path, fmt)
+        except TableError as exc:
+            raise ValueError(exc.reason) from None
+        if fmt != "parquet":        # (Parquet: the directory, Hive partitions too)
+            # one read per file: each its own compression (dask infers the first one's)
+            return dd.concat([_read(f, fmt, columns, blocksize) for f in files])
     if fmt is None:
         p = str(path).lower().rstrip("/")
         p = p[:-3] if p.endswith(".gz") else p

@@ -195,6 +195,30 @@ class _Collector:
         self.located(*merged)
         return [str(e) for e in merged]
 
+    def mark(self) -> tuple:
+        """Where the rows read so far end, for `rollback` (a file read again)."""
+        return (self.n_rows, self.skipped, len(self.value_errors), len(self.row_errors),
+                {c: b.n for c, b in self.num_bufs.items()},
+                {c: len(chunks) for c, chunks in self.key_chunks.items()})
+
+    def rollback(self, mark: tuple) -> "_Collector":
+        """Forget the rows read after `mark`; returns the collector. O(1)."""
+        self.n_rows, self.skipped, n_value, n_row, nums, keys = mark
+        del self.value_errors[n_value:], self.row_errors[n_row:]
+        for c, n in nums.items():
+            self.num_bufs[c].n = n
+        for c, n in keys.items():
+            del self.key_chunks[c][n:]
+        return self
+
+    def settle(self):
+        """A file of several is read: its errors get their lines now (the next file's
+        reader brings its own), and what its lines read is closed."""
+        self.located(*(e for _, e in self.value_errors + self.row_errors))
+        if self.close_lines is not None:
+            self.close_lines()
+        self.line_of = self.close_lines = None
+
     def expect(self, rows: int):
         """Reserve room for about ``rows`` more rows (an estimate; more can come)."""
         for b in self.num_bufs.values():
@@ -337,12 +361,40 @@ class _Progress:
             self.bar.close()
 
 
-def _unknown(file, missing, available) -> TableError:
+def _unknown(file, missing, available, delimiter=None) -> TableError:
     c = missing[0]
     shown = ", ".join(repr(a) for a in list(available)[:30])
     more = ", ..." if len(available) > 30 else ""
-    return TableError(f"no such column; the file has the columns {shown}{more}", file=file,
-                      column=c)
+    return TableError(f"no such column; the file has the columns {shown}{more}"
+                      f"{_delimiter_hint(available, delimiter)}", file=file, column=c)
+
+
+# (delimiter, how a message names it) of the separators a header of one column may hide
+_SEPARATORS = ((";", "semicolons (';')"), ("\t", "tabs"), ("|", "bars ('|')"),
+               (",", "commas"))
+
+
+def _delimiter_hint(names, delimiter) -> str:
+    """A hint when a text header read as one column holds another separator (``id;y;p``
+    read as CSV, a CSV read as TSV): what the file seems to be separated by, and what
+    the reader reads. Empty otherwise."""
+    if delimiter is None or len(names) != 1:
+        return ""
+    for sep, text in _SEPARATORS:
+        if sep != delimiter and sep in names[0]:
+            break
+    else:
+        return ""
+    if sep == "\t":
+        return (": the header seems to be separated by tabs; read the file as TSV "
+                "(format 'tsv', --input-format tsv, or a name ending in .tsv)")
+    if sep == ",":
+        return (": the header seems to be separated by commas; read the file as CSV "
+                "(format 'csv', --input-format csv, or a name ending in .csv)")
+    read = "tab" if delimiter == "\t" else "comma"
+    return (f": the header seems to be separated by {text}, and the file is read as "
+            f"{read}-separated (streamrank reads CSV with commas and TSV with tabs: "
+            "convert the file to one of them)")
 
 
 
@@ -362,11 +414,12 @@ def _gzip_error(name, exc) -> TableError:
     return TableError(f"damaged or truncated gzip data ({exc})", file=name)
 
 
-def _check_names(file, names, wanted, line=None, what="the header"):
-    """Every wanted column is in ``names`` once (else a `TableError` naming it)."""
+def _check_names(file, names, wanted, line=None, what="the header", delimiter=None):
+    """Every wanted column is in ``names`` once (else a `TableError` naming it, with a
+    hint when a text header's ``delimiter`` seems to be another)."""
     missing = [c for c in wanted if c not in names]
     if missing:
-        raise _unknown(file, missing, names)
+        raise _unknown(file, missing, names, delimiter)
     for c in wanted:
         where = [i + 1 for i, n in enumerate(names) if n == c]
         if len(where) > 1:

@@ -156,7 +156,7 @@ def _read_csv_blocks(path, name, col: _Collector, delimiter, progress, block):
     wanted = list(dict.fromkeys(col.numeric + col.keys))
     gz = str(path).lower().endswith(".gz")
     head = _read_header(path, name, delimiter)
-    _check_names(name, head.names, wanted, line=head.line)
+    _check_names(name, head.names, wanted, line=head.line, delimiter=delimiter)
     if head.at_end:
         return      # a header and nothing else: no rows
     lines = None    # record -> line (not for standard input, which cannot be read again)

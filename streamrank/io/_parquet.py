@@ -13,18 +13,6 @@ from ._collect import TableError, _check_names, _Collector, _Progress
 _PARQUET_BATCH = 1 << 16    # rows per Parquet batch
 
 
-def _parquet_files(path) -> list:
-    if os.path.isdir(path):
-        found = []
-        for root, dirs, files in os.walk(path):
-            dirs.sort()
-            found += [os.path.join(root, f) for f in sorted(files)
-                      if f.endswith((".parquet", ".pq")) or (
-                          not f.startswith(("_", ".")) and "." not in f)]
-        return found
-    return [path]
-
-
 def _partitions(path, files) -> tuple[list, list]:
     """The Hive partition columns of a directory's files (``dir/key=value/part.parquet``):
     ``(schema fields, [{key: value} per file])``, read by ``pyarrow.dataset`` with
@@ -52,8 +40,9 @@ def _constant(value, type_, n) -> pa.Array:
     return pa.repeat(pa.scalar(value, type=type_), n)
 
 
-def _read_parquet(path, name, col: _Collector, progress):
-    """Read a Parquet file, or every Parquet file under a directory (in name order).
+def _read_parquet(path, name, col: _Collector, progress, files=None):
+    """Read a Parquet file, or a directory's Parquet ``files`` (in name order,
+    `streamrank.io._detect.folder_formats`).
 
     Rows are numbered within each file, and a message names the file. The Hive partition
     keys of a directory (``dir/group=a/part.parquet``) are columns too: every row of a
@@ -61,11 +50,8 @@ def _read_parquet(path, name, col: _Collector, progress):
     import pyarrow.parquet as pq
 
     wanted = list(dict.fromkeys(col.numeric + col.keys))
-    files = _parquet_files(str(path))
-    if not files:
-        raise TableError("no Parquet file in this directory", file=name)
-    fields, keys = (_partitions(str(path), files) if os.path.isdir(str(path))
-                    else ([], [{}]))
+    fields, keys = ([], [{}]) if files is None else _partitions(str(path), files)
+    files = [path] if files is None else files
     part_type = {f.name: f.type for f in fields}
     opened = []
     try:

@@ -17,13 +17,23 @@ format       file names                                      how the columns are
                                                              columns are tokenized, never
                                                              converted or kept
 ``tsv``      ``.tsv``, ``.tsv.gz``, ``.tab``                 as ``csv``, tab-separated
-``parquet``  ``.parquet``, ``.pq``, a directory of them      ``ParquetFile.iter_batches
-             (Hive partitions ``key=value/`` are columns)    (columns=...)``: the other
+``parquet``  ``.parquet``, ``.pq``                           ``ParquetFile.iter_batches
+                                                             (columns=...)``: the other
                                                              columns are never read
 ``jsonl``    ``.jsonl``, ``.ndjson``, ``.json`` (``.gz``)    ``pyarrow.json.read_json`` on
                                                              blocks of whole lines; only
                                                              the requested fields are kept
 ===========  ==============================================  ==============================
+
+A directory is one data set: every file under it, in name order (subdirectories too, Hive
+partitions ``key=value/`` as columns; names starting with ``.`` or ``_``, such as
+``_SUCCESS`` or ``.crc`` files, skipped), each of the format its name says, else
+``format=``, else its first bytes (`streamrank.io._detect.folder_formats`). They must all
+be of one format: files of several formats are a `TableError` naming them, never a read
+of some of them. Rows are numbered within each file, and a message names the file.
+
+A CSV or TSV header read as one column that holds another separator (``id;y;p``, a
+tab-separated ``.csv``) gets a hint about it in the message of a column not found.
 
 Rows are numbered from 1 as a user counts them: the first data row after the CSV header
 is row 1; in a JSON-lines file the row is the line number. A message names the line where
@@ -61,7 +71,7 @@ two are). (JSON lines have no header: a field that no line of the first block, 1
 holds is absent; later lines without it have a missing value.) So is a file that cannot
 be read as its format says, with the line where that is known: an empty file, a header
 that is blank, not UTF-8 or holds a NUL byte (a binary file), a ``.gz`` file that is not
-gzip or is truncated, a Parquet file that is damaged, a directory without Parquet files,
+gzip or is truncated, a Parquet file that is damaged, a directory without data files,
 a CSV row longer than 64 MiB (the reader's longest block; rows longer than the first 1 MiB
 block make the read start over with larger blocks). A quote that is never closed makes the
 rest of a CSV file one field: a row with the wrong number of fields, or a value that is
@@ -76,12 +86,12 @@ import sys
 import pyarrow as pa
 
 from ._collect import MAX_FIRST_ERRORS, Columns, TableError, _Collector
-from ._detect import FORMATS, detect_format
+from ._detect import ALIASES, FORMATS, SKIPPED_PREFIXES, detect_format, folder_formats
 from ._located import LocatedError
 from ._numbers import parse_number, parse_time
 
 __all__ = ["FORMATS", "MAX_FIRST_ERRORS", "Columns", "LocatedError", "TableError",
-           "detect_format", "parse_number", "parse_time", "read_columns"]
+           "detect_format", "directory_files", "parse_number", "parse_time", "read_columns"]
 
 
 def read_columns(path, *, numeric=(), keys=(), format=None, on_error="fail", progress=None,
@@ -106,8 +116,8 @@ def read_columns(path, *, numeric=(), keys=(), format=None, on_error="fail", pro
     Parameters
     ----------
     path : str or os.PathLike
-        A file, a directory of Parquet files, or ``"-"`` for CSV (or ``format="jsonl"``)
-        on standard input.
+        A file, a directory of files of one format (module docstring), or ``"-"`` for
+        CSV (or ``format="jsonl"``) on standard input.
     numeric : sequence of str
         Columns read as float64 (labels, scores, weights, times, event flags); a name
         given twice is read once.
@@ -198,8 +208,12 @@ def read_columns(path, *, numeric=(), keys=(), format=None, on_error="fail", pro
                          f"{FORMATS}. Got {format!r} instead.")
     if path != "-" and not os.path.exists(path):
         raise FileNotFoundError(f"{path}: no such file or directory")
-    fmt = detect_format(path, format)
     name = "<stdin>" if path == "-" else path
+    files = None        # a directory's data files
+    if path != "-" and os.path.isdir(path):
+        fmt, files = directory_files(path, format)
+    else:
+        fmt = detect_format(path, format)
     if progress is None:
         progress = sys.stderr.isatty()
     def make():
@@ -211,18 +225,18 @@ def read_columns(path, *, numeric=(), keys=(), format=None, on_error="fail", pro
         return col.result()
     if fmt == "parquet" and path == "-":
         raise TableError("Parquet cannot be read from standard input", file=name)
-    if os.path.isdir(path) and fmt != "parquet":
-        raise TableError(f"a directory, not a {fmt.upper()} file (a directory is read as "
-                         "Parquet files)", file=name)
     try:
-        if fmt in ("csv", "tsv"):
+        if fmt == "parquet":
+            from ._parquet import _read_parquet
+
+            _read_parquet(path, name, col, progress, files)
+        elif files is not None:
+            _read_each(files, col, fmt, progress)
+            col.file = name
+        elif fmt in ("csv", "tsv"):
             from ._csv import _read_csv
 
             col = _read_csv(path, name, make, "\t" if fmt == "tsv" else ",", progress)
-        elif fmt == "parquet":
-            from ._parquet import _read_parquet
-
-            _read_parquet(path, name, col, progress)
         else:
             from ._jsonl import _read_jsonl
 
@@ -230,3 +244,50 @@ def read_columns(path, *, numeric=(), keys=(), format=None, on_error="fail", pro
     except pa.ArrowException as exc:  # pragma: no cover - a pyarrow error not foreseen
         raise TableError(f"cannot read the file ({exc})", file=name) from None
     return col.result()
+
+
+_FORMAT_NAMES = {"csv": "CSV", "tsv": "TSV", "parquet": "Parquet", "jsonl": "JSON-lines"}
+
+
+def directory_files(path, format=None) -> tuple[str, list]:
+    """The one format of a directory's data files, and the files (`folder_formats`,
+    ``format`` for the files whose name says nothing); a `TableError` for a directory
+    without any, or with files of several formats (``streamrank eval --dask`` reads a
+    directory by it too). ``O(files)``."""
+    by_format = folder_formats(path, None if format is None else ALIASES.get(format,
+                                                                             format))
+    if not by_format:
+        raise TableError("no data file in this directory (Parquet, CSV, TSV or JSON "
+                         f"lines; names starting with {' or '.join(SKIPPED_PREFIXES)} "
+                         "are skipped)", file=path)
+    if len(by_format) > 1:
+        def some(files):
+            names = [os.path.relpath(f, path) for f in files[:2]]
+            return ", ".join(names + ["..."] * (len(files) > 2))
+
+        found = "; ".join(f"{len(files)} {_FORMAT_NAMES[fmt]} file"
+                          f"{'s' * (len(files) > 1)} ({some(files)})"
+                          for fmt, files in by_format.items())
+        raise TableError(f"files of several formats: {found}. A directory is read as one "
+                         "data set of one format: move the other files out, or read each "
+                         "file by itself", file=path)
+    return next(iter(by_format.items()))
+
+
+def _read_each(files, col: _Collector, fmt, progress):
+    """Read a directory's text ``files`` (all of ``fmt``) in order into the one
+    collector ``col``: rows are numbered within each file, and a message names the file
+    and the line (each file's lines are found before the next file is read)."""
+    from ._csv import _read_csv
+    from ._jsonl import _read_jsonl
+
+    for f in files:
+        col.file = f
+        if fmt == "jsonl":
+            col.line_of = lambda rows: rows     # a JSON line's row is its line
+            _read_jsonl(f, f, col, progress)
+        else:
+            mark = col.mark()
+            _read_csv(f, f, lambda: col.rollback(mark), "\t" if fmt == "tsv" else ",",
+                      progress)
+        col.settle()

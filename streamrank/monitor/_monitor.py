@@ -520,8 +520,9 @@ class Monitor:
         ``stats["unmatched"]``), ``alerts``, ``joined_labels`` (``stats["joined"]``);
         ``waiting_labels`` (`waiting`, now); and ``detections``.
 
-        Changes nothing (no report is made): safe to call from a scraping thread while
-        another feeds the monitor. Runtime: O(1).
+        Changes nothing (no report is made): a scraping thread may call it while another
+        feeds the monitor (README, "Thread safety": a lock makes its numbers add up).
+        Runtime: O(1).
 
         >>> m = Monitor(window=8, min_window=2)
         >>> for i, (s, y) in enumerate([(0.9, 1), (0.2, 0), (0.6, 1), (0.4, 0)]):

@@ -358,7 +358,8 @@ class PairedMonitor:
         ``paired_alerts``. Each model's counters (``events``, ``labels`` ...) are of the
         events it received.
 
-        Changes nothing; safe to call from a scraping thread. Runtime: O(1).
+        Changes nothing; a scraping thread may call it (as `Monitor.metrics`). Runtime:
+        O(1).
         """
         out = self.champion.metrics()
         out.update({f"challenger_{k}": v for k, v in self.challenger.metrics().items()})

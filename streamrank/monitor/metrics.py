@@ -2,8 +2,10 @@
 
 `metrics` reads the monitor's latest report and its cumulative statistics only: it
 changes nothing (no report is made, the detector is not fed), so an exporter may call it
-at scrape time from another thread while one thread feeds the monitor (the statistics
-are copied in one step; the latest report is immutable).
+at scrape time from another thread while one thread feeds the monitor. The latest report
+is immutable and the statistics are copied in one step, so nothing raises and no counter
+goes back; the numbers of one call add up only when the feeding thread's events and the
+call hold one lock (README, "Thread safety"; ``streamrank monitor --metrics-port`` does).
 """
 
 from __future__ import annotations

@@ -27,7 +27,7 @@ import numpy as np
 import pytest
 
 from _exact_checks import assert_counts, exact_weights_only
-from _metric_refs import auc_ref, cindex_ref, gauc_ref, pair_ref
+from _release_specs import event_args, held_events, json_key, reference_value
 from oracle import pair_counts_matrix
 from streamrank import PairCounter, SlidingPairCounter, TimeSlidingPairCounter
 from streamrank.cli.monitor import read_checkpoint
@@ -39,11 +39,6 @@ SAMPLES = json.loads((DATA / "samples.json").read_text())
 FIXTURES = sorted(k for k in SAMPLES if "." in k)
 METRIC_FIXTURES = [k for k in FIXTURES if k.startswith("metric_")]
 OTHER_FILES = {"samples.json", "events.csv", "make_fixtures.py"}
-
-
-def _key(k):
-    """A key as stored in JSON back to Python (lists were tuples)."""
-    return tuple(_key(x) for x in k) if isinstance(k, list) else k
 
 
 def _load(name):
@@ -61,7 +56,7 @@ def test_the_release_folder_holds_the_fixtures_and_nothing_else():
 
 # --------------------------------------------------------------------------- counters
 def _check_counter(pc, spec):
-    items = [(_key(k), (y, s, w)) for k, y, s, w in spec["items"]]
+    items = [(json_key(k), (y, s, w)) for k, y, s, w in spec["items"]]
     assert pc.labels == spec["labels"]
     assert [(type(k), k) for k, _ in pc.items()] == [(type(k), k) for k, _ in items]
     assert dict(pc.items()) == dict(items)
@@ -145,47 +140,6 @@ def test_time_sliding_pair_counter_pickle_loads():
 
 
 # --------------------------------------------------------------------------- River
-def _args(event):
-    y, p, w = event
-    return _key(y), _key(p), w
-
-
-def _reference(spec):
-    """The metric of these ``(y_true, y_pred, w)`` events, recounted from scratch."""
-    name, params = spec["class"], spec["params"]
-    if name in ("ROCAUC", "RollingROCAUC"):
-        return auc_ref
-    if name == "GroupAUC":
-        return gauc_ref(params.get("weighting", "impressions"))
-    if name == "ConcordanceIndex":
-        return cindex_ref
-    prop = {"KendallTau": "tau_" + params.get("variant", "b"),
-            "GoodmanKruskalGamma": "gamma", "SomersD": "somers_d",
-            "PairwiseAccuracy": "pairwise_accuracy",
-            "RightWrongRatio": "right_wrong_ratio"}[name]
-    return pair_ref(prop)
-
-
-def _held(spec, extra=()):
-    """The events a metric holds after its operations (a multiset: ``revert`` removes
-    one equal update; `RollingROCAUC` holds the last ``window_size``)."""
-    held = []
-    for op in spec["ops"]:
-        if op[0] == "update":
-            held.append(_args(op[1]))
-        elif op[0] == "revert":
-            held.remove(_args(op[1]))
-    held += list(extra)
-    if spec["class"] == "RollingROCAUC":
-        held = held[-spec["params"]["window_size"]:]
-    return held
-
-
-def _value(spec, held):
-    ref = _reference(spec)
-    return ref([e[0] for e in held], [e[1] for e in held], [e[2] for e in held])
-
-
 @pytest.mark.parametrize("name", METRIC_FIXTURES)
 def test_river_metric_pickles_load(name):
     spec = SAMPLES[name]
@@ -194,18 +148,18 @@ def test_river_metric_pickles_load(name):
     for k, v in spec["params"].items():
         assert getattr(m, k) == v
     assert any(op[0] == "update" for op in spec["ops"][-3:])   # pickled with a buffer
-    held = _held(spec)
-    assert m.get() == pytest.approx(_value(spec, held), rel=1e-12, abs=1e-12)
+    held = held_events(spec)
+    assert m.get() == pytest.approx(reference_value(spec, held), rel=1e-12, abs=1e-12)
     # one more update, then a revert of the oldest update held: the reference's answers
     first = held[0]
-    new = (first[0], _key([0.45, first[1][1]]) if isinstance(first[1], tuple) else 0.45,
+    new = (first[0], json_key([0.45, first[1][1]]) if isinstance(first[1], tuple) else 0.45,
            2)
     m.update(*new)
-    held = _held(spec, [new])
-    assert m.get() == pytest.approx(_value(spec, held), rel=1e-12, abs=1e-12)
+    held = held_events(spec, [new])
+    assert m.get() == pytest.approx(reference_value(spec, held), rel=1e-12, abs=1e-12)
     m.revert(*held[0])
     held = held[1:]
-    assert m.get() == pytest.approx(_value(spec, held), rel=1e-12, abs=1e-12)
+    assert m.get() == pytest.approx(reference_value(spec, held), rel=1e-12, abs=1e-12)
     assert pickle.loads(pickle.dumps(m)).get() == m.get()
 
 

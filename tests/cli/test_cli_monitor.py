@@ -22,6 +22,7 @@ import time
 import numpy as np
 import pytest
 from click.testing import CliRunner
+from sklearn.metrics import roc_auc_score
 
 from streamrank import concordance_variance, pair_counts
 from streamrank.cli import main
@@ -29,6 +30,7 @@ from streamrank.monitor.checkpoint import read_checkpoint, write_checkpoint
 from streamrank.monitor import Monitor
 from streamrank.monitor.drift import auc_drop_test
 from paths import ROOT
+import variance_oracle as vo
 
 PNG = b"\x89PNG\r\n\x1a\n"
 FIELDS = ("id", "score", "label", "ts")
@@ -228,7 +230,36 @@ def test_weights_and_options(tmp_path):
     assert res.exit_code == 0, res.output
     final = last_json(res.stdout)
     assert_counts(final, oracle_counts(last))
-    assert final["reference_auc"] == final["reference_auc"]  # frozen after 150 labels
+    # the reference: the first 150 predictions labeled, as they stood at that event
+    ref = np.array(first_labeled(rows, 150))
+    ref_auc, ref_var = vo.delong_variance(ref[:, 0], ref[:, 1], ref[:, 2])
+    assert final["reference_auc"] == pytest.approx(
+        roc_auc_score(ref[:, 0], ref[:, 1], sample_weight=ref[:, 2]), rel=1e-12)
+    cur = np.array([v for v in last.values() if v[0] is not None])
+    auc, var = vo.delong_variance(cur[:, 0], cur[:, 1], cur[:, 2])
+    se, z, p = vo.drop_test(auc, var, ref_auc, ref_var)
+    assert (final["auc"], final["se"], final["z"], final["p_value"]) == pytest.approx(
+        (auc, se, z, p), rel=1e-9)
+
+
+def first_labeled(rows, n):
+    """``[label, score, weight]`` of the first ``n`` predictions to get a label, as they
+    stood when the ``n``-th got it (no prediction leaves the window before then)."""
+    held, order = {}, []
+    for r in rows:
+        if r["score"] is not None and r["id"] not in held:
+            held[r["id"]] = [None, r["score"], r["w"]]
+        elif r["id"] not in held:
+            continue                                # a label too late: dropped
+        row = held[r["id"]]
+        if r["score"] is not None:
+            row[1] = r["score"]
+        if r["label"] is not None and row[0] is None:
+            row[0] = r["label"]
+            order.append(r["id"])
+            if len(order) == n:
+                return [held[k] for k in order]
+    raise AssertionError("fewer labeled predictions than the reference")
 
 
 def test_late_labels_rescores_and_drops_are_counted(tmp_path):

@@ -66,6 +66,19 @@ def spawn(*args):
                             stderr=subprocess.PIPE, env=env)
 
 
+def stop(proc):
+    """SIGTERM (the monitor's clean stop) and its end."""
+    proc.send_signal(signal.SIGTERM)
+    proc.wait(timeout=30)
+
+
+def kill(proc):
+    """SIGKILL if it still runs (a test that failed before `stop`)."""
+    if proc.poll() is None:
+        proc.kill()
+        proc.wait()
+
+
 def _scrape(port):
     with urllib.request.urlopen(f"http://127.0.0.1:{port}/metrics", timeout=10) as resp:
         assert resp.status == 200
@@ -135,12 +148,9 @@ def test_a_scrape_of_a_followed_monitor_matches_its_reports(tmp_path):
                      "alerts": metrics["streamrank_alerts_total"][0]}
             _check(metrics, report, stats, "ranker-7")
             assert report["n"] > 0 and not math.isnan(metrics["streamrank_window_auc"][0])
-        proc.send_signal(signal.SIGTERM)
-        proc.wait(timeout=30)
+        stop(proc)
     finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait()
+        kill(proc)
     err = errs.rest()
     assert proc.returncode == 0, err
     assert "Traceback" not in err and "stopped by SIGTERM; " in err
@@ -178,12 +188,9 @@ def test_alerts_and_skipped_rows_are_counted(tmp_path):
                 break
             assert time.monotonic() < deadline, metrics["streamrank_events_total"]
             time.sleep(0.05)
-        proc.send_signal(signal.SIGTERM)
-        proc.wait(timeout=30)
+        stop(proc)
     finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait()
+        kill(proc)
     summary = errs.rest()
     assert proc.returncode == 0, summary
     assert fired > 0 and int(re.search(r"(\d+) alerts", summary).group(1)) >= fired
@@ -238,3 +245,47 @@ def test_bad_metrics_options_exit_2(tmp_path):
     res = run([path, "--metrics-port", 0, "--metrics-host", "no-such-host.invalid"])
     assert res.exit_code == 2 and "cannot serve the metrics" in res.output
     assert "Traceback" not in res.output
+
+
+def test_every_scrape_is_of_a_moment_between_two_events(tmp_path):
+    """Scraped as fast as it answers while the monitor reads 60,000 rows (new
+    predictions, their labels 5 rows later, labels of ids that left the window or that
+    it never saw): in every scrape the counters add up, ``events = predictions + labels
+    + late_dropped + unmatched_labels`` (the command holds one lock around each event
+    and each scrape; without it a scrape lands inside an event, between two counts)."""
+    n = 60_000
+    lines = ["id,score,label,ts\n"]
+    for i in range(n // 2):
+        lines.append(f"p{i},{(i * 37 % 101) / 100},,{i}\n")
+        if i % 100 == 0 or i < 5:
+            j = -i - 1              # a label for an id never seen
+        elif i % 50 == 0 and i >= 600:
+            j = i - 600             # for an id that left the window (500 predictions)
+        else:
+            j = i - 5               # a late label
+        lines.append(f"p{j},,{(j * 7 % 3) % 2},{i}\n")
+    live = tmp_path / "big.csv"
+    live.write_text("".join(lines))
+    proc = spawn(live, "--follow", "--poll", 0.02, "--max-idle", 30, "--time", "ts",
+                 "--window", 500, "--every", 1000, "--format", "json", "--metrics-port", 0)
+    out, errs = _Lines(proc.stdout), _Lines(proc.stderr)
+    scrapes = []
+    try:
+        port = int(re.search(r":(\d+)/metrics", errs.next()).group(1))
+        deadline = time.monotonic() + 120
+        while not scrapes or scrapes[-1]["streamrank_events_total"] < n:
+            assert time.monotonic() < deadline
+            metrics = _scrape(port)
+            scrapes.append({k: v for k, (v, _) in metrics.items()})
+        stop(proc)
+    finally:
+        kill(proc)
+    assert proc.returncode == 0, errs.rest()
+    moments = {s["streamrank_events_total"] for s in scrapes}
+    assert len(moments) > 5, len(moments)          # scrapes during the read
+    for s in scrapes:
+        assert s["streamrank_events_total"] == (s["streamrank_predictions_total"]
+                                                + s["streamrank_labels_total"]
+                                                + s["streamrank_late_dropped_total"]
+                                                + s["streamrank_unmatched_labels_total"]), s
+    assert scrapes[-1]["streamrank_late_dropped_total"] > 0

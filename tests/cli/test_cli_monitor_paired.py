@@ -9,14 +9,13 @@ import io
 import json
 import math
 import re
-import signal
 
 import numpy as np
 import pytest
 from prometheus_client import CollectorRegistry, generate_latest
 from prometheus_client.parser import text_string_to_metric_families
 from test_cli_monitor import PNG, last_json, run
-from test_cli_monitor_metrics import _Lines, _scrape, spawn
+from test_cli_monitor_metrics import _Lines, _scrape, kill, spawn, stop
 
 from streamrank import delong_test
 from streamrank.cli._monitor_metrics import _COUNTERS, _GAUGES
@@ -263,12 +262,9 @@ def test_a_real_scrape_of_a_paired_run(tmp_path):
         while (report := json.loads(out.next()))["events"] != events:
             pass
         metrics = _scrape(port)
-        proc.send_signal(signal.SIGTERM)
-        proc.wait(timeout=30)
+        stop(proc)
     finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait()
+        kill(proc)
     assert proc.returncode == 0, errs.rest()
     # _scrape keeps one sample per name: the paired gauges have one
     value, labels = metrics["streamrank_paired_p_value"]

@@ -5,7 +5,6 @@ gives exactly the counts of a serial run (checked against the O(n^2) oracle)."""
 from __future__ import annotations
 
 import random
-import sys
 import threading
 
 import pytest
@@ -17,15 +16,6 @@ from streamrank.metrics import ROCAUC
 THREADS = 4
 STEPS = 400
 FIELDS = ("concordant", "discordant", "tied_score", "tied_label", "tied_both")
-
-
-@pytest.fixture
-def eager_switching():
-    """Let threads switch every microsecond, so that calls interleave as much as they can."""
-    old = sys.getswitchinterval()
-    sys.setswitchinterval(1e-6)
-    yield
-    sys.setswitchinterval(old)
 
 
 def _run(threads):

@@ -22,7 +22,7 @@ import pytest
 
 from streamrank import SnapshotError
 from streamrank import metrics as sm
-from test_release_fixtures import _args, _held, _value
+from _release_specs import event_args, held_events, reference_value
 from paths import DATA
 
 RELEASE, MODES = DATA / "release", DATA / "release_modes"
@@ -40,7 +40,7 @@ def _load(folder, name):
 
 
 def _close(m, spec, held):
-    assert m.get() == pytest.approx(_value(spec, held), rel=1e-12, abs=1e-12)
+    assert m.get() == pytest.approx(reference_value(spec, held), rel=1e-12, abs=1e-12)
 
 
 def _applied_cells(spec):
@@ -49,13 +49,13 @@ def _applied_cells(spec):
     applied, pending = [], []
     for op in spec["ops"]:
         if op[0] == "update":
-            pending.append(_args(op[1]))
+            pending.append(event_args(op[1]))
         elif op[0] == "get":
             applied, pending = applied + pending, []
-        elif _args(op[1]) in pending:
-            pending.remove(_args(op[1]))
+        elif event_args(op[1]) in pending:
+            pending.remove(event_args(op[1]))
         else:
-            applied.remove(_args(op[1]))
+            applied.remove(event_args(op[1]))
     cells = defaultdict(list)
     for y, p, w in applied:
         cells[(y, p)].append(w)
@@ -78,11 +78,11 @@ def test_every_engine_mode_loads(name):
     assert type(m).__name__ == spec["class"]
     for k, v in spec["params"].items():
         assert getattr(m, k) == v
-    held = _held(spec)
+    held = held_events(spec)
     _close(m, spec, held)
     new = (held[0][0], (0.45, held[0][1][1]) if isinstance(held[0][1], tuple) else 0.45, 2)
     m.update(*new)
-    held = _held(spec, [new])
+    held = held_events(spec, [new])
     _close(m, spec, held)
     m.revert(*held[0])
     _close(m, spec, held[1:])
@@ -100,7 +100,7 @@ def test_every_update_held_reverts(folder, name):
     matching the recount after each; values held by none raise and change nothing."""
     spec = SPECS[folder][name]
     m = _load(folder, name)
-    held = _held(spec)
+    held = held_events(spec)
     rolling = spec["class"] == "RollingROCAUC"
     if not rolling and not spec["params"].get("censoring"):  # (that engine is 0.1.0's)
         y, p, _ = held[0]
@@ -145,7 +145,7 @@ def test_merged_copies_revert_as_0_1_did(folder, name):
     spec = SPECS[folder][name]
     m = _load(folder, name)
     y, p, ws = _cell_to_merge(spec)
-    held = _held(spec)
+    held = held_events(spec)
     rest = [e for e in held if e[:2] != (y, p)]
     buffered = [e for e in held if e[:2] == (y, p)][len(ws):]
     m.revert(y, p, sum(ws))                     # all of their weight, as one copy
@@ -176,7 +176,7 @@ def test_a_weight0_update_merged_by_0_1_cannot_be_reverted():
     its revert is refused with the reason, and changes nothing."""
     spec = SPECS[MODES]["roc_auc_tree_zero.pkl"]
     m = _load(MODES, "roc_auc_tree_zero.pkl")
-    held = _held(spec)
+    held = held_events(spec)
     assert (True, 0.5, 0) in held and (True, 0.5, 2) in held
     before = m.get()
     with pytest.raises(ValueError, match="update of weight 0 that streamrank 0.1.0"):
@@ -195,7 +195,7 @@ def test_a_float_recount_keeps_merged_copies(folder, name):
     held (`PairEngine.stale`), merged copies included; every update then reverts."""
     spec = SPECS[folder][name]
     m = _load(folder, name)
-    held = _held(spec)
+    held = held_events(spec)
     y, p, _ = held[0]
     huge = (y, p, 1e15 + 0.5)
     m.update(*huge)

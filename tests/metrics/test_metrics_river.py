@@ -290,7 +290,8 @@ def test_with_group_passes_river_estimator_checks():
 
 # --------------------------------------------------------------------------- the fetch
 def test_river_tests_skip_cleanly_without_network(monkeypatch, tmp_path):
-    """No index reachable and nothing cached: a skip naming the reason, not an error."""
+    """No index reachable and nothing cached: a skip naming the reason (which
+    `ci_skips` turns into an error under CI, tests/test_ci_skips.py)."""
     import sys
 
     import _river_sdist

@@ -20,6 +20,8 @@ from streamrank.monitor.drift import auc_drop_test, delong_test, hanley_mcneil_t
 from streamrank.monitor import Monitor, Report
 from streamrank.plot import plot_history
 
+import variance_oracle as vo
+
 PNG = b"\x89PNG\r\n\x1a\n"
 
 
@@ -298,8 +300,35 @@ def test_monitor_test_equals_the_drift_functions():
                 reference_n_pos=ry.sum(), reference_n_neg=(1 - ry).sum())
         assert (r.z, r.p_value, r.se) == pytest.approx((want.z, want.p_value, want.se),
                                                         rel=1e-9)
-        assert r.reference_se == pytest.approx(
-            math.sqrt(want.se ** 2 - (want.se ** 2 - r.reference_se ** 2)), rel=1e-9)
+
+
+@pytest.mark.parametrize("test", ["hanley-mcneil", "delong"])
+@pytest.mark.parametrize("weights", [False, True])
+def test_monitor_test_equals_the_written_out_variances(test, weights):
+    """The report's reference se, se, z and p against the written-out formulas
+    (`variance_oracle`: DeLong's variance over every positive-negative pair of the
+    reference's and the window's rows, Hanley & McNeil's from their class weights), so
+    that a wrong variance on either side cannot pass."""
+    y, s = _stream(500, 3)
+    s = np.round(s, 1)
+    w = np.random.default_rng(5).integers(1, 4, y.size) if weights else np.ones(y.size)
+    m = Monitor(window=200, test=test)
+    for i in range(y.size):
+        m.observe(i, score=s[i], label=y[i], weight=int(w[i]))
+    r = m.report()
+    ref, cur = slice(0, 200), slice(-200, None)
+    ref_auc, ref_var = vo.delong_variance(y[ref], s[ref], w[ref])
+    auc, var = vo.delong_variance(y[cur], s[cur], w[cur])
+    if test == "hanley-mcneil":
+        ref_var = vo.hanley_mcneil_variance(ref_auc, w[ref][y[ref] == 1].sum(),
+                                            w[ref][y[ref] == 0].sum())
+        var = vo.hanley_mcneil_variance(auc, w[cur][y[cur] == 1].sum(),
+                                        w[cur][y[cur] == 0].sum())
+    assert (r.auc, r.reference_auc) == pytest.approx((auc, ref_auc), rel=1e-12)
+    assert r.reference_se == pytest.approx(math.sqrt(ref_var), rel=1e-9)
+    se, z, p = vo.drop_test(auc, var, ref_auc, ref_var)
+    assert (r.se, r.z, r.p_value) == pytest.approx((se, z, p), rel=1e-9)
+    assert 0.01 < r.p_value < 0.99         # a value the test can get wrong
 
 
 def test_no_test_before_min_window_or_with_one_class():
@@ -308,7 +337,12 @@ def test_no_test_before_min_window_or_with_one_class():
         m.observe(i, score=i / 10, label=i % 2)
     m.observe(10, score=0.5, label=1)     # freezes the reference
     r = m.report()
-    assert r.n == 10 and r.p_value == r.p_value
+    y, s = [i % 2 for i in range(10)] + [1], [i / 10 for i in range(10)] + [0.5]
+    ref_auc, _ = vo.delong_variance(y[:10], s[:10])
+    auc, _ = vo.delong_variance(y[1:], s[1:])
+    want = vo.drop_test(auc, vo.hanley_mcneil_variance(auc, 6, 4), ref_auc,
+                        vo.hanley_mcneil_variance(ref_auc, 5, 5))
+    assert r.n == 10 and (r.se, r.z, r.p_value) == pytest.approx(want, rel=1e-9)
     m2 = Monitor(window=4, min_window=2)
     for i in range(8):
         m2.observe(i, score=i, label=int(i < 4))  # the second window: one class

@@ -1,9 +1,10 @@
 """The `Monitor` test of non-binary labels: the concordance of the window against the
-reference's, with `concordance_variance` on both sides.
+reference's, with the U-statistic variance on both sides.
 
 Every report of a stream with late labels, integer weights and a drop is checked
 against the formula computed from scratch on the window's and the reference's rows
-(rebuilt here from the stream, not read from the monitor); then the mixed case (a
+(rebuilt here from the stream, not read from the monitor): the concordance and its
+variance from every pair of rows and the z-test written out (`variance_oracle`); then the mixed case (a
 binary reference, a third label in the window), snapshots (a round trip, and a
 snapshot written before the test existed, ``tests/data/snapshots/monitor_ordinal_v2.npz``).
 """
@@ -15,11 +16,10 @@ import math
 import numpy as np
 import pytest
 
-from streamrank import concordance_variance
 from streamrank.intervals import logit_interval
 from streamrank.monitor import Monitor
-from streamrank.monitor.drift import auc_drop_test
 
+import variance_oracle as vo
 from paths import DATA
 
 DELAY, WINDOW, REFERENCE, EVERY = 3, 80, 60, 7
@@ -44,17 +44,15 @@ def expected(y, s, w, i, mon):
     nan = math.nan
     if hi - lo < 2:
         return (nan,) * 6 + (False,)
-    c, var = concordance_variance(y[lo:hi], s[lo:hi], sample_weight=w[lo:hi])
+    c, var = vo.concordance_variance(y[lo:hi], s[lo:hi], w[lo:hi])
     low, high = logit_interval(c, math.sqrt(var), mon.level)
     if hi < REFERENCE:                               # not frozen yet
         return nan, nan, nan, nan, low, high, False
-    ref_c, ref_var = concordance_variance(y[:REFERENCE], s[:REFERENCE],
-                                          sample_weight=w[:REFERENCE])
+    ref_c, ref_var = vo.concordance_variance(y[:REFERENCE], s[:REFERENCE], w[:REFERENCE])
     if hi - lo < mon.min_window:
         return nan, nan, nan, math.sqrt(ref_var), low, high, False
-    comp = auc_drop_test(c, var, ref_c, ref_var)
-    return (comp.z, comp.p_value, comp.se, math.sqrt(ref_var), low, high,
-            comp.p_value < mon.alpha)
+    se, z, p = vo.drop_test(c, var, ref_c, ref_var)
+    return z, p, se, math.sqrt(ref_var), low, high, p < mon.alpha
 
 
 def feed(mon, y, s, w, start, stop, check=True):
@@ -95,10 +93,10 @@ def test_binary_reference_and_a_third_label_in_the_window():
         m.observe(i, score=s[i], label=y[i])
     r = m.report()
     assert r.metric == "concordance" and m._ref.labels == [0.0, 1.0]
-    ref = concordance_variance(y[:50], s[:50])
-    comp = auc_drop_test(*concordance_variance(y[-50:], s[-50:]), *ref)
-    assert (r.z, r.p_value, r.reference_se) == pytest.approx(
-        (comp.z, comp.p_value, math.sqrt(ref[1])), rel=1e-9)
+    ref = vo.concordance_variance(y[:50], s[:50])
+    se, z, p = vo.drop_test(*vo.concordance_variance(y[-50:], s[-50:]), *ref)
+    assert (r.z, r.p_value, r.reference_se, r.se) == pytest.approx(
+        (z, p, math.sqrt(ref[1]), se), rel=1e-9)
 
 
 def test_snapshot_round_trip_keeps_the_test():

@@ -1,16 +1,18 @@
 """`SegmentedMonitor` of `PairedMonitor` units (champion against challenger per segment).
 
 The oracle of every report, from the windows' contents: each segment's paired p-value
-and difference equal `streamrank.delong_test` of the ids labeled in both of that
-segment's windows (`test_paired.expected_test`); the corrections are the direct ones of
-the champions' drop p-values and, apart, of the paired p-values; the total's group AUC
-of each model equals `streamrank.group_auc_score` of that model's window rows grouped
-by segment; ``_check`` after every event and the snapshot round trips continue exactly
-(hypothesis, derandomized).
+and difference equal DeLong's paired test written out over the ids labeled in both of
+that segment's windows (`test_paired.expected_test`); the corrections are Holm's or
+Bonferroni's by the textbook loops (`variance_oracle`) of the champions' drop p-values
+and, apart, of the paired p-values; the total's group AUC of each model equals
+`streamrank.group_auc_score` of that model's window rows grouped by segment; ``_check``
+after every event and the snapshot round trips continue exactly (hypothesis,
+derandomized), and the streams compared enough to mean something.
 """
 
 import math
 import warnings
+from collections import Counter
 
 import numpy as np
 import pytest
@@ -19,13 +21,13 @@ from hypothesis import strategies as st
 
 from streamrank import group_auc_score
 from streamrank.monitor import PairedMonitor, SegmentedMonitor
-from streamrank.monitor._segment_report import adjust_p_values
 
+import variance_oracle as vo
 from test_paired import expected_test
 
 pytestmark = pytest.mark.filterwarnings(
     "ignore::streamrank.exceptions.UndefinedMetricWarning")
-_checked = {"paired": 0, "gauc": 0, "alerts": 0}
+CORRECTIONS = {"holm": vo.holm, "bonferroni": vo.bonferroni}
 
 
 def _same(a, b):
@@ -47,28 +49,32 @@ def _gauc(m, model):
     return group_auc_score(ys, ss, gs)
 
 
-def check(m, r, alert_on):
+def check(m, r, alert_on, checked):
+    """The report ``r`` against the oracles; ``checked`` counts what was compared."""
     for seg, rep in zip(r.segments, r.reports):
         n, t = expected_test(m.unit(seg), alert_on)
         assert rep.n == n
         if t is None:
             assert math.isnan(rep.p_value)
         else:
-            assert _same(rep.p_value, t.p_value) and _same(rep.difference, t.difference)
-            _checked["paired"] += 1
-    assert r.p_adjusted == tuple(adjust_p_values([x.champion.p_value for x in r.reports],
-                                                 m.correction).tolist()) or all(
-        _same(a, b) for a, b in zip(r.p_adjusted, adjust_p_values(
-            [x.champion.p_value for x in r.reports], m.correction).tolist()))
-    q = adjust_p_values([x.p_value for x in r.reports], m.correction).tolist()
+            assert _same(rep.p_value, t["p_value"]) and _same(rep.difference,
+                                                                t["difference"])
+            checked["paired"] += 1
+    correct = CORRECTIONS[m.correction]
+    want = correct([x.champion.p_value for x in r.reports])
+    assert len(r.p_adjusted) == len(want)
+    assert all(_same(a, b) for a, b in zip(r.p_adjusted, want))
+    q = correct([x.p_value for x in r.reports])
+    assert len(r.paired_p_adjusted) == len(q)
     assert all(_same(a, b) for a, b in zip(r.paired_p_adjusted, q))
     assert r.paired_alerts == tuple(bool(p < m.alpha) for p in q)
     assert r.alert == (any(r.alerts) or any(r.paired_alerts))
     for model, got in (("champion", r.gauc), ("challenger", r.challenger_gauc)):
         want = _gauc(m, model)
         assert _same(got, want), (model, got, want)
-        _checked["gauc"] += want == want
-    _checked["alerts"] += any(r.paired_alerts)
+        checked["gauc"] += want == want
+    checked["alerts"] += any(r.paired_alerts)
+    checked["corrected"] += sum(p == p for p in q) > 1
 
 
 _SCORES = st.sampled_from([0.1, 0.3, 0.5, 0.7, 0.9])
@@ -98,33 +104,36 @@ def _events(stream):
     return out + [(d[1], d[2]) for d in due]
 
 
-@settings(derandomize=True, max_examples=60, deadline=None)
-@given(_STREAM, st.integers(1, 3), st.sampled_from(["worse", "better", "both"]),
-       st.sampled_from(["holm", "bonferroni"]), st.integers(4, 12))
-def test_every_report_matches_delong_and_group_auc(stream, max_segments, alert_on,
-                                                   correction, window):
-    m = SegmentedMonitor(max_segments=max_segments, correction=correction,
-                         factory=lambda: PairedMonitor(window=window, min_window=3,
-                                                       alert_on=alert_on, alpha=0.2))
-    events = _events(stream)
-    for j, (key, kw) in enumerate(events, 1):
-        m.observe(key, **kw)
-        m._check()
-        if j % 5 == 0 or j == len(events):
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore")
-                check(m, m.report(), alert_on)
-        if j == len(events) // 2:
-            back = SegmentedMonitor.from_bytes(m.to_bytes())
-            back._check()
-            assert repr(back.history) == repr(m.history) and back.stats == m.stats
-            m = back
+def test_every_report_matches_delong_and_group_auc():
+    """Every report of 60 streams against the oracles; then that they compared enough
+    (paired tests, group AUCs, alerts, corrections of two or more tests) to mean
+    something."""
+    checked = Counter()
 
+    @settings(derandomize=True, max_examples=60, deadline=None)
+    @given(_STREAM, st.integers(1, 3), st.sampled_from(["worse", "better", "both"]),
+           st.sampled_from(["holm", "bonferroni"]), st.integers(4, 12))
+    def run(stream, max_segments, alert_on, correction, window):
+        m = SegmentedMonitor(max_segments=max_segments, correction=correction,
+                             factory=lambda: PairedMonitor(window=window, min_window=3,
+                                                           alert_on=alert_on, alpha=0.2))
+        events = _events(stream)
+        for j, (key, kw) in enumerate(events, 1):
+            m.observe(key, **kw)
+            m._check()
+            if j % 5 == 0 or j == len(events):
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore")
+                    check(m, m.report(), alert_on, checked)
+            if j == len(events) // 2:
+                back = SegmentedMonitor.from_bytes(m.to_bytes())
+                back._check()
+                assert repr(back.history) == repr(m.history) and back.stats == m.stats
+                m = back
 
-def test_the_streams_checked_something():
-    """(runs after the stream test: its comparisons were not vacuous)"""
-    assert _checked["paired"] > 100 and _checked["gauc"] > 100 and _checked["alerts"] > 5, \
-        _checked
+    run()
+    assert (checked["paired"] > 100 and checked["gauc"] > 100 and checked["alerts"] > 5
+            and checked["corrected"] > 20), checked
 
 
 def test_paired_units_by_hand():

@@ -5,6 +5,7 @@ against a direct computation, snapshots, routing rules and errors."""
 from __future__ import annotations
 
 import math
+from collections import Counter
 
 import numpy as np
 import pytest
@@ -16,6 +17,8 @@ from streamrank import group_auc_score
 from streamrank.exceptions import SnapshotError, UndefinedMetricWarning  # noqa: F401
 from streamrank.monitor import Monitor, SegmentedMonitor, SegmentedReport
 from streamrank.monitor._segment_report import adjust_p_values
+
+import variance_oracle as vo
 
 OTHER = SegmentedMonitor.OTHER
 # (zero weights and one-class windows: the undefined AUCs are compared as nan)
@@ -96,7 +99,10 @@ class Model:
 
 
 def _auc_or_nan(y, s, w):
-    return roc_auc_score(y, s, sample_weight=w) if len(set(y)) == 2 else math.nan
+    """sklearn's AUC; nan unless both classes have weight (sklearn refuses zero weights)."""
+    if len({yi for yi, wi in zip(y, w) if wi > 0}) != 2:
+        return math.nan
+    return roc_auc_score(y, s, sample_weight=w)
 
 
 def _same(a, b):
@@ -104,7 +110,8 @@ def _same(a, b):
                                                              abs_tol=1e-12)
 
 
-def _check_report(m, model, r, weighting):
+def _check_report(m, model, r, weighting, checked):
+    """The report ``r`` against the model; ``checked`` counts what was compared."""
     assert set(r.segments) == set(model.wins)
     ys, ss, ws, gs = [], [], [], []
     for seg, rep in zip(r.segments, r.reports):
@@ -121,17 +128,13 @@ def _check_report(m, model, r, weighting):
         assert _same(r.gauc, expect), (r.gauc, expect)
     else:
         assert math.isnan(r.gauc)
-    # the correction is the direct one of the units' own p-values
-    assert _same_seq(r.p_adjusted, _direct(rep.p_value for rep in r.reports),
-                     ) if m.correction == "holm" else _same_seq(
-        r.p_adjusted, _bonferroni(rep.p_value for rep in r.reports))
+    # the correction is the textbook one of the units' own p-values
+    correct = vo.holm if m.correction == "holm" else vo.bonferroni
+    assert _same_seq(r.p_adjusted, correct(rep.p_value for rep in r.reports))
     assert r.alerts == tuple(bool(p < m.alpha) for p in r.p_adjusted)
     _check_wrapper_counts(m, model)
-    _checked["gauc"] += r.gauc == r.gauc
-    _checked["tests"] += sum(p == p for p in r.p_adjusted) > 1
-
-
-_checked = {"gauc": 0, "tests": 0}
+    checked["gauc"] += r.gauc == r.gauc
+    checked["tests"] += sum(p == p for p in r.p_adjusted) > 1
 
 
 def _check_wrapper_counts(m, model):
@@ -151,32 +154,12 @@ def _same_seq(a, b):
     return len(a) == len(b) and all(_same(x, y) for x, y in zip(a, b))
 
 
-def _direct(ps):
-    """Holm's adjusted p-values by the textbook loop."""
-    ps = list(ps)
-    idx = [i for i, p in enumerate(ps) if p == p]
-    m = len(idx)
-    order = sorted(idx, key=lambda i: ps[i])
-    out = [math.nan] * len(ps)
-    running = 0.0
-    for rank, i in enumerate(order):
-        running = max(running, min(1.0, (m - rank) * ps[i]))
-        out[i] = running
-    return out
-
-
-def _bonferroni(ps):
-    ps = list(ps)
-    m = sum(p == p for p in ps)
-    return [min(1.0, m * p) if p == p else math.nan for p in ps]
-
-
 _ops = st.lists(st.tuples(st.integers(0, 9), st.integers(0, 5), st.integers(0, 3),
                           st.integers(0, 1), st.integers(0, 2), st.integers(0, 3)),
                 min_size=20, max_size=150)
 
 
-def _run(ops, m, model, weighting, snapshot_every=None):
+def _run(ops, m, model, weighting, checked, snapshot_every=None):
     keys = []
     t = 0.0
     nxt = 0
@@ -219,12 +202,12 @@ def _run(ops, m, model, weighting, snapshot_every=None):
                       ev.get("weight"), time)
         m._check()
         if step % 5 == 4:
-            _check_report(m, model, m.report(), weighting)
+            _check_report(m, model, m.report(), weighting, checked)
             m._check()
         if snapshot_every and step % snapshot_every == snapshot_every - 1:
             m = SegmentedMonitor.from_bytes(m.to_bytes())
             m._check()
-    _check_report(m, model, m.report(), weighting)
+    _check_report(m, model, m.report(), weighting, checked)
     return m
 
 
@@ -232,34 +215,54 @@ def _given(m, model, key):
     return m._where[key][0]
 
 
-@settings(derandomize=True, max_examples=60, deadline=None)
-@given(_ops, st.integers(1, 4), st.sampled_from(["impressions", "pairs", "uniform"]))
-def test_count_windows_match_the_model(ops, max_segments, weighting):
-    m = SegmentedMonitor(max_segments=max_segments, weighting=weighting, window=6,
-                         min_window=2, reference=3)
-    _run(ops, m, Model(max_segments, window=6), weighting)
+def test_count_windows_match_the_model():
+    checked = Counter()
+
+    @settings(derandomize=True, max_examples=60, deadline=None)
+    @given(_ops, st.integers(1, 4), st.sampled_from(["impressions", "pairs", "uniform"]))
+    def run(ops, max_segments, weighting):
+        m = SegmentedMonitor(max_segments=max_segments, weighting=weighting, window=6,
+                             min_window=2, reference=3)
+        _run(ops, m, Model(max_segments, window=6), weighting, checked)
+
+    run()
+    # (the reports compared enough to mean something: measured 365 and 7)
+    assert checked["gauc"] > 200 and checked["tests"] > 5, checked
 
 
-@settings(derandomize=True, max_examples=60, deadline=None)
-@given(_ops, st.integers(1, 4), st.sampled_from(["holm", "bonferroni"]))
-def test_period_windows_share_the_clock(ops, max_segments, correction):
-    m = SegmentedMonitor(max_segments=max_segments, correction=correction, period=4.0,
-                         min_window=2, test="delong")
-    _run(ops, m, Model(max_segments, period=4.0), "impressions")
+def test_period_windows_share_the_clock():
+    checked = Counter()
+
+    @settings(derandomize=True, max_examples=60, deadline=None)
+    @given(_ops, st.integers(1, 4), st.sampled_from(["holm", "bonferroni"]))
+    def run(ops, max_segments, correction):
+        m = SegmentedMonitor(max_segments=max_segments, correction=correction,
+                             period=4.0, min_window=2, test="delong")
+        _run(ops, m, Model(max_segments, period=4.0), "impressions", checked)
+
+    run()
+    assert checked["gauc"] > 20, checked     # (measured 28)
 
 
-@settings(derandomize=True, max_examples=40, deadline=None)
-@given(_ops, st.integers(1, 3))
-def test_snapshot_round_trips_continue_exactly(ops, max_segments):
-    m = SegmentedMonitor(max_segments=max_segments, period=3.0, min_window=2)
-    m = _run(ops, m, Model(max_segments, period=3.0), "impressions", snapshot_every=7)
-    back = SegmentedMonitor.from_bytes(m.to_bytes())
-    back._check()
-    assert back.stats == m.stats and back.segments == m.segments
-    assert back.segment_alerts == m.segment_alerts
-    assert [r.rows() for r in back.history] == [r.rows() for r in m.history] or all(
-        _rows_equal(a, b) for a, b in zip(back.history, m.history))
-    assert back.to_bytes() == m.to_bytes()
+def test_snapshot_round_trips_continue_exactly():
+    checked = Counter()
+
+    @settings(derandomize=True, max_examples=40, deadline=None)
+    @given(_ops, st.integers(1, 3))
+    def run(ops, max_segments):
+        m = SegmentedMonitor(max_segments=max_segments, period=3.0, min_window=2)
+        m = _run(ops, m, Model(max_segments, period=3.0), "impressions", checked,
+                 snapshot_every=7)
+        back = SegmentedMonitor.from_bytes(m.to_bytes())
+        back._check()
+        assert back.stats == m.stats and back.segments == m.segments
+        assert back.segment_alerts == m.segment_alerts
+        assert [r.rows() for r in back.history] == [r.rows() for r in m.history] or all(
+            _rows_equal(a, b) for a, b in zip(back.history, m.history))
+        assert back.to_bytes() == m.to_bytes()
+
+    run()
+    assert checked["gauc"] > 0, checked
 
 
 def _rows_equal(a, b):
@@ -290,13 +293,10 @@ def test_long_seeded_streams(seed, window):
                          period=period, min_window=3, reference=5,
                          correction=("holm", "bonferroni")[seed % 2])
     model = Model(max_segments, window=window, period=period)
-    m = _run(ops, m, model, weighting, snapshot_every=97)
+    checked = Counter()
+    m = _run(ops, m, model, weighting, checked, snapshot_every=97)
     _check_wrapper_counts(m, model)
-
-
-def test_the_streams_checked_something():
-    """(runs after the stream tests: the comparisons above were not vacuous)"""
-    assert _checked["gauc"] > 200 and _checked["tests"] > 10, _checked
+    assert checked["gauc"] > 5, checked      # (measured 7 to 95)
 
 
 def test_corrections_direct():
@@ -304,9 +304,9 @@ def test_corrections_direct():
     for _ in range(200):
         p = rng.random(rng.integers(1, 9)) ** 3
         p[rng.random(p.size) < 0.2] = np.nan
-        assert _same_seq(adjust_p_values(p, "holm").tolist(), _direct(p.tolist()))
+        assert _same_seq(adjust_p_values(p, "holm").tolist(), vo.holm(p.tolist()))
         assert _same_seq(adjust_p_values(p, "bonferroni").tolist(),
-                         _bonferroni(p.tolist()))
+                         vo.bonferroni(p.tolist()))
 
 
 def _degrading_stream(m, n=3000, seed=3):

@@ -190,43 +190,59 @@ def test_engine_moves_to_floats_mid_stream_over_a_deep_tree(labels, levels):
 
 # --------------------------------------------------------------------------- machine
 POOL = (0.0, 1.0, 2.0, 3.0, 4.0)
+FAN = 32                # entries per node (_btree.pxi): more than FAN**2 scores, 3+ levels
+STEPS = 25
+# Each label of the machine's rows holds more than FAN**2 + STEPS distinct scores (checked
+# in `setup`), so every tree stays 3+ levels deep whichever levels share it and whatever
+# the steps remove; half of DEEP rows are enough and halve the cost of a step's recount.
+MACHINE_ROWS = DEEP // 2
 
 
 class DeepEngineMachine(RuleBasedStateMachine):
     """A `PairEngine` over a deep tree (or three deep trees) taking unit, integer, zero
-    and fractional weights in any order, next to the list of what it holds."""
+    and fractional weights in any order, next to the lists of what it holds."""
 
     @initialize(levels=st.sampled_from((2, 5)), seed=st.integers(0, 3))
     def setup(self, levels, seed):
         rng = np.random.default_rng(seed)
-        y, s = _deep_rows(rng, DEEP, levels)
+        y, s = _deep_rows(rng, MACHINE_ROWS, levels)
+        assert np.bincount(y.astype(int)).min() > FAN * FAN + STEPS
         self.e = PairEngine("ordinal")
         self.e.add_many(y, s, None)
-        self.rows = list(zip(y.tolist(), s.tolist(), [1] * DEEP))
+        self.ys, self.ss, self.ws = y.tolist(), s.tolist(), [1] * MACHINE_ROWS
+        self.zeros = 0          # rows of weight 0 held
         self.labels = POOL[:levels]
+
+    def _append(self, y, s, w):
+        self.ys.append(y)
+        self.ss.append(s)
+        self.ws.append(w)
+        self.zeros += w == 0
+
+    def _pop(self, i):
+        row = self.ys.pop(i), self.ss.pop(i), self.ws.pop(i)
+        self.zeros -= row[2] == 0
+        return row
 
     @rule(data=st.data(), w=st.sampled_from((1, 2, 0, 0, 0.5)), fresh=st.booleans())
     def add(self, data, w, fresh):
         y = data.draw(st.sampled_from(self.labels))
         s = data.draw(st.integers(0, 4 * DEEP)) / 64.0 if fresh else \
-            self.rows[data.draw(st.integers(0, len(self.rows) - 1))][1]
+            self.ss[data.draw(st.integers(0, len(self.ss) - 1))]
         if self.e._dtype is float:
             w = float(w)
         self.e.add(y, s, w)
-        self.rows.append((y, s, w))
+        self._append(y, s, w)
 
-    @precondition(lambda self: len(self.rows) > DEEP // 2)
     @rule(data=st.data())
     def remove(self, data):
-        y, s, w = self.rows.pop(data.draw(st.integers(0, len(self.rows) - 1)))
-        self.e.remove(y, s, w)
+        self.e.remove(*self._pop(data.draw(st.integers(0, len(self.ys) - 1))))
 
-    @precondition(lambda self: any(r[2] == 0 for r in self.rows))
+    @precondition(lambda self: self.zeros)
     @rule(data=st.data())
     def remove_zero(self, data):
-        zeros = [i for i, r in enumerate(self.rows) if r[2] == 0]
-        y, s, w = self.rows.pop(zeros[data.draw(st.integers(0, len(zeros) - 1))])
-        self.e.remove(y, s, w)
+        zeros = [i for i, w in enumerate(self.ws) if w == 0]
+        self.e.remove(*self._pop(zeros[data.draw(st.integers(0, len(zeros) - 1))]))
 
     @rule(k=st.integers(1, 40), w=st.sampled_from((0, 1, 0.25)), seed=st.integers(0, 9))
     def add_batch(self, k, w, seed):
@@ -236,7 +252,8 @@ class DeepEngineMachine(RuleBasedStateMachine):
         if self.e._dtype is float:
             w = float(w)
         self.e.add_many(y, s, np.full(k, float(w)))
-        self.rows += [(a, b, w) for a, b in zip(y.tolist(), s.tolist())]
+        for a, b in zip(y.tolist(), s.tolist()):
+            self._append(a, b, w)
 
     @rule()
     def round_trip(self):
@@ -244,15 +261,14 @@ class DeepEngineMachine(RuleBasedStateMachine):
 
     @invariant()
     def matches_recount(self):
-        ys, ss, ws = zip(*self.rows)
-        self.e._check(ys, ss, ws)
-        zero = any(r[2] == 0 for r in self.rows)
-        for fe, pc in _arrays(self.e._dom):
-            assert fe == (self.e._dtype is float)
-        if zero:
-            assert any(pc for _, pc in _arrays(self.e._dom))
+        self.e._check(self.ys, self.ss, self.ws)
+        arrays = _arrays(self.e._dom)
+        assert all(fe == (self.e._dtype is float) for fe, _ in arrays)
+        if self.zeros:
+            assert any(pc for _, pc in arrays)
 
 
 TestDeepEngineMachine = DeepEngineMachine.TestCase
 TestDeepEngineMachine.settings = settings(
-    max_examples=15, stateful_step_count=25, derandomize=True, deadline=None, database=None)
+    max_examples=50, stateful_step_count=STEPS, derandomize=True, deadline=None,
+    database=None)
