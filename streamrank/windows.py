@@ -19,6 +19,8 @@ import math
 from collections.abc import Iterator
 from typing import Any
 
+import numpy as np
+
 from . import _engine_ci
 from ._typing import Count, LabelKind, Number
 from ._validation import check_int, check_period, check_scalar, check_weight, param_error
@@ -39,7 +41,8 @@ def sync(window: RowWindow, engine: PairEngine, caller: str, *,
          recount: bool = True) -> PairEngine:
     """``engine`` after receiving the changes ``window`` holds back, and (with
     ``recount``) recounted from the window's labeled rows when float rounding of weight
-    that came and went may be large (`PairEngine.stale`).
+    that came and went may be large (`PairEngine.stale`), with the window's per-label
+    tallies when it keeps them (`RowWindow.classes`).
 
     A few changes go as tuples (`RowWindow.take`, applied by `PairEngine.apply`: one C
     loop); more
@@ -57,7 +60,13 @@ def sync(window: RowWindow, engine: PairEngine, caller: str, *,
             engine.remove_many(ry, rs, None if (rw == 1.0).all() else rw)
             engine.add_many(ay, as_, None if (aw == 1.0).all() else aw, caller)
     if recount and engine.stale:
-        engine.rebuild(*window.columns())
+        y, s, w = window.columns()
+        engine.rebuild(y, s, w)
+        if window.classes is not None:      # a window's per-label tallies (the monitor's)
+            labels, code, rows = np.unique(y, return_inverse=True, return_counts=True)
+            sums = np.bincount(code, weights=w, minlength=labels.size)
+            window.classes = {yv: [int(c), float(ws)] for yv, c, ws in
+                              zip(labels.tolist(), rows.tolist(), sums.tolist())}
     return engine
 
 

@@ -13,8 +13,6 @@ from collections import deque
 from collections.abc import Hashable, Iterator
 from typing import TYPE_CHECKING, Literal, Union
 
-import numpy as np
-
 from .._typing import Count, LabelKind, Number
 
 from .._validation import (check_int, check_level, check_option, check_period, check_scalar,
@@ -581,19 +579,10 @@ class Monitor:
         _read.check(self)
 
     def _fresh_counts(self) -> PairCounts:
-        """The engine's counts, after handing it the window's waiting changes
-        (`streamrank.windows.sync`, ``O(k log W)`` for ``k`` of them); first, if float
-        rounding from weight that came and went made them stale, a recount of the window
-        (``O(W log W)``, see `PairEngine.stale`), with the per-class sums."""
-        engine = sync(self._win, self._engine, "Monitor.observe", recount=False)
-        if engine.stale:
-            y, s, w = self._window_arrays()
-            engine.rebuild(y, s, w)
-            labels, code, copies = np.unique(y, return_inverse=True, return_counts=True)
-            sums = np.bincount(code, weights=w, minlength=labels.size)
-            self._win.classes = {yv: [int(c), float(ws)]
-                           for yv, c, ws in zip(labels.tolist(), copies.tolist(), sums.tolist())}
-        return engine.counts
+        """The engine's counts, after handing it the window's waiting changes, and a
+        recount of the window if float rounding made them stale (`streamrank.windows.sync`:
+        ``O(k log W)`` for ``k`` changes, ``O(W log W)`` for a recount)."""
+        return sync(self._win, self._engine, "Monitor.observe").counts
 
     def _window_arrays(self):
         """``(y, s, w)`` float arrays of the labeled predictions in the window, oldest

@@ -218,9 +218,10 @@ def test_monitor_per_event_path_equals_the_checked_path():
     assert fast._fast and list(fast.items()) == list(slow.items())
     fast.observe(399, label=True)               # labeled already: the checked path
     slow.observe(399, label=1)
-    fast.observe("gone", label=0.0)             # not held: dropped
-    slow.observe("gone", label=0)
-    assert fast.stats == slow.stats
+    unmatched = fast.stats["unmatched"]
+    fast.observe(-1, label=0.0)                 # never predicted: unmatched
+    slow.observe(-1, label=0)
+    assert fast.stats == slow.stats and fast.stats["unmatched"] == unmatched + 1
     assert fast._win.classes == slow._win.classes
     fast._check()
     again = Monitor.from_bytes(fast.to_bytes())
