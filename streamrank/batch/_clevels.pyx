@@ -17,6 +17,7 @@ they are float64 sums of nonnegative products, with no subtraction.
 
 from libc.stdint cimport int64_t, uint8_t, uint16_t, uint32_t, uint64_t
 from libc.stdlib cimport malloc, free
+from libc.string cimport memcpy
 
 import numpy as np
 
@@ -334,47 +335,69 @@ cdef int _histogram(const int64_t[::1] c, int64_t offset, Py_ssize_t[::1] counts
 
 cdef void _scatter(const int64_t[::1] c, int64_t offset, const Py_ssize_t[::1] counts,
                    Py_ssize_t[::1] perm, bint with_perm, list ins, list outs) except *:
-    cdef Py_ssize_t n = c.shape[0], m = counts.shape[0], i, p, total = 0, a
-    cdef Py_ssize_t na = len(ins)
-    cdef int64_t code
+    """One pass per output (``perm``, then each array), each a tight loop of one entry
+    size: the pointers stay in registers, which a single pass switching on the size of
+    every array for every row does not allow (measured 2-3x slower at 10^6 rows)."""
+    cdef Py_ssize_t n = c.shape[0], m = counts.shape[0], i, total = 0, a
+    cdef Py_ssize_t* start = <Py_ssize_t*>malloc((m + 1) * sizeof(Py_ssize_t))
     cdef Py_ssize_t* pos = <Py_ssize_t*>malloc((m + 1) * sizeof(Py_ssize_t))
-    cdef char** src = <char**>malloc((na + 1) * sizeof(char*))
-    cdef char** dst = <char**>malloc((na + 1) * sizeof(char*))
-    cdef int* size = <int*>malloc((na + 1) * sizeof(int))
-    cdef Py_ssize_t[::1] perm_view = perm
-    if pos == NULL or src == NULL or dst == NULL or size == NULL:
+    cdef char* src
+    cdef char* dst
+    cdef int size
+    if start == NULL or pos == NULL:
+        free(start)
         free(pos)
-        free(src)
-        free(dst)
-        free(size)
         raise MemoryError()
-    for a in range(na):
-        src[a] = <char*><size_t>ins[a].ctypes.data
-        dst[a] = <char*><size_t>outs[a].ctypes.data
-        size[a] = ins[a].itemsize
-    with nogil:
-        for i in range(m):
-            pos[i] = total
-            total += counts[i]
-        for i in range(n):
-            code = c[i] - offset
-            p = pos[code]
-            pos[code] = p + 1
-            if with_perm:
-                perm_view[p] = i
-            for a in range(na):
-                if size[a] == 8:
-                    (<uint64_t*>dst[a])[p] = (<uint64_t*>src[a])[i]
-                elif size[a] == 1:
-                    (<uint8_t*>dst[a])[p] = (<uint8_t*>src[a])[i]
-                elif size[a] == 4:
-                    (<uint32_t*>dst[a])[p] = (<uint32_t*>src[a])[i]
-                else:
-                    (<uint16_t*>dst[a])[p] = (<uint16_t*>src[a])[i]
+    for i in range(m):
+        start[i] = total
+        total += counts[i]
+    if with_perm:
+        memcpy(pos, start, m * sizeof(Py_ssize_t))
+        _scatter_index(&c[0], offset, n, pos, &perm[0])
+    for a in range(len(ins)):
+        src = <char*><size_t>ins[a].ctypes.data
+        dst = <char*><size_t>outs[a].ctypes.data
+        size = ins[a].itemsize
+        memcpy(pos, start, m * sizeof(Py_ssize_t))
+        with nogil:
+            if size == 8:
+                _scatter_entries(&c[0], offset, n, pos, <uint64_t*>src, <uint64_t*>dst)
+            elif size == 1:
+                _scatter_entries(&c[0], offset, n, pos, <uint8_t*>src, <uint8_t*>dst)
+            elif size == 4:
+                _scatter_entries(&c[0], offset, n, pos, <uint32_t*>src, <uint32_t*>dst)
+            else:
+                _scatter_entries(&c[0], offset, n, pos, <uint16_t*>src, <uint16_t*>dst)
+    free(start)
     free(pos)
-    free(src)
-    free(dst)
-    free(size)
+
+
+ctypedef fused _entry:
+    uint8_t
+    uint16_t
+    uint32_t
+    uint64_t
+
+
+cdef inline void _scatter_entries(const int64_t* c, int64_t offset, Py_ssize_t n,
+                                  Py_ssize_t* pos, const _entry* src,
+                                  _entry* dst) noexcept nogil:
+    """``dst[pos[code]++] = src[i]`` for every row ``i`` in order (a stable scatter)."""
+    cdef Py_ssize_t i, code
+    for i in range(n):
+        code = c[i] - offset
+        dst[pos[code]] = src[i]
+        pos[code] += 1
+
+
+cdef inline void _scatter_index(const int64_t* c, int64_t offset, Py_ssize_t n,
+                                Py_ssize_t* pos, Py_ssize_t* dst) noexcept nogil:
+    """``dst[pos[code]++] = i``: the input row of each grouped position."""
+    cdef Py_ssize_t i, code
+    for i in range(n):
+        code = c[i] - offset
+        dst[pos[code]] = i
+        pos[code] += 1
 
 
 def row_scores(labels, n_levels, starts, weights=None):
