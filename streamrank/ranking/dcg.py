@@ -243,7 +243,9 @@ def ndcg_score(query_ids: ArrayLike, y_true: ArrayLike, y_score: ArrayLike, *,
     -----
     Runtime complexity: ``O(n log n)``: one sort by (query, score); the ideal DCG needs no
     second sort when the relevance has at most 64 levels (a per-query histogram of the
-    levels, ``O(n + n_q L)``), else one more ``lexsort``.
+    levels, ``O(n + n_q L)``), else one more ``lexsort``. With a cut-off ``k`` below the
+    common length of every query (``ties="average"``): ``O(n log k)``, each query's ``k``
+    best selected without sorting, and rows in any order are not grouped first.
     With the default gain and ties it equals ``sklearn.metrics.ndcg_score(y_true, y_score,
     k=k)`` (whose ``ignore_ties=False`` averages ties) of the queries as the rows of
     ``(n_queries, n_documents)`` matrices; with ``empty=0`` also when a query has no
