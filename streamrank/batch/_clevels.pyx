@@ -354,8 +354,8 @@ cdef int _histogram(const int64_t[::1] c, int64_t offset, Py_ssize_t[::1] counts
 cdef void _scatter(const int64_t[::1] c, int64_t offset, const Py_ssize_t[::1] counts,
                    Py_ssize_t[::1] perm, bint with_perm, list ins, list outs) except *:
     """One pass per output (``perm``, then each array), each a tight loop of one entry
-    size: the pointers stay in registers, which a single pass switching on the size of
-    every array for every row does not allow (measured 2-3x slower at 10^6 rows)."""
+    size whose pointers stay in registers (one pass switching on each array's size for
+    every row measured 19 ms against 14 at 10^6 rows of 10^4 codes)."""
     cdef Py_ssize_t n = c.shape[0], m = counts.shape[0], i, total = 0, a
     cdef Py_ssize_t* start = <Py_ssize_t*>malloc((m + 1) * sizeof(Py_ssize_t))
     cdef Py_ssize_t* pos = <Py_ssize_t*>malloc((m + 1) * sizeof(Py_ssize_t))
