@@ -20,7 +20,7 @@ from .structures._cslots import SlotStore
 __all__ = ["PairCounter"]
 
 _FORMAT = "streamrank.PairCounter"
-_VERSION = 2    # 2: keys stored exactly (see _snapshot); 1 is still read
+_VERSION = 2    # the only version read: keys stored exactly (see _snapshot)
 
 
 class PairCounter:
@@ -276,14 +276,14 @@ class PairCounter:
 
     @classmethod
     def from_bytes(cls, data: bytes) -> PairCounter:
-        """Restore a counter written by `to_bytes` (any snapshot version up to the
-        current one), in ``O(n log n)``.
+        """Restore a counter written by `to_bytes` (snapshot version `_VERSION` only), in
+        ``O(n log n)``.
 
         Raises `streamrank.exceptions.SnapshotError` (a `ValueError`) for anything it
         cannot load: bytes that are not a snapshot, another structure's snapshot, a
         truncated or damaged one, an unsupported version (see `SnapshotError`).
         """
-        snap = _snapshot.load(data, _FORMAT, _VERSION, "PairCounter.from_bytes")
+        snap = _snapshot.load(data, _FORMAT, _VERSION, "PairCounter.from_bytes", _VERSION)
         labels = snap.text("labels")
         keys = snap.keys("keys")
         n = len(keys)

@@ -55,6 +55,7 @@ from collections.abc import Iterable, Mapping, Sequence
 
 import numpy as np
 
+from ._snapshot import Pickled
 from ._typing import Count, LabelKind, Number
 from .batch._kernels import count_pairs
 from ._validation import INT_TOTAL_MAX, check_scalar, check_weight, describe, param_error
@@ -87,7 +88,7 @@ PAIR_BOUND = 2.0 ** -32
 _C, _D, _T, _TY, _TYY = range(5)
 
 
-class PairEngine:
+class PairEngine(Pickled):
     """Running pair counts of a multiset of ``(label, score, weight)`` samples.
 
     The value-based core under `PairCounter` (keyed), the windows and the River metrics:
@@ -118,12 +119,13 @@ class PairEngine:
     _cached: PairCounts | None
     _dtype: type[int] | type[float]
     _kind: str
-    _moments = False    # placement moments asked for (engines pickled before: never)
+    _moments: bool
 
     def __init__(self, labels: LabelKind = "auto") -> None:
         if labels not in LABEL_KINDS:
             raise param_error("labels", "PairEngine", f"one of {LABEL_KINDS}", describe(labels))
         self.labels = labels
+        self._moments = False   # placement moments asked for (kept from then on)
         self.clear()
 
     # ------------------------------------------------------------------ state
@@ -141,23 +143,9 @@ class PairEngine:
     def __len__(self) -> int:
         return len(self._dom)
 
-    def __setstate__(self, state: dict[str, object]) -> None:
-        """Unpickle. State pickled by version 0.1 (sums kept in Python lists, the level
-        counts in Python dicts, Python structures, which their compiled successors load)
-        is converted."""
-        if "_acc" in state:
-            acc, comp = state.pop("_acc"), state.pop("_comp")
-            dtype = state["_dtype"]
-            sums = Sums(dtype is float)
-            if dtype is float:
-                sums.add([a + b for a, b in zip(acc[:5], comp[:5])], 1.0, acc[5] + comp[5])
-            else:
-                sums.add(acc[:5], 1, acc[5])
-            sums.hist = state.pop("_hist", 0.0)
-            state["_sums"] = sums
-            state.pop("_n", None)
-        for old in ("_label_copies", "_score_copies", "_zero_copies", "_n_pos", "_fused"):
-            state.pop(old, None)     # (the compiled structures keep their level counts)
+    def _restore(self, state: dict) -> None:
+        """Unpickle (`Pickled`): the compiled structure's link to the sums is not
+        pickled."""
         self.__dict__.update(state)
         self._dom.sums = self._sums
         if self._kind != "continuous":

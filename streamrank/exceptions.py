@@ -24,14 +24,16 @@ class SnapshotError(ValueError):
     * ``"corrupt snapshot: ..."``: a truncated or damaged archive, a missing array, an
       array of the wrong dtype or shape, pickled Python objects (never loaded), values
       that break the structure's rules (nan scores, duplicate keys, bad settings);
-    * ``"snapshot version N not supported (this streamrank reads versions 1..M)"``: a
-      snapshot from a newer streamrank, or a version that never existed.
+    * ``"snapshot version N not supported (this streamrank reads version M)"``: a
+      snapshot of an earlier development format, from a newer streamrank, or of a version
+      that never existed.
 
-    ``pickle.load`` of a River metric of `streamrank.metrics` raises it too, for a state
-    it cannot load: ``"ROCAUC: cannot load this pickle: its state is neither this
-    version's nor one of streamrank 0.1.0 (...)"``, or ``"ROCAUC: cannot load this pickle
-    of streamrank 0.1.0: ..."`` (a damaged one). Pickles of 0.1.0 are read into today's
-    layout.
+    ``pickle.load`` of a structure that carries a pickle format version (the River
+    metrics, `EpochTracker`, `PairEngine`, the ranking states: see
+    `streamrank._snapshot.Pickled`) raises it too, before any state changes, for a pickle
+    of another version: ``"ROCAUC: pickle version none not supported (this streamrank
+    reads version 1)."`` (``none``: a pickle of an earlier development format, which had
+    no version).
 
     A subclass of `ValueError`, so ``except ValueError`` catches it too.
 

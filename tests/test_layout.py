@@ -3,10 +3,10 @@
 Layers, lowest first (a module may import from a lower layer or from its own package):
 
 0. the definitions: `exceptions`, `_typing` (type aliases), `_validation` (every argument
-   check), `counts`;
+   check), `counts`, `_snapshot` (the versioned snapshot and pickle formats);
 1. `io` (the file readers) and `batch` (the numpy batch API and its kernels);
 2. the compiled `structures` and their Python face, `engine`;
-3. the incremental API: `counter`, `windows`, `epochs`, `_snapshot`;
+3. the incremental API: `counter`, `windows`, `epochs`;
 4. `metrics` (River adapters) and `ranking`;
 5. the applications: `monitor`, `dask`, `compare`;
 6. `plot` (every figure);
@@ -26,14 +26,15 @@ import pytest
 PACKAGE = Path(__file__).resolve().parents[1] / "streamrank"
 
 #: Each unit's layer; the decimals order the units inside a layer (``counts`` uses
-#: ``exceptions``, ``engine`` the ``structures``, the counters ``_snapshot``). Units of one
+#: ``exceptions``, ``engine`` the ``structures``, the counters ``_engine_ci``). Units of one
 #: rank (``io`` and ``batch``; ``metrics`` and ``ranking``; the applications) never import
 #: each other.
 LAYERS = {
     "exceptions": 0.0, "_typing": 0.0, "_validation": 0.1, "counts": 0.2, "intervals": 0.3,
+    "_snapshot": 0.4,
     "io": 1, "batch": 1,
     "structures": 2.0, "engine": 2.1,
-    "_snapshot": 3.0, "_engine_ci": 3.05, "counter": 3.1, "windows": 3.1, "epochs": 3.1,
+    "_engine_ci": 3.05, "counter": 3.1, "windows": 3.1, "epochs": 3.1,
     "metrics": 4, "ranking": 4,
     "monitor": 5, "dask": 5, "compare": 5,
     "plot": 6,

@@ -10,8 +10,8 @@ each on its fastest exact path:
 * ``step_additive(delta, groups)`` — every score moves by an amount shared within its group
   (a boosting round adds one tree: all samples of a leaf move together). Inside a group the
   previous order survives, so the new order is a merge of the groups' ``L`` runs. Measured
-  here (n = 1e6, 31 groups), that merge -- a stable radix sort by group then timsort
-  (earlier releases), or a compiled heap over the runs' heads -- costs more than numpy's
+  here (n = 1e6, 31 groups), that merge -- a stable radix sort by group then timsort,
+  or a compiled heap over the runs' heads -- costs more than numpy's
   vectorized ``argsort`` of the new scores, and counting in the merged order costs as
   much as the per-level sorts of ``step``. So this epoch is counted as ``step`` counts
   one, from the validated shifted scores: no cheaper exact path is claimed.
@@ -46,6 +46,7 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import ArrayLike
 
+from .._snapshot import Pickled
 from .._typing import Count
 from ..batch._kernels import (
     MAX_ORDINAL_LEVELS,
@@ -106,7 +107,7 @@ def _common_dtype(held: np.ndarray, new: np.ndarray, name: str, func: str) -> np
                       f"{int(ints[np.argmax(np.abs(ints.astype(np.float64)))])})")
 
 
-class EpochTracker:
+class EpochTracker(Pickled):
     """Exact pair counts of fixed labels under scores that change every epoch.
 
     Not thread-safe: give each thread its own tracker, or guard every call on a shared one,
@@ -165,13 +166,6 @@ class EpochTracker:
         self._engine = None  # PairEngine of (label code, score, weight), when built
         self.history: list[PairCounts] = []
         self.churn_history: list[Count | None] = []
-
-    def __setstate__(self, state) -> None:
-        """Unpickle; a tracker of an earlier release (without an engine) builds it at the
-        next `step_partial` of binary labels."""
-        state.setdefault("_engine", None)
-        state.pop("_runs", None)      # (the per-level sorted runs of earlier trackers)
-        self.__dict__.update(state)
 
     # ------------------------------------------------------------------ properties
     def __len__(self) -> int:
@@ -434,15 +428,3 @@ class EpochTracker:
             self._engine._check(self._codes, self._scores.astype(np.float64), self._w)
         if self._order is not None:
             assert np.all(np.diff(self._scores[self._order]) >= 0)
-
-
-class _DroppedRuns:
-    """What a pickled tracker of an earlier release holds as ``_runs`` (per-level sorted
-    runs of its scores) loads as: read and dropped, since the engine recounts them.
-
-    Those pickles name it ``streamrank.epochs._Runs``; the package's module ``__getattr__``
-    hands this class out under that name."""
-
-    def __setstate__(self, state) -> None:
-        pass
-

@@ -24,9 +24,8 @@ Conventions every metric of the package follows (and the tests pin):
   weight that came and went may have left rounding behind (`PairEngine.stale`): the
   multiset of its samples (`PairEngineMetric`, `GroupAUC`), or its window
   (`RollingROCAUC`).
-* A metric unpickled from streamrank 0.1.0 (converted by `streamrank.metrics._legacy`)
-  may also hold *unsplit cells*: copies at one ``(label, score)`` whose weights 0.1.0
-  kept as one total only (`unsplit_fits`).
+* A pickle carries its format version (`streamrank._snapshot.Pickled`); one of another
+  version, or of an earlier development format, raises `SnapshotError` when loaded.
 """
 
 from __future__ import annotations
@@ -39,16 +38,15 @@ from typing import Any, Union
 
 import numpy as np
 
+from .._snapshot import Pickled
 from .._typing import LabelKind, Number
 from .._validation import check_scalar, describe, param_error
 from ..engine import PairEngine
 from ..exceptions import UndefinedMetricWarning
 
-__all__ = ["MAX_PENDING", "UNSPLIT_RTOL", "ClassLabel", "PairEngineMetric", "Prediction",
-           "Target", "UpdateBuffer",
-           "binary_label", "hold", "held_arrays", "not_held_error", "or_zero", "recounted",
-           "release", "revert_unsplit", "sample_arrays", "score_of", "unsplit_fits",
-           "unsplit_shares", "unsplit_take"]
+__all__ = ["MAX_PENDING", "ClassLabel", "PairEngineMetric", "Prediction", "Target",
+           "UpdateBuffer", "binary_label", "hold", "held_arrays", "not_held_error", "or_zero",
+           "recounted", "release", "sample_arrays", "score_of"]
 
 #: Buffered updates are applied once this many are waiting, even if nobody reads.
 MAX_PENDING = 4096
@@ -269,102 +267,16 @@ def release(held: dict, sample) -> bool:
     return True
 
 
-def recounted(engine: PairEngine, held: dict, unsplit: dict | None = None) -> PairEngine:
-    """``engine``, recounted from ``held`` (the multiset of samples it holds, and the
-    ``unsplit`` cells of a metric of 0.1.0, by `unsplit_shares`) first when float rounding
-    of weight that came and went may be large (`PairEngine.stale`): ``O(n log n)`` then,
-    O(1) otherwise."""
+def recounted(engine: PairEngine, held: dict) -> PairEngine:
+    """``engine``, recounted from ``held`` (the multiset of samples it holds) first when
+    float rounding of weight that came and went may be large (`PairEngine.stale`):
+    ``O(n log n)`` then, O(1) otherwise."""
     if engine.stale:
-        if unsplit:
-            held = dict(held)
-            for sample, copies in unsplit_shares(unsplit).items():
-                hold(held, sample, copies)
         engine.rebuild(*held_arrays(held))
     return engine
 
 
-#: `unsplit_fits` with float weights: a weight equals a cell's to within this share of the
-#: cell's weight when unpickled (0.1.0 summed them in floats).
-UNSPLIT_RTOL = 1e-9
-
-
-def unsplit_fits(unsplit: dict, sample) -> bool:
-    """Whether an unsplit cell can give up a copy of ``sample`` ``(label, score, weight)``.
-
-    A metric pickled by streamrank 0.1.0 holds, beside the samples it knows one by one,
-    *unsplit cells* ``{(label, score): (copies, weight, scale)}``: ``copies`` samples at
-    ``(label, score)`` of which 0.1.0 kept only the total ``weight`` (an int, or a float
-    for an engine with float weights; ``scale`` is the weight when unpickled). Any split
-    of that total is possible, so a copy of weight ``w`` fits when ``w`` is at most the
-    total, and is the total for the last copy (with float weights, to within
-    `UNSPLIT_RTOL` of the scale; with int weights, ``w`` an int). Runtime complexity:
-    O(1).
-    """
-    cell = unsplit.get((sample[0], sample[1]))
-    if cell is None:
-        return False
-    copies, total, scale = cell
-    w = sample[2]
-    if type(total) is int:
-        return type(w) is int and (w == total if copies == 1 else w <= total)
-    tol = UNSPLIT_RTOL * max(scale, w)
-    return abs(w - total) <= tol if copies == 1 else w <= total + tol
-
-
-def unsplit_take(unsplit: dict, sample) -> None:
-    """Count a copy of ``sample`` out of its unsplit cell (`unsplit_fits` said it fits)."""
-    key = (sample[0], sample[1])
-    copies, total, scale = unsplit[key]
-    if copies == 1:
-        del unsplit[key]
-    else:
-        rest = total - sample[2]
-        unsplit[key] = (copies - 1, rest if type(total) is int else max(0.0, rest), scale)
-
-
-def revert_unsplit(engine: PairEngine, unsplit: dict | None, sample, func: str,
-                   args: tuple) -> None:
-    """Remove ``sample`` from ``engine`` as a copy of its unsplit cell, or raise
-    `ValueError` (nothing changes; ``args`` are the ``(y_true, y_pred, w)`` of the
-    caller ``func``) if none fits.
-
-    0.1.0 did not count the weight-0 copies of a cell apart from the others, and an
-    engine built from the cell takes its copies as of weight > 0 (`unsplit_shares`):
-    such a copy cannot be taken out, and reverting it says so."""
-    if not (unsplit and unsplit_fits(unsplit, sample)):
-        raise not_held_error(func, *args)
-    try:
-        engine.remove(*sample)
-    except ValueError:
-        if sample[2] != 0:  # pragma: no cover - the engine holds every copy that fits
-            raise not_held_error(func, *args) from None
-        raise param_error("w", func, "the weight of an update that can be reverted: an "
-                          "update of weight 0 that streamrank 0.1.0 pickled together with "
-                          "others at the same label and score is not told apart from them",
-                          repr(args[2])) from None
-    unsplit_take(unsplit, sample)
-
-
-def unsplit_shares(unsplit: dict) -> dict:
-    """The unsplit cells as a multiset of samples ``{(label, score, weight): copies}``,
-    what an engine is built or recounted from: each cell's copies with equal shares of
-    its weight (int weights: shares that differ by at most 1). The counts of pairs
-    between different ``(label, score)`` cells only depend on the totals, so are exact;
-    ``tied_both`` (pairs inside one cell) takes the shares' value. Runtime complexity:
-    O(cells)."""
-    out: dict = {}
-    for (y, s), (copies, total, _) in unsplit.items():
-        if type(total) is int:
-            q, r = divmod(total, copies)
-            for w, n in ((q + 1, r), (q, copies - r)):
-                if n:
-                    hold(out, (y, s, w), n)
-        else:
-            hold(out, (y, s, total / copies), copies)
-    return out
-
-
-class PairEngineMetric:
+class PairEngineMetric(Pickled):
     """Mixin: a `PairEngine` fed through the `UpdateBuffer`, beside the multiset of the
     samples it holds.
 
@@ -375,12 +287,7 @@ class PairEngineMetric:
     held, weight included, where the engine alone can only bound the weight of one copy
     among several; and it is what the engine is recounted from when its float rounding
     turns `PairEngine.stale`.
-
-    A metric unpickled from streamrank 0.1.0 may also hold unsplit cells (`unsplit_fits`):
-    `revert` takes a copy from one when no update held has the values.
     """
-
-    _unsplit: dict | None = None  # (label, score) -> (copies, weight, scale): 0.1.0 pickles
 
     def _init_engine(self, labels: LabelKind = "auto") -> None:
         self._engine = PairEngine(labels)
@@ -407,7 +314,7 @@ class PairEngineMetric:
             self._engine.remove(*sample)
             release(self._held, sample)
             return
-        revert_unsplit(self._engine, self._unsplit, sample, func, (y_true, y_pred, w))
+        raise not_held_error(func, y_true, y_pred, w)
 
     def _flush(self) -> None:
         pending = self._pending
@@ -421,21 +328,11 @@ class PairEngineMetric:
     def _counted(self) -> PairEngine:
         """The engine after applying the buffered updates (and recounting it if stale)."""
         self._flush()
-        return recounted(self._engine, self._held, self._unsplit)
+        return recounted(self._engine, self._held)
 
     def _counts(self):
         """The engine's `PairCounts` after applying the buffered updates."""
         return self._counted().counts
-
-    def __setstate__(self, state: dict[str, Any]) -> None:
-        """Unpickle: this version's state as it is; one of streamrank 0.1.0 (its buffer a
-        list) rebuilt in today's layout by `streamrank.metrics._legacy`, which raises
-        `SnapshotError` for a state it cannot read."""
-        if not (type(state) is dict and type(state.get("_pending")) is UpdateBuffer
-                and "_held" in state and "_engine" in state):
-            from . import _legacy
-            state = _legacy.pair_metric_state(self, state)
-        self.__dict__.update(state)
 
     @property
     def works_with_weights(self) -> bool:

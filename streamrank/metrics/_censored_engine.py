@@ -23,6 +23,7 @@ so an insert or a removal is two queries and one update: ``O(log^2 n)`` amortize
 
 from __future__ import annotations
 
+from .._snapshot import Pickled
 from ..counts import half_ties
 from ..structures import DominanceCounter
 from ..structures._cbinary import Sums
@@ -30,7 +31,7 @@ from ..structures._cbinary import Sums
 __all__ = ["CensoredPairEngine"]
 
 
-class CensoredPairEngine:
+class CensoredPairEngine(Pickled):
     """Concordant, discordant and tied comparable pair weight of censored samples.
 
     Examples
@@ -50,15 +51,6 @@ class CensoredPairEngine:
         self._sets = (DominanceCounter(), DominanceCounter())  # censored, events
         self._sums = Sums(False)     # C, D, T: exact 128-bit, or compensated floats
         self._n = 0
-
-    def __setstate__(self, state) -> None:
-        """Unpickle; an engine pickled by version 0.1 kept its sums in a Python list."""
-        if "_acc" in state:
-            acc = state.pop("_acc")
-            sums = Sums(state["_dtype"] is float)
-            sums.add((*acc, 0, 0), 1.0 if state["_dtype"] is float else 1, 0)
-            state["_sums"] = sums
-        self.__dict__.update(state)
 
     def __len__(self) -> int:
         return self._n

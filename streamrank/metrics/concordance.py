@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from river import metrics
 
 from .._validation import describe, param_error
@@ -117,14 +115,6 @@ class ConcordanceIndex(PairEngineMetric, metrics.base.RegressionMetric):
         if not self.censoring:
             return super().update(y_true, y_pred, w)
         self._engine.add(*self._sample(y_true, y_pred, w, "ConcordanceIndex.update"))
-
-    def __setstate__(self, state: dict[str, Any]) -> None:
-        """Unpickle (with censoring there is no buffer; see `PairEngineMetric`)."""
-        if (type(state) is dict and state.get("censoring") is True
-                and "_pending" not in state and "_engine" in state):
-            self.__dict__.update(state)
-        else:
-            super().__setstate__(state)
 
     @property
     def bigger_is_better(self) -> bool:

@@ -15,8 +15,9 @@ from .._validation import describe, param_error
 from .._typing import Number
 from ..engine import PairEngine
 from ..structures._cbinary import Sums
+from .._snapshot import Pickled
 from ._base import (ClassLabel, Prediction, UpdateBuffer, hold, not_held_error, recounted,
-                    release, revert_unsplit, unsplit_fits)
+                    release)
 from .roc_auc import _BinaryAUCMetric
 
 __all__ = ["GroupAUC", "GroupedProba", "WithGroup"]
@@ -127,7 +128,7 @@ class WithGroup(base.Wrapper, base.Classifier):
         return self.classifier.predict_one(self._strip(x), **kwargs)
 
 
-class GroupAUC(_BinaryAUCMetric):
+class GroupAUC(Pickled, _BinaryAUCMetric):
     """Group AUC (GAUC): the exact AUC within each group, averaged over the groups that
     hold both classes.
 
@@ -165,8 +166,7 @@ class GroupAUC(_BinaryAUCMetric):
     move the weighted mean; `get` O(1) after that. `revert` O(1) for an update still
     buffered, else ``O(log n_g)``. Memory: the engines', plus one dict
     entry per distinct ``(group, y_true, score, w)`` held (what makes `revert` exact, as
-    in `ROCAUC`). Unpickled from streamrank 0.1.0, it may also hold unsplit cells, as
-    `ROCAUC` may.
+    in `ROCAUC`).
 
     Not thread-safe: give each thread its own metric, or guard every call on a shared one,
     reads (`get`) included, with one `threading.Lock`.
@@ -191,8 +191,6 @@ class GroupAUC(_BinaryAUCMetric):
     >>> metric.n_groups, metric.n_skipped
     (2, 1)
     """
-
-    _unsplit: dict | None = None  # group -> unsplit cells (pickles of 0.1.0: see _base)
 
     def __init__(self, weighting: Literal["impressions", "pairs", "uniform"] = "impressions",
                  pos_val: ClassLabel = True) -> None:
@@ -250,24 +248,16 @@ class GroupAUC(_BinaryAUCMetric):
             return
         group, event = item
         held = self._held.get(group)
-        unsplit = self._unsplit.get(group) if self._unsplit else None
-        if held is not None and event in held:
-            engine = self._engines[group]
-            old = self._part(engine)
-            engine.remove(*event)
-            release(held, event)
-        elif unsplit and unsplit_fits(unsplit, event):
-            engine = self._engines[group]
-            old = self._part(engine)
-            revert_unsplit(engine, unsplit, event, func, (y_true, y_pred, w))
-        else:
+        if held is None or event not in held:
             raise not_held_error(func, y_true, y_pred, w)
+        engine = self._engines[group]
+        old = self._part(engine)
+        engine.remove(*event)
+        release(held, event)
         if not len(engine):
             del self._held[group]
-            if unsplit is not None:
-                del self._unsplit[group]
         else:
-            recounted(engine, held, unsplit)
+            recounted(engine, held)
         self._move(group, engine, old)
 
     def _flush(self) -> None:
@@ -293,18 +283,7 @@ class GroupAUC(_BinaryAUCMetric):
                 hold(held, event, n)
             old = self._part(engine)
             engine.apply([], events, "GroupAUC.update")
-            unsplit = self._unsplit.get(group) if self._unsplit else None
-            self._move(group, recounted(engine, held, unsplit), old)
-
-    def __setstate__(self, state: dict[str, Any]) -> None:
-        """Unpickle: this version's state as it is; one of streamrank 0.1.0 rebuilt from
-        the samples it holds (`streamrank.metrics._legacy`; `SnapshotError` for a state
-        it cannot read)."""
-        if type(state) is dict and type(state.get("_pending")) is UpdateBuffer:
-            self.__dict__.update(state)
-        else:
-            from . import _legacy
-            _legacy.group_auc_state(self, state)
+            self._move(group, recounted(engine, held), old)
 
     def _part(self, engine):
         """``(v_g, v_g * AUC_g)`` of a group, or None while it lacks a class."""

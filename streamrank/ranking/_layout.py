@@ -50,7 +50,7 @@ from .._validation import as_1d_numeric, check_consistent_length, describe, para
 from ..exceptions import UndefinedMetricWarning
 
 __all__ = ["DEFAULT_GAIN", "GAINS", "PerQuery", "QueryGroups", "RankLayout", "TIES",
-           "check_k", "finish", "group_by_query", "rank_layout", "validate"]
+           "check_k", "finish", "group_by_query", "query_codes", "rank_layout", "validate"]
 
 TIES = ("average", "pessimistic", "optimistic")
 #: The DCG gains: ``rel`` (``"linear"``) or ``2**rel - 1`` (``"exponential"``).
@@ -244,9 +244,8 @@ def group_by_query(q: np.ndarray, y: np.ndarray, s: np.ndarray, *, with_perm=Fal
     Rows already contiguous by query (each id one run of rows) are left as they are, in
     their query order, at the cost of ``O(n)`` passes. Otherwise the rows are put in
     ascending id order by a compiled counting sort (`streamrank.batch._clevels.group_rows`,
-    which moves ``y`` and ``s`` in its scatter pass), ``O(n + span)``: integer ids of a
-    span up to ``max(2 n, 65536)`` values are their own codes (``id - min``); other ids
-    are coded by ``np.unique`` (``O(n log n)``) first. Integer relevance below 256 comes
+    which moves ``y`` and ``s`` in its scatter pass) of the codes of `query_codes`,
+    ``O(n + span)``. Integer relevance below 256 comes
     back as uint8 when the rows moved (the same values).
 
     >>> import numpy as np
@@ -263,31 +262,49 @@ def group_by_query(q: np.ndarray, y: np.ndarray, s: np.ndarray, *, with_perm=Fal
         starts = run_starts(q)
         return QueryGroups(None, q[starts], np.diff(starts, append=n).astype(np.int64)), y, s
 
-    def moved(codes, offset, n_codes, ids_of):
-        perm, counts, grouped = group_rows(codes, offset, n_codes,
-                                           (_compact_relevance(y), s), with_perm)
-        if grouped is None:                         # contiguous, in another id order
-            return as_runs()
-        present = np.flatnonzero(counts)
-        groups = QueryGroups(perm, ids_of(present), counts[present].astype(np.int64))
-        return (groups,) + grouped
+    codes = query_codes(q)
+    if codes is None:
+        return as_runs()
+    code, offset, n_codes, ids_of = codes
+    perm, counts, grouped = group_rows(code, offset, n_codes, (_compact_relevance(y), s),
+                                       with_perm)
+    if grouped is None:                             # contiguous, in another id order
+        return as_runs()
+    present = np.flatnonzero(counts)
+    return (QueryGroups(perm, ids_of(present), counts[present].astype(np.int64)),) + grouped
 
+
+def query_codes(q: np.ndarray):
+    """``(codes, offset, n_codes, ids_of)``: each row's query as an int ``codes - offset``
+    in ``[0, n_codes)`` in ascending id order, ``ids_of`` mapping codes back to ids; None
+    when the rows are found contiguous by query without coding them (sorted by id; or,
+    ids that are not their own codes, few runs of distinct ids). Integer ids of a span up to ``max(2 n, 65536)`` are
+    their own codes (``O(n)``); other ids are coded by ``np.unique`` (``O(n log n)``).
+
+    >>> import numpy as np
+    >>> codes, offset, n_codes, ids_of = query_codes(np.array([7, 5, 7]))
+    >>> codes.tolist(), offset, n_codes, ids_of(np.array([0, 2])).tolist()
+    ([7, 5, 7], 5, 3, [5, 7])
+    >>> query_codes(np.array([1, 3, 3])) is None
+    True
+    """
+    n = q.size
     kind = q.dtype.kind
     if n <= 1:
-        return as_runs()
+        return None
     if kind in "iufUSb":
         head = q[:4096]
         if not (head[1:] < head[:-1]).any() and not (q[1:] < q[:-1]).any():
-            return as_runs()                        # sorted by id: each id one run
+            return None                             # sorted by id: each id one run
     if kind in "biu":
         lo, hi = int(q.min()), int(q.max())
         if hi <= np.iinfo(np.int64).max and hi - lo < max(_SPAN_PER_ROW * n, _SPAN_MIN):
-            return moved(q, lo, hi - lo + 1, lambda codes: (codes + lo).astype(q.dtype))
+            return q, lo, hi - lo + 1, lambda codes: (codes + lo).astype(q.dtype)
     starts = run_starts(q)
     if 2 * starts.size <= n and np.unique(q[starts]).size == starts.size:
-        return as_runs()                            # contiguous (a cheap test on few runs)
+        return None                                 # contiguous (a cheap test on few runs)
     uniq, code = np.unique(q, return_inverse=True)
-    return moved(code.reshape(-1), 0, uniq.size, lambda codes: uniq[codes])
+    return code.reshape(-1), 0, uniq.size, lambda codes: uniq[codes]
 
 
 def rank_layout(q, y, s, *, ties="average", stable=False, local=None,

@@ -11,9 +11,10 @@ from .._typing import Empty, Gain, Ties
 from ._layout import PerQuery
 from types import SimpleNamespace
 
+from ..batch._clevels import code_counts, query_topk
 from ._layout import (
     DEFAULT_GAIN, check_k, discount_cumsum, finish, gains, ideal_dcg, ideal_dcg_rows,
-    group_by_query, rank_layout, validate,
+    group_by_query, query_codes, rank_layout, validate,
 )
 
 __all__ = ["dcg_score", "ndcg_score"]
@@ -29,30 +30,34 @@ def _dcg(lay, k, gain, D):
     return lay.query_sum(mean_gain * (D[hi] - D[lo]))
 
 
-def _dcg_topk_dense(neg: np.ndarray, G: np.ndarray, k: int, D: np.ndarray) -> np.ndarray:
-    """Tie-averaged DCG@k of every row of a dense ``(n_q, L)`` matrix, ``k < L``, by top-k
-    selection instead of a full sort: ``O(n + n_q k log k)``.
-
-    ``neg`` are the negated scores (ascending = ranked first), ``G`` the gains. With
-    ``v`` the ``k``-th best score of a row, every document better than ``v`` is inside the
-    top ``k`` (selected by ``np.argpartition`` and sorted, ``k`` per row); the tie group
-    of ``v`` straddles the cut-off and contributes the mean gain of *all* the row's
-    documents scoring ``v`` (one ``O(n)`` comparison pass) times the discounts of the
-    positions it occupies below ``k``::
-
-        row sorted:  a  b  b  | v  v  v  v  ...   k = 4: positions 0..3
-                     groups <v fully inside      group v: positions 3..(k-1) inside
-    """
-    nq = neg.shape[0]
+def _topk_dense(neg: np.ndarray, G: np.ndarray, k: int):
+    """``(top, gtop, n_eq, g_eq)`` of a dense ``(n_q, L)`` matrix, ``k < L`` (as
+    `streamrank.batch._clevels.query_topk` gives them for rows in any order): each row's
+    ``k`` smallest negated scores ``neg``, ascending, by ``np.argpartition`` and a sort of
+    the ``k``, with their gains ``G``; the number of the row's documents scoring the
+    ``k``-th and their gains' sum (one ``O(n)`` comparison pass). ``O(n + n_q k log k)``."""
     part = np.argpartition(neg, k - 1, axis=1)[:, :k]
     top = np.take_along_axis(neg, part, axis=1)
     o = np.argsort(top, axis=1)
     top = np.take_along_axis(top, o, axis=1)
     gtop = np.take_along_axis(np.take_along_axis(G, part, axis=1), o, axis=1)
+    eq = neg == top[:, k - 1:k]
+    return top, gtop, eq.sum(axis=1), np.where(eq, G, 0.0).sum(axis=1)
+
+
+def _dcg_topk(top, gtop, n_eq, g_eq, k: int, D: np.ndarray) -> np.ndarray:
+    """Tie-averaged DCG@k of every query from its ``k`` best documents (`_topk_dense`).
+
+    With ``v`` the ``k``-th best score of a query, every document better than ``v`` is
+    inside the top ``k``; the tie group of ``v`` straddles the cut-off and contributes the
+    mean gain of *all* the query's documents scoring ``v`` times the discounts of the
+    positions it occupies below ``k``::
+
+        row sorted:  a  b  b  | v  v  v  v  ...   k = 4: positions 0..3
+                     groups <v fully inside      group v: positions 3..(k-1) inside
+    """
+    nq = top.shape[0]
     v = top[:, k - 1:k]
-    eq = neg == v
-    n_eq = eq.sum(axis=1)
-    g_eq = np.where(eq, G, 0.0).sum(axis=1)
     above = top < v
     c_v = above.sum(axis=1)
     out = g_eq / n_eq * (D[k] - D[c_v])
@@ -66,27 +71,53 @@ def _dcg_topk_dense(neg: np.ndarray, G: np.ndarray, k: int, D: np.ndarray) -> np
     if gs.size:
         ge = np.flatnonzero(np.r_[flags[1:], True] & above.ravel()) + 1
         row = gs // k
-        mean = (np.cumsum(np.r_[0.0, gtop.ravel()])[ge] - np.cumsum(np.r_[0.0, gtop.ravel()])[gs]) / (ge - gs)
-        out += np.bincount(row, weights=mean * (D[ge - row * k] - D[gs - row * k]), minlength=nq)
+        csum = np.cumsum(np.r_[0.0, gtop.ravel()])
+        mean = (csum[ge] - csum[gs]) / (ge - gs)
+        out += np.bincount(row, weights=mean * (D[ge - row * k] - D[gs - row * k]),
+                           minlength=nq)
     return out
 
 
-def _ndcg_dense_fast(groups, y, s, k, gain, ties):
-    """``(ids, dcg, idcg)`` by `_dcg_topk_dense` when the grouped rows (``y``, ``s`` in the
-    order of ``groups``) form a dense matrix and ``k`` is below its width, else None."""
+def _ndcg_topk(q, y, s, k, gain, ties):
+    """``(fast, groups, y, s)``. ``fast``: ``(ids, dcg, idcg)`` by top-``k`` selection
+    (`_dcg_topk`) when every query holds the same number ``L > k`` of rows (``ties=
+    "average"``), else None with the rows grouped by query (`group_by_query`) for
+    `rank_layout`. Rows not contiguous by query are not moved for it: one compiled pass
+    keeps each query's ``k`` best in a heap (`query_topk`) and the ideal DCG is a
+    histogram of the rows in any order, ``O(n log k)``; grouped rows are selected from
+    as a ``(n_q, L)`` matrix (`_topk_dense`). The same numbers either way."""
     if ties != "average" or k is None:
-        return None
+        return (None, *group_by_query(q, y, s))
+    codes = query_codes(q)
+    if codes is not None:
+        code, offset, n_codes, ids_of = codes
+        counts, contiguous = code_counts(code, offset, n_codes)
+        present = np.flatnonzero(counts)
+        L = int(counts[present[0]])
+        if not contiguous and k < L and (counts[present] == L).all():
+            D = discount_cumsum(k)
+            G = gains(y.astype(np.float64, copy=False), gain)
+            top, gtop, n_eq, g_eq = query_topk(code, offset, n_codes, -s, G, k)
+            qi = code - offset
+            if present.size < n_codes:              # ids missing inside the span
+                qi = np.cumsum(counts > 0)[qi] - 1
+                top, gtop, n_eq, g_eq = top[present], gtop[present], n_eq[present], \
+                    g_eq[present]
+            nq = present.size
+            return ((ids_of(present), _dcg_topk(top, gtop, n_eq, g_eq, k, D),
+                     ideal_dcg_rows(qi, y, np.full(nq, L), k, gain, D)), None, y, s)
+    groups, y, s = group_by_query(q, y, s)
     L = groups.width
     if L is None or k >= L:
-        return None
+        return None, groups, y, s
     ids = groups.ids
     nq = ids.size
     D = discount_cumsum(k)
     G = gains(y.astype(np.float64, copy=False), gain).reshape(nq, L)
-    dcg = _dcg_topk_dense(-s.reshape(nq, L), G, k, D)
+    dcg = _dcg_topk(*_topk_dense(-s.reshape(nq, L), G, k), k, D)
     qi = np.repeat(np.arange(nq), L)
     idcg = ideal_dcg_rows(qi, y, np.full(nq, L), k, gain, D)
-    return ids, dcg, idcg
+    return (ids, dcg, idcg), groups, y, s
 
 
 @overload
@@ -164,8 +195,7 @@ def dcg_score(query_ids: ArrayLike, y_true: ArrayLike, y_score: ArrayLike, *,
     func = "dcg_score"
     q, y, s = validate(query_ids, y_true, y_score, func, ties=ties, gain=gain)
     k = check_k(k, func)
-    groups, y, s = group_by_query(q, y, s)
-    fast = _ndcg_dense_fast(groups, y, s, k, gain, ties)
+    fast, groups, y, s = _ndcg_topk(q, y, s, k, gain, ties)
     if fast is not None:
         return finish(func, SimpleNamespace(query_ids=fast[0]), fast[1], None, "skip",
                       return_per_query)
@@ -213,7 +243,9 @@ def ndcg_score(query_ids: ArrayLike, y_true: ArrayLike, y_score: ArrayLike, *,
     -----
     Runtime complexity: ``O(n log n)``: one sort by (query, score); the ideal DCG needs no
     second sort when the relevance has at most 64 levels (a per-query histogram of the
-    levels, ``O(n + n_q L)``), else one more ``lexsort``.
+    levels, ``O(n + n_q L)``), else one more ``lexsort``. With a cut-off ``k`` below the
+    common length of every query (``ties="average"``): ``O(n log k)``, each query's ``k``
+    best selected without sorting, and rows in any order are not grouped first.
     With the default gain and ties it equals ``sklearn.metrics.ndcg_score(y_true, y_score,
     k=k)`` (whose ``ignore_ties=False`` averages ties) of the queries as the rows of
     ``(n_queries, n_documents)`` matrices; with ``empty=0`` also when a query has no
@@ -236,8 +268,7 @@ def ndcg_score(query_ids: ArrayLike, y_true: ArrayLike, y_score: ArrayLike, *,
     func = "ndcg_score"
     q, y, s = validate(query_ids, y_true, y_score, func, ties=ties, empty=empty, gain=gain)
     k = check_k(k, func)
-    groups, y, s = group_by_query(q, y, s)
-    fast = _ndcg_dense_fast(groups, y, s, k, gain, ties)
+    fast, groups, y, s = _ndcg_topk(q, y, s, k, gain, ties)
     if fast is not None:
         ids, dcg, idcg = fast
         lay = SimpleNamespace(query_ids=ids)

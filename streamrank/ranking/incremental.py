@@ -27,9 +27,9 @@ from numbers import Integral
 from operator import mul
 from typing import Literal
 
-import numpy as np
 from sortedcontainers import SortedList
 
+from .._snapshot import Pickled
 from .._typing import Count, Empty, Gain, Number, Ties
 from .._validation import MAX_EXACT_INT, describe, param_error
 from ..engine import PairEngine
@@ -91,7 +91,7 @@ def _check_doc(doc, func) -> None:
                           TypeError) from None
 
 
-class QueryRanking:
+class QueryRanking(Pickled):
     """The documents of one query, ranked by score, with exact pair counts.
 
     Parameters
@@ -128,21 +128,6 @@ class QueryRanking:
         self._pairs = PairEngine()       # (relevance, score): the pair counts
         self._seq = 0
         self._relevant = 0
-
-    def __setstate__(self, state) -> None:
-        """Unpickle; a query pickled by an earlier release (pair counts kept beside
-        per-level sorted lists of scores) gets its engine counted from its documents,
-        ``O(n log n)``."""
-        if "_by_level" in state:
-            for name in ("_by_level", "_D", "_T", "_P"):
-                state.pop(name, None)
-            rows = list(state["_docs"].values())
-            state["_pairs"] = engine = PairEngine()
-            if rows:
-                engine.add_many(np.array([r[0] for r in rows], dtype=np.float64),
-                                np.array([r[1] for r in rows], dtype=np.float64), None,
-                                "QueryRanking")
-        self.__dict__.update(state)
 
     def __len__(self) -> int:
         return len(self._docs)
@@ -331,7 +316,7 @@ _METRICS = ("ndcg", "ap", "mrr", "err")
 RankingMetric = Literal["ndcg", "ap", "mrr", "err"]
 
 
-class RankingState:
+class RankingState(Pickled):
     """Many queries; the mean of NDCG@k, AP, MRR, ERR and the pair-error totals stay current.
 
     Parameters

@@ -17,6 +17,7 @@ from collections.abc import Iterable
 
 from river import metrics as _rm
 
+from .._snapshot import Pickled
 from .._typing import Empty, Gain, Number, Ties
 
 from .._validation import describe, param_error
@@ -44,7 +45,7 @@ def _query(y_true, y_pred, ties, gain, func):
     return qr
 
 
-class _QueryMean(_rm.base.Metric):
+class _QueryMean(Pickled, _rm.base.Metric):
     """Mean over queries of a per-query value (None = undefined)."""
 
     _fmt = ",.6f"
@@ -217,7 +218,7 @@ class ERR(_QueryMean):
         return qr.err(self.k, float(self.max_grade))
 
 
-class PairwiseErrorRate(_rm.base.Metric):
+class PairwiseErrorRate(Pickled, _rm.base.Metric):
     """RankNet's pair error rate over queries: ``sum D / sum P`` (``ties_as_errors``:
     ``sum (D + T) / sum P``), exact integer counts inside; River-style.
 

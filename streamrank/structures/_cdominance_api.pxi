@@ -429,11 +429,6 @@ cdef class DominanceCounter(_DomEngine):
         node layout is this build's), the points held, and `sums`."""
         return _restore, (self._dtype, self.columns(), self.sums, _raw_state(self))
 
-    def __setstate__(self, state):
-        """Restore a counter pickled by the Python implementation of earlier releases
-        (a tree of ``_Inner`` / ``_Leaf`` objects): its points, loaded afresh."""
-        _restore_legacy(self, state)
-
     def _check(self):
         """Assert every invariant, every node's multiset included: O(n log n)."""
         try:

@@ -1,5 +1,5 @@
 # Copies and checks of `DominanceCounter` (included by `_cdominance.pyx`): pickling bit
-# for bit, restoring the Python counters of earlier releases, and the invariants.
+# for bit, and the invariants.
 
 
 def _raw_state(DominanceCounter dc):
@@ -48,41 +48,16 @@ cdef bint _set_raw(DominanceCounter dc, raw) except -1:
     return True
 
 
-def _restore(dtype, columns, sums=None, raw=None):
+def _restore(dtype, columns, sums, raw):
     """Unpickle a counter: bit for bit where the layout is this build's, else rebuilt
     from ``columns`` (equal to rounding)."""
     counter = DominanceCounter(dtype=dtype)
-    if raw is None or not _set_raw(counter, raw):
+    if not _set_raw(counter, raw):
         y, s, c, w, p = columns
         counter.load(y, s, c, w, p)
     if sums is not None:
         counter.sums = sums
     return counter
-
-
-def _restore_legacy(DominanceCounter dc, state):
-    """Load the points of a pickled Python `DominanceCounter` (0.x): its state is the
-    slots of the counter, whose ``_root`` is a tree of ``_Inner`` and ``_Leaf``. Zero
-    weights were not told apart there: a key holding weight counts all its copies as of
-    weight > 0."""
-    if isinstance(state, tuple):
-        state = {**(state[0] or {}), **(state[1] or {})}
-    dtype = state["_dtype"]
-    leaves, stack = [], [state["_root"]]
-    while stack:
-        node = stack.pop()
-        if hasattr(node, "left"):
-            stack.append(node.right)
-            stack.append(node.left)
-        else:
-            leaves.append(node)
-    wtype = np.int64 if dtype is int else np.float64
-    cols = [np.concatenate([np.asarray(getattr(leaf, name), dt) for leaf in leaves])
-            for name, dt in (("labels", np.float64), ("scores", np.float64),
-                             ("counts", np.int64), ("weights", wtype))]
-    dc._set_dtype(dtype)
-    if cols[0].size:
-        dc.load(*cols)
 
 
 def _check_counter(DominanceCounter dc):

@@ -577,11 +577,6 @@ cdef class LevelDominanceCounter:
         return _restore_counter, (type(self), self._dtype, self.columns(), self.sums,
                                   _raws(self), self.engine_max_levels)
 
-    def __setstate__(self, state):
-        """Unpickle the `LevelDominanceCounter` of version 0.1 (a Python class of one
-        `WeightedSortedMultiset` per level, pickled as its ``__slots__``)."""
-        _set_legacy_state(self, state)
-
     def _adopt(self, LevelDominanceCounter other):
         """Take every point of ``other`` (a counter of one tree and this dtype, e.g. a
         `BinaryDominanceCounter`), which is left empty; this counter must be empty.

@@ -352,7 +352,7 @@ def _set_raws(LevelDominanceCounter self, raws):
     return True
 
 
-def _restore_counter(cls, dtype, columns, sums, raws, engine_max_levels=0):
+def _restore_counter(cls, dtype, columns, sums, raws, engine_max_levels):
     """Unpickle a counter: its trees bit for bit where the node layout is this build's
     (else rebuilt from ``columns``, equal to rounding)."""
     counter = cls(dtype=dtype)
@@ -361,27 +361,6 @@ def _restore_counter(cls, dtype, columns, sums, raws, engine_max_levels=0):
         counter.load(y, s, c, w, p)
     counter.sums = sums
     counter.engine_max_levels = engine_max_levels
-    return counter
-
-
-def _restore(dtype, columns, sums=None, raw=None):
-    """Unpickle a `BinaryDominanceCounter` pickled before the counter held several trees:
-    the tree bit for bit where the node layout is this build's (else rebuilt from
-    ``columns``, equal to rounding); ``columns`` is a list of ``(label, score, copies,
-    weight)`` rows in pickles of version 0.1 (whose engine kept its sums itself)."""
-    counter = BinaryDominanceCounter(dtype=dtype)
-    if raw is not None and _set_raws(counter, ((raw[:3],), raw[3])):
-        counter.sums = sums
-        return counter
-    if sums is None:
-        columns = [np.array(col) for col in zip(*columns)] if columns else []
-        if columns:
-            counter.load(*columns)
-        return counter
-    y, s, c, w, p = columns
-    if y.shape[0]:
-        counter.load(y, s, c, w, p)
-    counter.sums = sums
     return counter
 
 
@@ -397,27 +376,6 @@ def _adopt(LevelDominanceCounter self, LevelDominanceCounter other):
     self._moments = self._moments or other._moments
     other._moments = False
     other._reset()
-
-
-def _set_legacy_state(LevelDominanceCounter self, state):
-    """Load the ``__slots__`` state of the Python `LevelDominanceCounter` of version 0.1:
-    ``_dtype``, ``_levels`` and one `WeightedSortedMultiset` per level in ``_sets``."""
-    if isinstance(state, tuple) and len(state) == 2:
-        state = {**(state[0] or {}), **(state[1] or {})}
-    if not isinstance(state, dict) or not {"_dtype", "_levels", "_sets"} <= set(state):
-        raise ValueError(f"a {self._name} state that is not one of version 0.1 "
-                         f"({type(state).__name__})")
-    dtype = check_dtype(state["_dtype"], self._name)
-    self._dtype = dtype
-    self._floats = dtype is float
-    self.sums = Sums(self._floats)
-    rows = [(level, score, copies, weight)
-            for level, ms in zip(state["_levels"], state["_sets"])
-            for score, copies, weight in ms.items()]
-    self._reset()
-    if rows:
-        y, s, c, w = (np.array(col) for col in zip(*rows))
-        self.load(y, s, c, w.astype(np.int64 if dtype is int else np.float64))
 
 
 def _check_counter(LevelDominanceCounter self):

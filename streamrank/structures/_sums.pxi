@@ -205,19 +205,16 @@ cdef inline bint _plain(object x, double* out) noexcept:
 
 
 
-def _restore_sums(floats, values, hist, parts=None, pairs=None):
-    """Unpickle `Sums`: float sums from their accumulators and compensations (``parts``;
-    pickles of version 0.1 give only ``values``, their rounded sums) and `cross`, `within`
-    and `exposure` (``pairs``; without them, as after a recount)."""
+def _restore_sums(floats, values, hist, parts, pairs):
+    """Unpickle `Sums`: int sums from ``values``; float sums from their accumulators and
+    compensations (``parts``), with `cross`, `within` and `exposure` (``pairs``)."""
     cdef Sums sums = Sums(floats)
-    if floats and parts is not None:
+    if floats:
         sums._set_parts(list(parts[0]), list(parts[1]))
         sums._counted()
-    elif floats:
-        sums.add(values[:5], 1.0, values[5])
     else:
         sums.add(values[:5], 1, values[5])
     sums.hist = hist
-    if floats and pairs is not None:
+    if floats:
         sums.cross, sums.within, sums.exposure = pairs
     return sums

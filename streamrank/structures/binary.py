@@ -42,7 +42,6 @@ from __future__ import annotations
 from typing import NamedTuple
 
 from ._cbinary import BinaryDominanceCounter, LevelDominanceCounter
-from ._pickled import BinaryTree, _Node  # noqa: F401  (names 0.1.0 pickles ask this module for)
 
 __all__ = ["BinaryDominanceCounter", "LevelDominanceCounter", "PlacementMoments"]
 

@@ -17,8 +17,7 @@ Two counters, by the number of distinct labels:
 
 `LevelDominanceCounter` (binary or ordinal labels) is compiled (``_cbinary.pyx``, its
 ``_levels.pxi``): B+ trees over the scores, two label levels to a tree; a query walks each
-tree once, ``O(L log n)`` for ``L`` levels. This module hands it out under its name here
-too (the name pickles of version 0.1 ask for).
+tree once, ``O(L log n)`` for ``L`` levels (`streamrank.structures.binary`).
 
 `DominanceCounter` (any labels, arriving unannounced), compiled in `_cdominance.pyx`: a
 weight-balanced binary tree over the points in (label, score) order whose inner nodes
@@ -37,30 +36,4 @@ from __future__ import annotations
 
 from ._cdominance import DominanceCounter
 
-__all__ = ["DominanceCounter", "LevelDominanceCounter"]
-
-
-def __getattr__(name):
-    """``LevelDominanceCounter``: the compiled counter (imported on first use, as the
-    compiled module of the level counter imports this package)."""
-    if name == "LevelDominanceCounter":
-        from ._cbinary import LevelDominanceCounter
-        return LevelDominanceCounter
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-
-
-# The nodes of the Python tree that version 0.1 pickled; they are kept only so that those
-# pickles load (`DominanceCounter.__setstate__` reads their points).
-
-
-class _Leaf:
-    """A leaf of a pickled Python `DominanceCounter`: sorted keys, copies, weights."""
-
-    __slots__ = ("labels", "scores", "counts", "weights")
-    size = 1
-
-
-class _Inner:
-    """An inner node of a pickled Python `DominanceCounter`."""
-
-    __slots__ = ("left", "right", "label", "score", "size", "left_scores")
+__all__ = ["DominanceCounter"]

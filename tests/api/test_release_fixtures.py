@@ -1,12 +1,13 @@
-"""The fixtures of streamrank 0.1.0 (``tests/data/release/``) load, hold what they held,
-and keep working.
+"""The fixtures of streamrank 0.1.0 (``tests/data/release/``) that are still a supported
+format load, hold what they held, and keep working.
 
-``make_fixtures.py`` wrote, with the 0.1.0 code, `PairCounter.to_bytes` snapshots, pickles
-of the counters, windows, River metrics and `EpochTracker`, and a ``streamrank monitor``
+``make_fixtures.py`` wrote, with the 0.1.0 code, `PairCounter.to_bytes` snapshots
+(version 2, the current one), a pickle of a `PairCounter`, and a ``streamrank monitor``
 checkpoint, and stored the samples and operations behind each in ``samples.json`` (and
-the monitor's input in ``events.csv``). Each test loads one fixture with today's code and
-checks it against a fresh recount of those samples -- the O(n^2) oracle for counts, the
-reference implementations of `_metric_refs` for River metrics, a replay of the monitor's
+the monitor's input in ``events.csv``); its pickles of the windows, River metrics and
+`EpochTracker` were of earlier development formats, which are refused (and were
+removed). Each test loads one fixture with today's code and checks it against a fresh
+recount of those samples -- the O(n^2) oracle for counts, a replay of the monitor's
 rules for the checkpoint -- never against numbers copied from the old object; then makes
 one more change and checks again. Like ``tests/data/snapshots/``, these files are never
 rewritten: their point is to be old.
@@ -21,15 +22,13 @@ import pickle
 import subprocess
 import sys
 from collections import Counter, OrderedDict
-from fractions import Fraction
 
 import numpy as np
 import pytest
 
 from _exact_checks import assert_counts, exact_weights_only
-from _release_specs import event_args, held_events, json_key, reference_value
 from oracle import pair_counts_matrix
-from streamrank import PairCounter, SlidingPairCounter, TimeSlidingPairCounter
+from streamrank import PairCounter
 from streamrank.cli.monitor import read_checkpoint
 from streamrank.monitor import Monitor
 from paths import DATA, ROOT
@@ -37,8 +36,12 @@ from paths import DATA, ROOT
 DATA = DATA / "release"
 SAMPLES = json.loads((DATA / "samples.json").read_text())
 FIXTURES = sorted(k for k in SAMPLES if "." in k)
-METRIC_FIXTURES = [k for k in FIXTURES if k.startswith("metric_")]
 OTHER_FILES = {"samples.json", "events.csv", "make_fixtures.py"}
+
+
+def json_key(k):
+    """A key as stored in JSON back to Python (lists were tuples)."""
+    return tuple(json_key(x) for x in k) if isinstance(k, list) else k
 
 
 def _load(name):
@@ -96,115 +99,6 @@ def test_pair_counter_pickle_loads():
     assert any(isinstance(k, tuple) for k in pc)    # the keys only pickle keeps
     rows = [v for _, v in pc.items()]
     assert_counts(pickle.loads(pickle.dumps(pc)).counts, rows, exact=False)
-
-
-def _check_window(win, held, every_weight):
-    assert len(win) == len(held)
-    exact = exact_weights_only(every_weight)
-    assert_counts(win.counts, [tuple(e[-3:]) for e in held], exact)
-    win._check()
-
-
-def test_sliding_pair_counter_pickle_loads():
-    spec = SAMPLES["sliding_pair_counter.pkl"]
-    win = _load("sliding_pair_counter.pkl")
-    size, events = spec["window_size"], [tuple(e) for e in spec["events"]]
-    assert isinstance(win, SlidingPairCounter) and win.window_size == size
-    assert list(win) == events[-size:]
-    weights = [e[2] for e in events]
-    _check_window(win, events[-size:], weights)
-    win.push(2, 0.45, 3)
-    events.append((2, 0.45, 3))
-    _check_window(win, events[-size:], weights + [3])
-    assert list(win) == events[-size:]
-
-
-def test_time_sliding_pair_counter_pickle_loads():
-    spec = SAMPLES["time_sliding_pair_counter.pkl"]
-    win = _load("time_sliding_pair_counter.pkl")
-    period, events = spec["period"], [tuple(e) for e in spec["events"]]
-    assert isinstance(win, TimeSlidingPairCounter) and win.period == period
-
-    def held():
-        last = events[-1][0]
-        return [e for e in events if e[0] > last - period]
-
-    assert list(win) == held()
-    weights = [e[3] for e in events]
-    _check_window(win, held(), weights)
-    t = events[-1][0] + 1.0                         # evicts what is older than t - period
-    win.push(1, 0.45, 0.5, t=t)
-    events.append((t, 1, 0.45, 0.5))
-    assert list(win) == held()
-    _check_window(win, held(), weights + [0.5])
-
-
-# --------------------------------------------------------------------------- River
-@pytest.mark.parametrize("name", METRIC_FIXTURES)
-def test_river_metric_pickles_load(name):
-    spec = SAMPLES[name]
-    m = _load(name)
-    assert type(m).__name__ == spec["class"]
-    for k, v in spec["params"].items():
-        assert getattr(m, k) == v
-    assert any(op[0] == "update" for op in spec["ops"][-3:])   # pickled with a buffer
-    held = held_events(spec)
-    assert m.get() == pytest.approx(reference_value(spec, held), rel=1e-12, abs=1e-12)
-    # one more update, then a revert of the oldest update held: the reference's answers
-    first = held[0]
-    new = (first[0], json_key([0.45, first[1][1]]) if isinstance(first[1], tuple) else 0.45,
-           2)
-    m.update(*new)
-    held = held_events(spec, [new])
-    assert m.get() == pytest.approx(reference_value(spec, held), rel=1e-12, abs=1e-12)
-    m.revert(*held[0])
-    held = held[1:]
-    assert m.get() == pytest.approx(reference_value(spec, held), rel=1e-12, abs=1e-12)
-    assert pickle.loads(pickle.dumps(m)).get() == m.get()
-
-
-# --------------------------------------------------------------------------- epochs
-def _epoch_scores(spec):
-    """The scores of every epoch, replayed from the stored moves."""
-    out, s = [], None
-    for epoch in spec["epochs"]:
-        (kind, arg), = epoch.items()
-        if kind == "step":
-            s = np.array(arg, dtype=float)
-        elif kind == "step_partial":
-            s = s.copy()
-            s[arg[0]] = arg[1]
-        else:
-            delta, groups = arg
-            s = s + np.array(delta)[groups]
-        out.append(s)
-    return out
-
-
-def _churn(old, new, w):
-    """Pairs (weight) whose order flipped: discordant with the old scores as labels."""
-    return pair_counts_matrix(old.tolist(), new.tolist(), [Fraction(x) for x in w]).D
-
-
-def test_epoch_tracker_pickle_loads():
-    spec = SAMPLES["epoch_tracker.pkl"]
-    t = _load("epoch_tracker.pkl")
-    y, w = spec["y_true"], spec["sample_weight"]
-    epochs = _epoch_scores(spec)
-    assert len(t) == len(y) and np.array_equal(t.scores, epochs[-1])
-    assert len(t.history) == len(epochs) and t.churn_history[0] is None
-    for i, s in enumerate(epochs):
-        assert_counts(t.history[i], list(zip(y, s.tolist(), w)), exact=False)
-        if i:
-            assert t.churn_history[i] == pytest.approx(float(_churn(epochs[i - 1], s, w)),
-                                                       rel=1e-12, abs=1e-12)
-    t._check()
-    new = epochs[-1].copy()
-    new[[2, 3]] = [0.9, -0.1]
-    c = t.step_partial([2, 3], [0.9, -0.1])
-    assert_counts(c, list(zip(y, new.tolist(), w)), exact=False)
-    assert t.churn == pytest.approx(float(_churn(epochs[-1], new, w)), rel=1e-12, abs=1e-12)
-    t._check()
 
 
 # --------------------------------------------------------------------------- monitor

@@ -461,3 +461,28 @@ def test_group_by_query_keeps_contiguous_rows_and_their_query_order():
     groups, yg, sg = group_by_query(np.array([2, 5, 2]), y[:3], s[:3], with_perm=True)
     assert groups.perm.tolist() == [0, 2, 1] and groups.ids.tolist() == [2, 5]
     assert yg.tolist() == [0, 2, 1] and yg.dtype == np.uint8 and sg.tolist() == [0.0, 1.0, 0.5]
+
+
+def test_query_topk_selects_each_querys_k_best_rows_in_any_order():
+    """`query_topk` against a sort of each query's rows: its ``k`` smallest values, their
+    gains (ties inside the cut-off as a multiset), the rows tied with the ``k``-th."""
+    rng = np.random.default_rng(7)
+    codes = np.repeat([0, 2, 3], [9, 6, 12])        # code 1 holds no row
+    rng.shuffle(codes)
+    neg = -rng.integers(0, 5, codes.size) / 4.0     # heavy ties
+    g = rng.integers(0, 4, codes.size).astype(float)
+    for k in (1, 3, 6):
+        top, gtop, n_eq, g_eq = cl.query_topk(codes + 10, 10, 4, neg, g, k)
+        for c in (0, 2, 3):
+            rows = np.flatnonzero(codes == c)
+            order = rows[np.argsort(neg[rows], kind="stable")]
+            assert top[c].tolist() == neg[order[:k]].tolist()
+            v = neg[order[k - 1]]
+            above = order[neg[order] < v]
+            assert sorted(gtop[c][top[c] < v].tolist()) == sorted(g[above].tolist())
+            tied = rows[neg[rows] == v]
+            assert n_eq[c] == tied.size and g_eq[c] == g[tied].sum()
+    with pytest.raises(ValueError, match="at least k = 7"):
+        cl.query_topk(codes, 0, 4, neg, g, 7)       # code 2 holds 6 rows
+    with pytest.raises(ValueError, match=r"must lie in \[0, 3\)"):
+        cl.query_topk(codes, 0, 3, neg, g, 1)

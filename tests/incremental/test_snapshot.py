@@ -1,5 +1,5 @@
 """Snapshots (`PairCounter.to_bytes` / `Monitor.to_bytes`): keys round-trip exactly, old
-snapshots still load, and `from_bytes` raises `SnapshotError` -- and nothing else -- for
+`Monitor` snapshots still load, `PairCounter` snapshots of version 1 are refused, and `from_bytes` raises `SnapshotError` -- and nothing else -- for
 anything it cannot load."""
 
 from __future__ import annotations
@@ -14,14 +14,12 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from _snapshot_builders import FIXTURES
-from oracle import pair_counts_brute
 from streamrank import PairCounter, SnapshotError
 from streamrank import _snapshot
 from streamrank.monitor import Monitor
 from paths import DATA
 
 DATA = DATA / "snapshots"
-FIELDS = ("concordant", "discordant", "tied_score", "tied_label", "tied_both")
 
 
 def _counter_state(pc):
@@ -137,39 +135,45 @@ def test_to_bytes_refuses_keys_it_cannot_store_exactly(keys, shown):
 
 
 # --------------------------------------------------------------------------- old snapshots
-@pytest.mark.parametrize("name", sorted(FIXTURES))
-def test_version_1_snapshots_still_load(name):
+@pytest.mark.parametrize("name", sorted(k for k in FIXTURES if k.startswith("pair_counter")))
+def test_pair_counter_version_1_snapshots_are_refused(name):
+    """streamrank was never released: the committed version-1 `PairCounter` snapshots
+    (an earlier development format) are refused with the version error."""
+    data = (DATA / name).read_bytes()
+    with np.load(io.BytesIO(data)) as z:            # the committed file is version 1
+        assert int(z["version"]) == 1 and "keys_type" not in z.files
+    with pytest.raises(SnapshotError, match=r"^PairCounter.from_bytes: snapshot version 1 "
+                       r"not supported \(this streamrank reads version 2\)\.$"):
+        PairCounter.from_bytes(data)
+
+
+@pytest.mark.parametrize("name", sorted(k for k in FIXTURES if k.startswith("monitor")))
+def test_version_1_monitor_snapshots_still_load(name):
     build, cls = FIXTURES[name]
     data = (DATA / name).read_bytes()
     with np.load(io.BytesIO(data)) as z:            # the committed file is version 1
         assert int(z["version"]) == 1 and "keys_type" not in z.files
     old, now = cls.from_bytes(data), build()
     assert _state(old, interval=False) == _state(now, interval=False)
-    if cls is not PairCounter:      # its reports had no interval: they load with nan
-        assert old.history and all(r.low != r.low and r.high != r.high
-                                   for r in old.history)
+    # its reports had no interval: they load with nan
+    assert old.history and all(r.low != r.low and r.high != r.high for r in old.history)
     old._check()
-    if cls is PairCounter:
-        y, s, w = zip(*(v for _, v in old.items()))
-        ref = pair_counts_brute(list(y), list(s), list(w))
-        assert [getattr(old.counts, f) for f in FIELDS] == pytest.approx(
-            [float(x) for x in (ref.C, ref.D, ref.T, ref.Ty, ref.Tyy)], rel=1e-12)
-    else:
-        r_old, r_now = old.report(), now.report()
-        assert repr(r_old) == repr(r_now)
+    r_old, r_now = old.report(), now.report()
+    assert repr(r_old) == repr(r_now)
     again = cls.from_bytes(old.to_bytes())          # rewritten as the current version
     assert _state(again) == _state(old)
     assert _state(again, interval=False) == _state(now, interval=False)
 
 
-def test_version_1_snapshot_that_lost_a_nul_is_refused_clearly():
-    # what version 1 wrote for the keys "a" and "a\x00": two equal strings
-    data = _npz(format=np.array("streamrank.PairCounter"), version=np.array(1),
-                labels=np.array("auto"), keys=np.array(["a", "a\x00"]),
-                y=np.array([0.0, 1.0]), s=np.array([0.1, 0.2]), w=np.array([1.0, 1.0]))
+def test_version_1_keys_that_lost_a_nul_are_refused_clearly():
+    # what version 1 (still read for Monitor snapshots) wrote for the keys "a" and
+    # "a\x00": two equal strings
+    data = _npz(format=np.array("streamrank.Demo"), version=np.array(1),
+                keys=np.array(["a", "a\x00"]))
+    snap = _snapshot.load(data, "streamrank.Demo", 1, "f")
     with pytest.raises(SnapshotError, match="two keys are equal: version 1 lost the "
                        "trailing NUL characters"):
-        PairCounter.from_bytes(data)
+        snap.keys("keys")
 
 
 # --------------------------------------------------------------------------- bad input
@@ -195,11 +199,11 @@ def test_another_structures_snapshot():
         Monitor.from_bytes(pc.to_bytes())
 
 
-@pytest.mark.parametrize("version", [0, -1, 3, 2**40])
+@pytest.mark.parametrize("version", [0, -1, 1, 3, 2**40])
 def test_unsupported_versions(version):
     data = _npz(**_counter_arrays(version=np.array(version)))
     with pytest.raises(SnapshotError, match=rf"snapshot version {version} not supported "
-                       r"\(this streamrank reads versions 1\.\.2\)"):
+                       r"\(this streamrank reads version 2\)"):
         PairCounter.from_bytes(data)
 
 

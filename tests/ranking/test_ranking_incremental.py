@@ -145,25 +145,3 @@ def test_river_metrics_dict_input_and_rolling():
     for i, (y, s) in enumerate(stream):
         rolling.update(y, s)
         assert rolling.get() == pytest.approx(_batch_prefix(stream[max(0, i - 1): i + 1], ndcg_score, k=3), abs=1e-9)
-
-
-def test_query_pickled_with_per_level_lists_loads_with_its_pair_counts():
-    """A `QueryRanking` of an earlier release kept ``D, T, P`` beside per-level sorted
-    score lists (``_by_level``); loaded, it counts its pairs from its documents."""
-    import pickle
-
-    from streamrank.ranking import QueryRanking
-
-    qr = QueryRanking()
-    for doc, rel, score in [("a", 2, 0.9), ("b", 0, 0.5), ("c", 1, 0.5), ("d", 1, 0.1)]:
-        qr.set(doc, rel, score)
-    old = {k: v for k, v in qr.__dict__.items() if k != "_pairs"}
-    old.update(_by_level={2.0: [0.9], 0.0: [0.5], 1.0: [0.1, 0.5]}, _D=1, _T=1, _P=5)
-    legacy = QueryRanking.__new__(QueryRanking)
-    legacy.__setstate__(old)
-    assert legacy.pair_counts() == qr.pair_counts() == (1, 1, 5)
-    loaded = pickle.loads(pickle.dumps(legacy))
-    loaded.set("b", 0, 0.95)                   # and it keeps counting
-    qr.set("b", 0, 0.95)
-    assert loaded.pair_counts() == qr.pair_counts()
-    assert loaded.ndcg() == qr.ndcg()

@@ -244,28 +244,3 @@ def test_compiled_counter_is_built_and_its_doctests_pass():
     assert DominanceCounter is _cdominance.DominanceCounter is dominance.DominanceCounter
     result = doctest.testmod(_cdominance, optionflags=doctest.ELLIPSIS)
     assert result.attempted >= 20 and result.failed == 0, result
-
-
-def test_a_pickled_python_counter_restores_into_the_compiled_one():
-    """A state of the Python counter of earlier releases (slots, a tree of `_Inner` /
-    `_Leaf`), as pickle hands it to `__setstate__`: the same points, zero-weight keys
-    kept as such."""
-    from array import array
-
-    from streamrank.structures.dominance import _Inner, _Leaf
-    leaves = []
-    for labels, scores, counts, weights in (([0.0, 1.0], [0.5, 0.2], [2, 1], [3, 0]),
-                                            ([2.0], [0.9], [1], [1])):
-        leaf = _Leaf()
-        leaf.labels, leaf.scores = array("d", labels), array("d", scores)
-        leaf.counts, leaf.weights = array("q", counts), array("q", weights)
-        leaves.append(leaf)
-    root = _Inner()
-    root.left, root.right, root.label, root.score = leaves[0], leaves[1], 2.0, 0.9
-    dc = DominanceCounter.__new__(DominanceCounter)
-    dc.__setstate__((None, {"_dtype": int, "_root": root, "_len": 4, "_entries": 3}))
-    dc._check()
-    assert list(dc.items()) == [(0.0, 0.5, 2, 3), (1.0, 0.2, 1, 0), (2.0, 0.9, 1, 1)]
-    assert dc.stats() == (2, 2, 3)
-    assert dc.pairs_with(1.5, 0.6) == (4, 0, 0, 0, 0)
-    assert dc.pairs_with(1.5, 0.95) == (3, 1, 0, 0, 0)
