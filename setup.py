@@ -3,7 +3,7 @@
 Everything else about the package lives in pyproject.toml; setuptools reads the extension
 modules from here. The build is one pass over every core at once: Cython translates the
 modules in parallel processes, Cython's runtime support (memoryviews, function objects,
-...) is generated once as the module `SHARED_UTILITY` instead of into every module, and the
+...) is generated once as the module `CYTHON_UTILITY` instead of into every module, and the
 C compiler runs one process per core. docs/building.md gives the measured costs and why.
 A machine without a C compiler gets one clear error at install time.
 """
@@ -16,7 +16,6 @@ from Cython.Utils import file_generated_by_this_cython
 from setuptools import Extension, setup
 from setuptools.command.build import build
 from setuptools.command.build_ext import build_ext
-from setuptools.modified import newer_group
 
 # One compiled module per structure or kernel family; a new module is one more name here.
 MODULES = [
@@ -28,10 +27,11 @@ MODULES = [
     "streamrank.batch._clevels",
     "streamrank.batch._ccurves",
 ]
-SHARED_UTILITY = "streamrank._cyutility"
+CYTHON_UTILITY = "streamrank._cyutility"
 DIRECTIVES = {"boundscheck": False, "wraparound": False}
 C_FLAGS = ["-O2", "-g0"]     # after Python's own flags (-g -O3), so these win
-JOBS = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+JOBS = (len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity")
+        else os.cpu_count() or 1)
 
 
 class BuildCore(build_ext):
@@ -42,14 +42,14 @@ class BuildCore(build_ext):
     def finalize_options(self):
         super().finalize_options()
         if self.parallel is None:      # `-j N` on the command line still decides
-            self.parallel = JOBS or 1
+            self.parallel = JOBS
 
     def build_extension(self, ext):
         target = self.get_ext_fullpath(ext.name)
-        sources = [*ext.sources, *ext.depends, __file__]
+        sources = [*ext.sources, *ext.depends]
         for built in self.earlier_builds(ext):
             if (not self.force and os.path.abspath(built) != os.path.abspath(target)
-                    and os.path.exists(built) and not newer_group(sources, built)):
+                    and not newer(sources, built)):
                 os.makedirs(os.path.dirname(target), exist_ok=True)
                 self.copy_file(built, target)
                 return
@@ -75,6 +75,14 @@ class BuildCore(build_ext):
                 f"{exc}") from exc
 
 
+def newer(paths, target):
+    """Whether any of ``paths`` was modified after ``target`` (or ``target`` is missing)."""
+    if not os.path.exists(target):
+        return True
+    built = os.path.getmtime(target)
+    return any(os.path.getmtime(path) > built for path in paths)
+
+
 def cython_state(name):
     """What Cython has to do for the module: ``"done"`` when the C this Cython generated from
     it is newer than this file and every Cython source of the package (pip builds in a fresh
@@ -83,34 +91,32 @@ def cython_state(name):
     ``"force"`` when there is no such C or it is older than this file (the options may have
     changed); else ``"check"``: Cython compares the module's own dependencies."""
     c_file = name.replace(".", "/") + ".c"
-    if not file_generated_by_this_cython(c_file) or newer_group([__file__], c_file):
+    if not file_generated_by_this_cython(c_file) or newer([__file__], c_file):
         return "force"
     ours = [path for suffix in ("pyx", "pxd", "pxi")
             for path in glob.glob(f"streamrank/**/*.{suffix}", recursive=True)]
-    return "check" if newer_group(ours, c_file) else "done"
+    return "check" if newer(ours, c_file) else "done"
 
 
-def extension(name, state):
-    path = name.replace(".", "/") + (".c" if state == "done" else ".pyx")
-    return Extension(name, [path], depends=[__file__], extra_compile_args=C_FLAGS)
+def extension(name, suffix):
+    return Extension(name, [name.replace(".", "/") + suffix], depends=[__file__],
+                     extra_compile_args=C_FLAGS)
 
 
 def extensions():
-    """The `Extension` of every module in `MODULES` and of the shared runtime support, each
-    translated to C by Cython as `cython_state` says."""
+    """The `Extension` of every module in `MODULES` and of the runtime support they import,
+    each translated to C by Cython as `cython_state` says."""
     states = {name: cython_state(name) for name in MODULES}
-    shared = Extension(SHARED_UTILITY, [SHARED_UTILITY.replace(".", "/") + ".c"],
-                       depends=[__file__], extra_compile_args=C_FLAGS)
 
-    def translate(names, force, extra=()):
-        return cythonize([extension(n, "") for n in names] + list(extra), force=force,
-                         nthreads=JOBS or 1, language_level=3, compiler_directives=DIRECTIVES,
-                         shared_utility_qualified_name=SHARED_UTILITY)
+    def translate(state, extra=()):
+        modules = [extension(n, ".pyx") for n in MODULES if states[n] == state]
+        return cythonize(modules + list(extra), force=state == "force", nthreads=JOBS,
+                         language_level=3, compiler_directives=DIRECTIVES,
+                         shared_utility_qualified_name=CYTHON_UTILITY)
 
-    return ([extension(n, "done") for n, state in states.items() if state == "done"]
-            + translate([n for n, state in states.items() if state == "force"], True)
-            + translate([n for n, state in states.items() if state == "check"], False,
-                        [shared]))
+    # Cython generates the runtime support's C when it is missing or from another Cython.
+    return ([extension(n, ".c") for n in MODULES if states[n] == "done"]
+            + translate("force") + translate("check", [extension(CYTHON_UTILITY, ".c")]))
 
 
 if __name__ == "__main__":

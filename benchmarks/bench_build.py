@@ -63,7 +63,7 @@ def run_cpu(cmd: list[str], cwd: str) -> float:
 def cython_cmd(cfg: dict, source: str, out: Path, shared: bool) -> list[str]:
     cmd = [sys.executable, "-m", "cython", "-3", "-o", str(out), source]
     cmd += [f"-X{k}={v}" for k, v in cfg["DIRECTIVES"].items()]
-    return cmd + (["--shared", cfg["SHARED_UTILITY"]] if shared else [])
+    return cmd + (["--shared", cfg["CYTHON_UTILITY"]] if shared else [])
 
 
 def c_breakdown(text: str) -> dict:
@@ -101,8 +101,8 @@ def measure(modules: list[str], flags: list[str], jobs: int) -> list[dict]:
         out = {kind: Path(tmp, kind) for kind in ("own", "shared")}
         for d in out.values():
             d.mkdir()
-        shared_c = out["shared"] / (cfg["SHARED_UTILITY"].rsplit(".", 1)[-1] + ".c")
-        util = cfg["SHARED_UTILITY"]
+        shared_c = out["shared"] / (cfg["CYTHON_UTILITY"].rsplit(".", 1)[-1] + ".c")
+        util = cfg["CYTHON_UTILITY"]
         rows[util] = {"module": util + " (shared)"}
 
         log("cython ...")
