@@ -23,7 +23,6 @@ from ._cslots cimport SlotStore, _resized, _weight
 
 cdef double NAN = float("nan")
 cdef double MAX_EXACT = 2.0 ** 53
-DEF _NT = 8         # per-label tallies held in C arrays
 
 #: A window asks its owner to apply its changes once this many are waiting (as
 #: `streamrank.metrics._base.MAX_PENDING`).
@@ -57,32 +56,6 @@ cdef class RowWindow:
     ([], {(0.0, 0.1, 1): 1, (1.0, 0.2, 1): 1}, 2)
     """
 
-    cdef readonly SlotStore store
-    cdef int64_t* _ring       # rows by arrival number q, at q & (_rcap - 1)
-    cdef int64_t* _seq        # row -> its arrival number
-    cdef Py_ssize_t _rcap, _scap
-    cdef int64_t _head, _tail, _synced
-    cdef Py_ssize_t _nlab, _nadds, _nrem, _remcap
-    cdef double* _ry          # values held by the engine, to remove
-    cdef double* _rs
-    cdef double* _rw
-    cdef dict _adds           # (y, s, w) -> copies to add (changed rows)
-    cdef public Py_ssize_t limit   # changes waiting before push / change return True
-    # Per-label tallies of the labeled rows (with tally): up to _NT labels in C arrays,
-    # the count and the weight sum (an exact int64 while every weight is integral, else
-    # a double with its Neumaier compensation in _tk); more labels, or an int sum past
-    # int64, move them to the dict _classes of Python numbers for good. _nt: labels in
-    # the arrays; -1: in the dict; -2: no tally.
-    cdef int _nt
-    cdef double _tl[_NT]
-    cdef int64_t _tc[_NT]
-    cdef int64_t _ti[_NT]
-    cdef double _tf[_NT]
-    cdef double _tk[_NT]      # the Neumaier compensation of _tf (a weight of 1e18 that
-                              # came and went next to weight 1 leaves the 1 in it)
-    cdef bint _tflt[_NT]
-    cdef dict _classes
-    cdef readonly object last_evicted   # the key of the row `push_new` last evicted
 
     def __init__(self, Py_ssize_t limit=MAX_PENDING, bint tally=False):
         self.limit = limit
@@ -131,10 +104,10 @@ cdef class RowWindow:
         removals and additions. O(1)."""
         return self._waiting()
 
-    cdef inline Py_ssize_t _waiting(self):
+    cdef Py_ssize_t _waiting(self):
         return <Py_ssize_t>(self._tail - self._synced) + self._nrem + self._nadds
 
-    cdef inline Py_ssize_t _row_at(self, int64_t q):
+    cdef Py_ssize_t _row_at(self, int64_t q):
         return self._ring[q & (self._rcap - 1)]
 
     cdef int _grow_ring(self) except -1:
@@ -263,7 +236,7 @@ cdef class RowWindow:
             entry[1] -= w
         return 0
 
-    cdef inline void _add_float(self, int j, double x) noexcept:
+    cdef void _add_float(self, int j, double x) noexcept:
         """``_tf[j] += x`` with Neumaier compensation (in ``_tk[j]``)."""
         cdef double a = self._tf[j]
         cdef double t = a + x

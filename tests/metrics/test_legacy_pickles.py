@@ -28,8 +28,11 @@ from paths import DATA
 RELEASE, MODES = DATA / "release", DATA / "release_modes"
 SPECS = {folder: json.loads((folder / "samples.json").read_text())
          for folder in (RELEASE, MODES)}
+#: (`RollingROCAUC` is a compiled window: its 0.1.0 pickle is refused with the version
+#: error, `test_release_fixtures`.)
 CASES = [(folder, name) for folder in (RELEASE, MODES) for name in SPECS[folder]
-         if name.endswith(".pkl") and (folder is MODES or name.startswith("metric_"))]
+         if name.endswith(".pkl") and (folder is MODES or name.startswith("metric_"))
+         and SPECS[folder][name]["class"] != "RollingROCAUC"]
 MODE_CASES = [name for folder, name in CASES if folder is MODES]
 IDS = [f"{folder.name}/{name}" for folder, name in CASES]
 
@@ -343,7 +346,8 @@ def test_a_damaged_0_1_engine_is_refused_clearly(folder, name, damage):
     _assert_clear(excinfo, cls_name)
 
 
-@pytest.mark.parametrize("cls_name", sorted(set(sm.__all__) - {"GroupedProba", "WithGroup"}))
+@pytest.mark.parametrize("cls_name", sorted(set(sm.__all__) - {"GroupedProba", "WithGroup",
+                                                                  "RollingROCAUC"}))
 @pytest.mark.parametrize("state", [{}, {"_pending": {}, "pos_val": True}, [1, 2]],
                          ids=["empty", "buffer not a list", "a list"])
 def test_an_unknown_state_is_refused_clearly(cls_name, state):

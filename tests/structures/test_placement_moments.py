@@ -9,7 +9,6 @@ and each class's sum of squared placements, weighted by the items' (integer) wei
 
 from __future__ import annotations
 
-import io
 import json
 import pickle
 
@@ -356,12 +355,7 @@ def test_release_fixtures_read_moments():
     pc = PairCounter.from_bytes((RELEASE / "pair_counter_int.npz").read_bytes())
     rows = [tuple(r[1:]) for r in samples["pair_counter_int.npz"]["items"]]
     assert_moments(pc.placement_moments(), rows)
-    win = pickle.load(io.BytesIO((RELEASE / "sliding_pair_counter.pkl").read_bytes()))
-    spec = samples["sliding_pair_counter.pkl"]
-    held = [tuple(e) for e in spec["events"]][-spec["window_size"]:]
-    want = placements(held) if all(float(w).is_integer() for _, _, w in held) else None
-    got = win.placement_moments()
-    assert (got is None) if want is None else tuple(got) == want
+    # (the windows' 0.1.0 pickles are refused: test_release_fixtures)
 
 
 # --------------------------------------------------------------------------- bounds
