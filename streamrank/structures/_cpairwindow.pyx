@@ -172,10 +172,7 @@ cdef object _sync(RowWindow win, object engine, str caller, bint recount):
                 _arrays(win, engine, caller)
         finally:
             engine._cached = None
-        win._synced = win._tail
-        win._nrem = 0
-        if win._nadds:
-            win._adds, win._nadds = {}, 0
+        win._drop_waiting()
     if recount and engine._dtype is float and engine.stale:
         _recount(win, engine)
     return engine

@@ -144,22 +144,27 @@ def test_row_window_equals_a_list_model(seed, labels):
 
 def test_row_window_hands_only_what_stayed_to_the_engine():
     """Rows that came and left between two reads never reach the engine; removals cancel
-    a queued addition of equal values; large batches come as arrays."""
-    win = RowWindow()
+    a queued addition of equal values; large batches come as sorted arrays. After each
+    sync the engine equals a recount of the window (`PairEngine._check`)."""
+    win, engine = RowWindow(), PairEngine()
     for y, s in [(1, 0.9), (0, 0.1), (1, 0.2)]:
         win.push_keep(y, s, 1.0, 2)
-    removes, adds, n = win.take()
-    assert removes == [] and adds == {(0.0, 0.1, 1): 1, (1.0, 0.2, 1): 1} and n == 2
+    assert win.waiting == 2                 # (1, 0.9): neither added nor removed
+    sync(win, engine, "f")
+    assert win.waiting == 0 and len(engine) == 2
+    engine._check(*win.columns())
     row = win.rows()[0]
     win.change(row, 1.0, 0.7, 2.5)          # a synced row: its old values leave
     win.change(row, 1.0, 0.8, 2.5)          # ... its queued addition is cancelled
-    removes, adds, n = win.take()
-    assert removes == [(0.0, 0.1, 1)] and adds == {(1.0, 0.8, 2.5): 1} and n == 1
+    assert win.waiting == 2                 # remove (0, 0.1), add (1, 0.8, 2.5)
+    sync(win, engine, "f")
+    engine._check(*win.columns())
     for i in range(40):
         win.push_keep(float(i % 2), i / 40, 1.0, 30)
-    (ry, rs, rw), (ay, as_, aw) = win.take_arrays()
-    assert ry.size == 2 and ay.size == 30 and win.waiting == 0
-    assert np.array_equal(as_, np.arange(10, 40) / 40)
+    assert win.waiting == 2 + 30            # past SCALAR_FLUSH: two sorted batches
+    sync(win, engine, "f")
+    assert win.waiting == 0 and len(engine) == 30
+    engine._check(*win.columns())
 
 
 def test_tallies_keep_python_arithmetic_and_move_to_a_dict():
