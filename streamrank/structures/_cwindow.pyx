@@ -370,12 +370,6 @@ cdef class RowWindow:
         return [y[self._row_at(q)]
                 for q in range(self._head, self._head + min(k, self._tail - self._head))]
 
-    def newest_time(self):
-        """The time of the newest row (None when empty)."""
-        if self._tail == self._head:
-            return None
-        return self.store._t[self._row_at(self._tail - 1)]
-
     def change(self, Py_ssize_t row, double y, double s, double w):
         """Overwrite held row ``row`` with ``(y, s, w)`` (NaN label: pending); the engine
         follows at the next sync. Returns True once ``limit`` changes are waiting."""
