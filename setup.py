@@ -23,6 +23,7 @@ MODULES = [
     "streamrank.structures._cdominance",
     "streamrank.structures._cslots",
     "streamrank.structures._cwindow",
+    "streamrank.structures._cpairwindow",
     "streamrank.batch._ckernels",
     "streamrank.batch._clevels",
     "streamrank.batch._ccurves",

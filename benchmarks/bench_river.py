@@ -55,7 +55,14 @@ GOALS = {
     "G1": "RollingROCAUC read after every event, W = 1e4: >= 3x River's throughput",
     "G2": "RollingROCAUC read every 100 events, W = 1e4: >= River's throughput (parity)",
     "G3": "ties: exact (= scikit-learn) where River's RollingROCAUC is wrong",
+    "R1": "RollingROCAUC read every 100 events, W = 1e3: >= 1.5x River's throughput",
+    "R2": "RollingROCAUC read every 100 events, W = 1e4: >= 1.5x River's throughput",
+    "R3": "RollingROCAUC read every 100 events, W = 1e5: >= 3x River's throughput",
+    "R4": "RollingROCAUC read after every event, W = 1e3: >= 3x River's throughput",
 }
+#: The goals R1..R4: (window, read every, least ratio ours / River).
+RATIO_GOALS = {"R1": (10**3, 100, 1.5), "R2": (10**4, 100, 1.5), "R3": (10**5, 100, 3.0),
+               "R4": (10**3, 1, 3.0)}
 ANSWER_TOL = 1e-12
 
 
@@ -214,6 +221,11 @@ def evaluate_goals(result) -> dict:
     wrong = any(abs(t["values"]["river RollingROCAUC"] - t["exact"]) > 1e-6
                 for t in result["ties"])
     out["G3"] = ("PASS" if ok and wrong else "FAIL", "; ".join(details))
+    for goal, (w, every, least) in RATIO_GOALS.items():
+        cell = by.get((w, every))
+        if cell:
+            r = cell["rate"]["streamrank"] / cell["rate"]["river"]
+            out[goal] = ("PASS" if r >= least else "FAIL", f"{r:.2f}x")
     return out
 
 

@@ -7,8 +7,8 @@ order, with eviction from the old end (by count or by time), and the changes its
 after the *synced* boundary) are not in the engine yet, and a row that arrives and leaves
 between two reads never reaches it; removals of rows the engine holds and in-place changes
 of such rows are queued as values (a removal cancels a queued addition of equal values, as
-`streamrank.metrics._base.UpdateBuffer`). `RowWindow.take` / `RowWindow.take_arrays` hand
-everything to the owner at a read (`streamrank.windows.sync`). Every per-event operation
+`streamrank.metrics._base.UpdateBuffer`). `streamrank.structures._cpairwindow.sync` hands
+everything to the engine at a read, in C. Every per-event operation
 (`push`, `push_keep`, `push_new`, `label_pending`, `evict`, `change`) is one C call, ``O(1)`` amortized.
 `SlidingPairCounter`, `TimeSlidingPairCounter`, `RollingROCAUC` and `Monitor` each hold one.
 """
@@ -23,7 +23,6 @@ from ._cslots cimport SlotStore, _resized, _weight
 
 cdef double NAN = float("nan")
 cdef double MAX_EXACT = 2.0 ** 53
-DEF _NT = 8         # per-label tallies held in C arrays
 
 #: A window asks its owner to apply its changes once this many are waiting (as
 #: `streamrank.metrics._base.MAX_PENDING`).
@@ -35,17 +34,16 @@ cdef class RowWindow:
     labeled rows that the owner's `PairEngine` has not received yet.
 
     A row with a NaN label is held in the window order but not counted (a pending
-    prediction of `Monitor`). The engine is kept equal to the labeled rows by `take`,
-    which returns ``(removes, adds, n_adds)`` for `PairEngine.apply` (the owner applies
-    them at a read, or when `push` / `change` return True: ``limit`` changes waiting,
-    default `MAX_PENDING`). Rows newer than the *synced* boundary are not in the engine:
-    evicting one costs the engine nothing, changing one is a store; `take` adds them with
-    their values then. Evicting or changing an older labeled row queues its old values for removal
+    prediction of `Monitor`). The engine is kept equal to the labeled rows by
+    `streamrank.structures._cpairwindow.sync` (at a read, or when `push` / `change`
+    return True: ``limit`` changes waiting, default `MAX_PENDING`). Rows newer than the
+    *synced* boundary are not in the engine: evicting one costs the engine nothing,
+    changing one is a store; `sync` adds them with their values then. Evicting or changing an older labeled row queues its old values for removal
     (cancelling a queued addition of equal values) and its new ones for addition.
 
     Runtime complexity: `push`, `push_keep`, `change`, `evict` (per row) ``O(1)``
     amortized, in C; `count_through` ``O(1 + k)`` for ``k`` rows at or before the horizon;
-    `take` ``O(k)`` for ``k`` waiting changes; `revert` ``O(p)`` for the row's position
+    `revert` ``O(p)`` for the row's position
     from the old end; `columns`, `items` ``O(n)``.
 
     >>> win = RowWindow()
@@ -53,36 +51,10 @@ cdef class RowWindow:
     ...     _ = win.push_keep(y, s, 1.0, 2)    # hold the last 2 rows
     >>> len(win), win.items()
     (2, [(None, nan, 0.0, 0.1, 1), (None, nan, 1.0, 0.2, 1)])
-    >>> win.take()                            # (1, 0.9) came and left: never counted
-    ([], {(0.0, 0.1, 1): 1, (1.0, 0.2, 1): 1}, 2)
+    >>> win.waiting                           # (1, 0.9) came and left: never counted
+    2
     """
 
-    cdef readonly SlotStore store
-    cdef int64_t* _ring       # rows by arrival number q, at q & (_rcap - 1)
-    cdef int64_t* _seq        # row -> its arrival number
-    cdef Py_ssize_t _rcap, _scap
-    cdef int64_t _head, _tail, _synced
-    cdef Py_ssize_t _nlab, _nadds, _nrem, _remcap
-    cdef double* _ry          # values held by the engine, to remove
-    cdef double* _rs
-    cdef double* _rw
-    cdef dict _adds           # (y, s, w) -> copies to add (changed rows)
-    cdef public Py_ssize_t limit   # changes waiting before push / change return True
-    # Per-label tallies of the labeled rows (with tally): up to _NT labels in C arrays,
-    # the count and the weight sum (an exact int64 while every weight is integral, else
-    # a double with its Neumaier compensation in _tk); more labels, or an int sum past
-    # int64, move them to the dict _classes of Python numbers for good. _nt: labels in
-    # the arrays; -1: in the dict; -2: no tally.
-    cdef int _nt
-    cdef double _tl[_NT]
-    cdef int64_t _tc[_NT]
-    cdef int64_t _ti[_NT]
-    cdef double _tf[_NT]
-    cdef double _tk[_NT]      # the Neumaier compensation of _tf (a weight of 1e18 that
-                              # came and went next to weight 1 leaves the 1 in it)
-    cdef bint _tflt[_NT]
-    cdef dict _classes
-    cdef readonly object last_evicted   # the key of the row `push_new` last evicted
 
     def __init__(self, Py_ssize_t limit=MAX_PENDING, bint tally=False):
         self.limit = limit
@@ -131,10 +103,10 @@ cdef class RowWindow:
         removals and additions. O(1)."""
         return self._waiting()
 
-    cdef inline Py_ssize_t _waiting(self):
+    cdef Py_ssize_t _waiting(self):
         return <Py_ssize_t>(self._tail - self._synced) + self._nrem + self._nadds
 
-    cdef inline Py_ssize_t _row_at(self, int64_t q):
+    cdef Py_ssize_t _row_at(self, int64_t q):
         return self._ring[q & (self._rcap - 1)]
 
     cdef int _grow_ring(self) except -1:
@@ -263,7 +235,7 @@ cdef class RowWindow:
             entry[1] -= w
         return 0
 
-    cdef inline void _add_float(self, int j, double x) noexcept:
+    cdef void _add_float(self, int j, double x) noexcept:
         """``_tf[j] += x`` with Neumaier compensation (in ``_tk[j]``)."""
         cdef double a = self._tf[j]
         cdef double t = a + x
@@ -398,15 +370,9 @@ cdef class RowWindow:
         return [y[self._row_at(q)]
                 for q in range(self._head, self._head + min(k, self._tail - self._head))]
 
-    def newest_time(self):
-        """The time of the newest row (None when empty)."""
-        if self._tail == self._head:
-            return None
-        return self.store._t[self._row_at(self._tail - 1)]
-
     def change(self, Py_ssize_t row, double y, double s, double w):
         """Overwrite held row ``row`` with ``(y, s, w)`` (NaN label: pending); the engine
-        follows at `take`. Returns True once ``limit`` changes are waiting."""
+        follows at the next sync. Returns True once ``limit`` changes are waiting."""
         cdef SlotStore st = self.store
         cdef double oy = st._y[row]
         cdef double ow = st._w[row]
@@ -430,55 +396,17 @@ cdef class RowWindow:
         cdef Py_ssize_t i
         return [(self._ry[i], self._rs[i], _weight(self._rw[i])) for i in range(self._nrem)]
 
-    def take(self):
-        """``(removes, adds, n_adds)``: every change waiting, as a list of ``(y, s, w)``
-        and a multiset ``{(y, s, w): copies}`` for `PairEngine.apply` (``n_adds`` copies
-        in ``adds``); the window is synced. O(k) for ``k`` changes."""
-        cdef int64_t q
-        cdef Py_ssize_t row
-        cdef SlotStore st = self.store
-        for q in range(self._synced, self._tail):
-            row = self._row_at(q)
-            if st._y[row] == st._y[row]:
-                self._queue_add(st._y[row], st._s[row], st._w[row])
-        self._synced = self._tail
-        out = (self._removes_list(), self._adds, self._nadds)
-        self._nrem = 0
-        self._adds, self._nadds = {}, 0
-        return out
-
-    def take_arrays(self):
-        """``((y, s, w), (y, s, w))``: the removals and the additions waiting, as float64
-        arrays (for `PairEngine.remove_many` / `PairEngine.add_many`); the window is
-        synced. O(k) for ``k`` changes, in C."""
-        cdef int64_t q
-        cdef Py_ssize_t row, j = 0, k = self._nadds + <Py_ssize_t>(self._tail - self._synced)
-        cdef SlotStore st = self.store
-        cdef double[::1] ay = np.empty(k), as_ = np.empty(k), aw = np.empty(k)
-        for (y, s, w), n in self._adds.items():
-            for _ in range(n):
-                ay[j], as_[j], aw[j] = y, s, w
-                j += 1
-        for q in range(self._synced, self._tail):
-            row = self._row_at(q)
-            if st._y[row] == st._y[row]:
-                ay[j], as_[j], aw[j] = st._y[row], st._s[row], st._w[row]
-                j += 1
-        n_rem = self._nrem
-        removes = (np.asarray(<double[:n_rem]>self._ry).copy() if n_rem else np.empty(0),
-                   np.asarray(<double[:n_rem]>self._rs).copy() if n_rem else np.empty(0),
-                   np.asarray(<double[:n_rem]>self._rw).copy() if n_rem else np.empty(0))
-        self._synced = self._tail
-        self._nrem = 0
-        self._adds, self._nadds = {}, 0
-        a = np.asarray(ay), np.asarray(as_), np.asarray(aw)
-        return removes, (a[0][:j], a[1][:j], a[2][:j])
-
     def mark_synced(self):
         """Drop every waiting change: the owner recounted its engine from `columns`."""
+        self._drop_waiting()
+
+    cdef int _drop_waiting(self) except -1:
+        """Every change waiting is in the engine (or dropped): the window is synced."""
         self._synced = self._tail
         self._nrem = 0
-        self._adds, self._nadds = {}, 0
+        if self._nadds or self._adds:
+            self._adds, self._nadds = {}, 0
+        return 0
 
     def clear(self):
         """Drop every row and change. O(n)."""
@@ -488,7 +416,7 @@ cdef class RowWindow:
         if self._nt != -2:
             self._nt = 0
             self._classes = None
-        self.mark_synced()
+        self._drop_waiting()
 
     def rows(self):
         """The rows held, oldest first."""

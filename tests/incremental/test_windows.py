@@ -17,6 +17,7 @@ import pytest
 
 from streamrank import SlidingPairCounter, TimeSlidingPairCounter, pair_counts
 from streamrank.engine import PairEngine
+from streamrank.exceptions import SnapshotError
 from streamrank.metrics import RollingROCAUC
 from streamrank.metrics._base import UpdateBuffer
 from streamrank.monitor import Monitor
@@ -143,22 +144,27 @@ def test_row_window_equals_a_list_model(seed, labels):
 
 def test_row_window_hands_only_what_stayed_to_the_engine():
     """Rows that came and left between two reads never reach the engine; removals cancel
-    a queued addition of equal values; large batches come as arrays."""
-    win = RowWindow()
+    a queued addition of equal values; large batches come as sorted arrays. After each
+    sync the engine equals a recount of the window (`PairEngine._check`)."""
+    win, engine = RowWindow(), PairEngine()
     for y, s in [(1, 0.9), (0, 0.1), (1, 0.2)]:
         win.push_keep(y, s, 1.0, 2)
-    removes, adds, n = win.take()
-    assert removes == [] and adds == {(0.0, 0.1, 1): 1, (1.0, 0.2, 1): 1} and n == 2
+    assert win.waiting == 2                 # (1, 0.9): neither added nor removed
+    sync(win, engine, "f")
+    assert win.waiting == 0 and len(engine) == 2
+    engine._check(*win.columns())
     row = win.rows()[0]
     win.change(row, 1.0, 0.7, 2.5)          # a synced row: its old values leave
     win.change(row, 1.0, 0.8, 2.5)          # ... its queued addition is cancelled
-    removes, adds, n = win.take()
-    assert removes == [(0.0, 0.1, 1)] and adds == {(1.0, 0.8, 2.5): 1} and n == 1
+    assert win.waiting == 2                 # remove (0, 0.1), add (1, 0.8, 2.5)
+    sync(win, engine, "f")
+    engine._check(*win.columns())
     for i in range(40):
         win.push_keep(float(i % 2), i / 40, 1.0, 30)
-    (ry, rs, rw), (ay, as_, aw) = win.take_arrays()
-    assert ry.size == 2 and ay.size == 30 and win.waiting == 0
-    assert np.array_equal(as_, np.arange(10, 40) / 40)
+    assert win.waiting == 2 + 30            # past SCALAR_FLUSH: two sorted batches
+    sync(win, engine, "f")
+    assert win.waiting == 0 and len(engine) == 30
+    engine._check(*win.columns())
 
 
 def test_tallies_keep_python_arithmetic_and_move_to_a_dict():
@@ -247,28 +253,69 @@ def test_monitor_many_label_levels_and_float_weights():
     assert len(m._win.classes) == len({h[0] for h in held})
 
 
-def test_rolling_roc_auc_pickle_of_the_buffered_layout_loads():
-    """A `RollingROCAUC` pickled by the development versions that held a deque and an
-    `UpdateBuffer` (updates still buffered) loads into the window, with its values."""
-    events = [(1, 0.9, 1), (0, 0.2, 1), (1, 0.4, 2), (0, 0.7, 1)]
-    engine, pending = PairEngine("binary"), UpdateBuffer()
-    engine.add(*events[0])
-    engine.add(*events[1])
-    pending.add(events[2])
-    pending.add(events[3])
-    pending.remove(events[0])
-    state = {"window_size": 3, "pos_val": True, "_engine": engine,
-             "_window": deque(events[1:]), "_pending": pending}
-    m = RollingROCAUC.__new__(RollingROCAUC)
-    m.__setstate__(state)
-    ref = RollingROCAUC(window_size=3)
-    for y, s, w in events:
-        ref.update(y, s, w)
-    assert m.get() == ref.get() and m.n_events == 3
-    m.update(1, 0.1)
-    ref.update(1, 0.1)
-    assert m.get() == ref.get()
-    assert pickle.loads(pickle.dumps(m)).get() == m.get()
+class _OldPickle:
+    """Pickles as an earlier development version of ``cls`` did: ``cls.__new__`` then
+    ``__setstate__(state)`` with a state dict (no format version)."""
+
+    def __init__(self, cls, state):
+        self.cls, self.state = cls, state
+
+    def __reduce__(self):
+        return (_new, (self.cls,), self.state)
+
+
+def _new(cls):
+    return cls.__new__(cls)
+
+
+@pytest.mark.parametrize(("cls", "state"), [
+    (RollingROCAUC, {"window_size": 3, "pos_val": True, "_engine": PairEngine("binary"),
+                     "_window": deque([(1, 0.9, 1)]), "_pending": UpdateBuffer()}),
+    (SlidingPairCounter, {"window_size": 3, "_engine": PairEngine(),
+                          "_events": deque([(1.0, 0.9, 1)])}),
+    (TimeSlidingPairCounter, {"period": 3.0, "_engine": PairEngine(),
+                              "_events": deque([(0.0, 1.0, 0.9, 1)])}),
+    (SlidingPairCounter, [1, 2]),
+], ids=["RollingROCAUC deque", "SlidingPairCounter 0.1", "TimeSlidingPairCounter 0.1",
+        "a list"])
+def test_an_earlier_window_pickle_is_refused_with_the_version_error(cls, state):
+    """Unreleased development formats are not converted: one `SnapshotError` naming the
+    class and the version (none), as `streamrank._snapshot` words a snapshot's."""
+    data = pickle.dumps(_OldPickle(cls, state))
+    with pytest.raises(SnapshotError) as excinfo:
+        pickle.loads(data)
+    assert str(excinfo.value) == (f"{cls.__name__}: pickle version none not supported "
+                                  "(this streamrank reads version 1).")
+
+
+def _filled(cls):
+    """A small window of ``cls`` with five events pushed (one has left), and its AUC."""
+    events = [(1, 0.9), (0, 0.2), (1, 0.4), (0, 0.7), (1, 0.1)]
+    if cls is RollingROCAUC:
+        win = RollingROCAUC(4)
+        for y, s in events:
+            win.update(y, s)
+        return win, win.get()
+    win = SlidingPairCounter(4) if cls is SlidingPairCounter else TimeSlidingPairCounter(4.0)
+    for t, (y, s) in enumerate(events):
+        win.push(y, s) if cls is SlidingPairCounter else win.push(y, s, t=float(t))
+    return win, win.counts.auc
+
+
+@pytest.mark.parametrize("cls", [RollingROCAUC, SlidingPairCounter, TimeSlidingPairCounter])
+def test_a_window_pickle_of_another_version_is_refused(cls):
+    """This version's pickle round-trips; the same with its version changed is refused."""
+    win, auc = _filled(cls)
+    again = pickle.loads(pickle.dumps(win))
+    again_auc = again.get() if cls is RollingROCAUC else again._check() or again.counts.auc
+    held = [(1, 0.4), (0, 0.2), (0, 0.7), (1, 0.1)]          # the first event has left
+    assert again_auc == auc == pair_counts(*zip(*held)).auc
+    assert [e[2:] for e in again._win.items()] == [e[2:] for e in win._win.items()]
+    func, (klass, (version, state)) = win.__reduce__()
+    assert version == 1 and klass is cls
+    with pytest.raises(SnapshotError, match=f"{cls.__name__}: pickle version 2 not "
+                       r"supported \(this streamrank reads versions 1\.\.1\)"):
+        func(cls, (2, state))
 
 
 @pytest.mark.parametrize("make", [lambda: SlidingPairCounter(5),
@@ -287,11 +334,11 @@ def test_windows_pickle_with_changes_waiting(make):
 
 
 def test_compiled_docstring_examples_run():
-    """The examples of the compiled row store and window (pytest's doctest collection
-    does not import extension modules)."""
+    """The examples of the compiled row store, window and window owners (pytest's doctest
+    collection does not import extension modules)."""
     import doctest
 
-    from streamrank.structures import _cslots, _cwindow
-    for module in (_cslots, _cwindow):
+    from streamrank.structures import _cpairwindow, _cslots, _cwindow
+    for module in (_cslots, _cwindow, _cpairwindow):
         result = doctest.testmod(module)
         assert result.attempted and not result.failed, module.__name__
