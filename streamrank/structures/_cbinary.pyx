@@ -38,9 +38,10 @@ import math
 
 import numpy as np
 
-from .._validation import (check_dtype, check_load_args, check_point, check_points,
-                           check_structure_weight, counter_from_arrays, describe,
-                           param_error, structure_weights)
+from .._validation import (as_1d_numeric, check_consistent_length, check_dtype,
+                           check_load_args, check_point, check_points, check_scalar,
+                           check_structure_weight, check_weight, check_weights,
+                           counter_from_arrays, describe, param_error, structure_weights)
 
 cdef extern from *:
     """
@@ -64,6 +65,9 @@ include "_levels.pxi"
 include "_levels_core.pxi"
 include "_levels_batch.pxi"
 include "_moments.pxi"
+include "_btree_move.pxi"
+include "_keyrows.pxi"
+include "_counter.pxi"
 
 
 cdef class BinaryDominanceCounter(LevelDominanceCounter):
