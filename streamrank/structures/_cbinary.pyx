@@ -29,7 +29,7 @@ that came and went there, and inner sums are recomputed from the children on eve
 so an inner sum never keeps the rounding of a weight that left.
 """
 
-from libc.stdint cimport int64_t, uint64_t, int32_t
+from libc.stdint cimport int64_t, uint64_t, int32_t, uint32_t
 from libc.stdlib cimport malloc, calloc, realloc, free
 from libc.string cimport memcpy, memmove, memset
 from libc.math cimport fabs, isfinite

@@ -6,7 +6,7 @@
 # grown), so iterating the rows is the insertion order a dict keeps. A key that is an int
 # of int64 (or a number equal to one: True, 2.0, numpy ints) goes to an open-addressing
 # table of row numbers (linear probing, backward-shift deletion, at most half full), its
-# int64 in the row; any other key (str, an int past int64, 0.5, a tuple) goes to a dict.
+# int64 in the row, the low half of its hash in the table; any other key (str, an int past int64, 0.5, a tuple) goes to a dict.
 # A key object that is not a plain int is kept in `_orig` (row -> the key as given), so
 # iteration gives back the key objects a dict would. Weights are an array only once one
 # is not 1 (`_w` NULL until then).
@@ -21,6 +21,11 @@ cdef enum:
     ROW_INTOBJ = 2    # an int64 key in the table, the key object in _orig (True, 2.0)
     ROW_OBJ = 3       # a key in _dict, the key object in _orig
     EMPTY = -1
+
+
+cdef struct Slot:          # a slot of the table: a row and its key's hash (low 32 bits),
+    int32_t row            # read before the row (no cache miss on a row of another key)
+    uint32_t h
 
 
 cdef inline uint64_t _mix(int64_t v) noexcept nogil:
@@ -76,7 +81,7 @@ cdef class KeyRows:
     cdef double* _s
     cdef double* _w          # NULL while every weight stored is 1
     cdef char* _kind         # per row: ROW_*
-    cdef int32_t* _table     # row numbers (EMPTY), _mask + 1 of them
+    cdef Slot* _table        # rows (EMPTY) and hashes, _mask + 1 of them
     cdef uint64_t _mask
     cdef Py_ssize_t _cap, _top, _n, _nint
     cdef dict _dict          # other keys -> row
@@ -114,14 +119,14 @@ cdef class KeyRows:
 
     cdef int _set_table(self, Py_ssize_t size) except -1:
         """A table of ``size`` (a power of two) slots holding every int64 row."""
-        cdef int32_t* t = <int32_t*>malloc(size * sizeof(int32_t))
+        cdef Slot* t = <Slot*>malloc(size * sizeof(Slot))
         cdef Py_ssize_t r
         if t == NULL:
             raise MemoryError()
         free(self._table)
         self._table = t
         self._mask = <uint64_t>(size - 1)
-        memset(t, 0xff, size * sizeof(int32_t))     # every slot EMPTY (-1)
+        memset(t, 0xff, size * sizeof(Slot))        # every slot EMPTY (-1)
         for r in range(self._top):
             if self._kind[r] == ROW_INT or self._kind[r] == ROW_INTOBJ:
                 self._tput(r)
@@ -179,35 +184,37 @@ cdef class KeyRows:
 
     # ------------------------------------------------------------------ the table
     cdef inline Py_ssize_t _tfind(self, int64_t v) noexcept:
-        cdef uint64_t h = _mix(v) & self._mask
+        cdef uint64_t full = _mix(v), h = full & self._mask
+        cdef uint32_t low = <uint32_t>full
         cdef int32_t r
         while True:
-            r = self._table[h]
-            if r == EMPTY or self._key[r] == v:
+            r = self._table[h].row
+            if r == EMPTY or (self._table[h].h == low and self._key[r] == v):
                 return r
             h = (h + 1) & self._mask
 
     cdef inline void _tput(self, Py_ssize_t r) noexcept:
-        cdef uint64_t h = _mix(self._key[r]) & self._mask
-        while self._table[h] != EMPTY:
+        cdef uint64_t full = _mix(self._key[r]), h = full & self._mask
+        while self._table[h].row != EMPTY:
             h = (h + 1) & self._mask
-        self._table[h] = <int32_t>r
+        self._table[h].row = <int32_t>r
+        self._table[h].h = <uint32_t>full
 
     cdef void _tdel(self, Py_ssize_t r) noexcept:
         """Take row ``r`` out of the table (backward shift: no tombstones)."""
         cdef uint64_t i = _mix(self._key[r]) & self._mask, j, h
-        while self._table[i] != r:
+        while self._table[i].row != r:
             i = (i + 1) & self._mask
         j = i
         while True:
             j = (j + 1) & self._mask
-            if self._table[j] == EMPTY:
+            if self._table[j].row == EMPTY:
                 break
-            h = _mix(self._key[self._table[j]]) & self._mask
+            h = self._table[j].h & self._mask      # its home slot (tables of <= 2**32)
             if (j > i and (h <= i or h > j)) or (j < i and h <= i and h > j):
                 self._table[i] = self._table[j]
                 i = j
-        self._table[i] = EMPTY
+        self._table[i].row = EMPTY
 
     # ------------------------------------------------------------------ rows
     cdef inline Py_ssize_t find(self, object key) except -2:
@@ -347,6 +354,8 @@ cdef class KeyRows:
                 nint += 1
                 assert self._tfind(self._key[r]) == r, "an int64 key lost in the table"
         assert n == self._n and nint == self._nint and len(self._dict) == n - nint
-        assert sum(self._table[h] != EMPTY for h in range(size)) == nint
+        assert sum(self._table[h].row != EMPTY for h in range(size)) == nint
+        assert all(self._table[h].h == <uint32_t>_mix(self._key[self._table[h].row])
+                   for h in range(size) if self._table[h].row != EMPTY)
         assert 2 * nint <= size and self._top <= self._cap
         assert self._w == NULL or all(self._w[r] >= 0 for r in range(self._top))
