@@ -5,7 +5,6 @@ from __future__ import annotations
 from typing import Any, cast
 
 import numpy as np
-from numpy.typing import ArrayLike
 
 from . import _engine_ci, _snapshot
 from ._typing import LabelKind

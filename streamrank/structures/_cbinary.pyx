@@ -20,8 +20,11 @@ Files: `_sums.pxi` (`Sums`), `_btree.pxi` (the tree; its copies in `_btree_raw.p
 checks in `_btree_check.pxi`), `_levels.pxi` (the counter, its slots and its Python face),
 `_levels_core.pxi` (its walks over several trees and whole changes in C),
 `_levels_batch.pxi` (batches, loads, copies and checks), `_moments.pxi` (the placement
-moments of DeLong's variance, kept in the tree once asked for); the two-level subclass
-`BinaryDominanceCounter` is here.
+moments of DeLong's variance, kept in the tree once asked for), `_btree_move.pxi` (an
+update of the two-level tree as one walk), `_keyrows.pxi` (`KeyRows`, keyed rows in C) and
+`_counter.pxi` (`CounterCore`, the compiled half of `PairCounter`: its rows and its
+engine's structure, one call per event); the two-level subclass `BinaryDominanceCounter`
+is here.
 
 Exactness. ``dtype=int``: int64 weights and sums (the total held stays below ``2**62``).
 ``dtype=float``: each score's own weight is a compensated (double-double) sum of the weights
