@@ -256,8 +256,10 @@ cdef class CounterCore:
 
     def update_many(self, keys, *, scores=None, labels=None, weights=None):
         """Change the scores (and/or labels, weights) of a batch of held keys, validated
-        whole first, then in one C pass in the order of the new scores: each change the
-        one walk of `update` (``O(k log n)``, neighbouring scores' paths in the cache)."""
+        whole first, then, with at most two label levels and integer weights, in one C
+        pass in the order of the new scores, each change the one walk of `update`
+        (``O(k log n)``, neighbouring scores' paths in the cache); otherwise the batch
+        leaves and comes back, each in score order (`PairEngine.remove_many`, `add_many`)."""
         cdef str func = "PairCounter.update_many"
         cdef KeyRows rows = self._slot
         cdef Py_ssize_t j, k
@@ -275,6 +277,17 @@ cdef class CounterCore:
         if labels is not None and self._binary:
             self._engine.check_labels_after(oy.tolist(), np.unique(y).tolist(), func,
                                             "labels")
+        cdef LevelDominanceCounter lev = self._lev
+        if lev is None or lev._ntrees != 1 or lev._floats:
+            # no one walk there: the batch leaves, then comes back, each in score order
+            # (the engine's C loops; a batch as large as what is held: one rebuild)
+            self._engine.remove_many(oy, os_, None if rows._w == NULL else ow)
+            unit = rows._w == NULL and (weights is None or bool(np.all(w == 1)))
+            self._engine.add_many(y, s, None if unit else w)
+            self._sync()
+            for j in range(k):
+                rows.set(at[j], y[j], s[j], w[j])
+            return
         # one pass in the order of the new scores: each change one walk (`_eupdate`),
         # the paths of neighbouring scores in the cache
         cdef int64_t[::1] order = np.argsort(s, kind="stable").astype(np.int64)
