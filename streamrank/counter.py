@@ -2,20 +2,16 @@
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Iterable, Iterator
 from typing import Any, cast
 
 import numpy as np
-from numpy.typing import ArrayLike
 
 from . import _engine_ci, _snapshot
-from ._typing import Count, LabelKind, Number
-from ._validation import (as_1d_numeric, check_consistent_length, check_scalar, check_weight,
-                          check_weights, param_error)
+from ._typing import LabelKind
 from .counts import PairCounts
 from .intervals import AUCInterval
 from .engine import PairEngine
-from .structures._cslots import SlotStore
+from .structures._cbinary import CounterCore
 
 __all__ = ["PairCounter"]
 
@@ -23,7 +19,7 @@ _FORMAT = "streamrank.PairCounter"
 _VERSION = 2    # the only version read: keys stored exactly (see _snapshot)
 
 
-class PairCounter:
+class PairCounter(CounterCore):
     """Exact pair counts of keyed (label, score, weight) items under inserts, removals and
     updates.
 
@@ -67,41 +63,20 @@ class PairCounter:
     """
 
     def __init__(self, *, labels: LabelKind = "auto") -> None:
-        self._engine = PairEngine(labels)
-        self._slot = SlotStore()             # key -> (label, score, weight) held
-        self._unit = True                    # every weight held is 1
+        self._bind(PairEngine(labels))  # the keyed rows and the engine's structure: in C
 
     @property
     def labels(self) -> str:
         return self._engine.labels
 
     # ------------------------------------------------------------------ container
-    def __len__(self) -> int:
-        return len(self._slot)
-
-    def __contains__(self, key: object) -> bool:
-        return key in self._slot
-
-    def __iter__(self) -> Iterator[Hashable]:
-        return iter(self._slot)
-
+    # __len__, __contains__, __iter__, get and items are `CounterCore`'s (compiled).
     def __repr__(self) -> str:
         return f"PairCounter(labels={self.labels!r}) holding {len(self)} items"
 
-    def items(self) -> Iterator[tuple[Hashable, tuple[float, float, Count]]]:
-        """Iterate over ``(key, (label, score, weight))``."""
-        for key, (y, s, w) in self._slot.items():
-            yield key, (y, s, _py(w))
-
-    def get(self, key: Hashable) -> tuple[float, float, Count]:
-        """``(label, score, weight)`` of ``key`` (`KeyError` if not held)."""
-        y, s, w = self._slot.get(key)
-        return y, s, _py(w)
-
     def clear(self) -> None:
         """Remove every item. Runtime complexity: O(1)."""
-        labels = self.labels
-        self.__init__(labels=labels)
+        self._bind(PairEngine(self.labels))
 
     @property
     def counts(self) -> PairCounts:
@@ -109,7 +84,8 @@ class PairCounter:
         Runtime complexity: O(1) (``O(n log n)`` once after float weights far larger than
         those held came and went: see `PairEngine.stale`)."""
         if self._engine.stale:
-            self._engine.rebuild(*self._slot.columns())
+            self._engine.rebuild(*self._columns())
+            self._sync()
         return self._engine.counts
 
     def placement_moments(self):
@@ -156,108 +132,6 @@ class PairCounter:
         return _engine_ci.auc_ci(self._engine, level, method,
                                  "PairCounter.auc_ci")
 
-    # ------------------------------------------------------------------ single items
-    def insert(self, key: Hashable, y: Number, s: Number, w: Number = 1.0) -> None:
-        """Insert item ``key`` with label ``y``, score ``s`` and weight ``w``.
-
-        Raises `KeyError` if ``key`` is held already (use `update`), `ValueError` /
-        `TypeError` for a non-finite label or score (or an int float64 cannot hold
-        exactly), a weight outside ``{0} U [2**-400, 2**400]`` (README, "Weights"), or a
-        third label with ``labels="binary"``: all before anything changes.
-        """
-        slot = self._slot
-        if key in slot:
-            raise KeyError(f"PairCounter.insert: key {key!r} is held already; use update() "
-                           "to change it.")
-        self._engine.add(y, s, w, caller="PairCounter.insert")  # validates, then adds
-        slot.put(key, y, s, w)
-        if w != 1:
-            self._unit = False
-
-    def remove(self, key: Hashable) -> None:
-        """Remove item ``key`` (`KeyError`, and nothing changes, if not held)."""
-        slot = self._slot
-        if key not in slot:
-            raise KeyError(f"PairCounter.remove: key {key!r} is not held.")
-        y, s, w = slot.get(key)
-        self._engine.remove(y, s, w)
-        slot.pop(key)
-
-    def update(self, key: Hashable, *, score: Number | None = None,
-               label: Number | None = None, weight: Number | None = None) -> None:
-        """Change the score, label and/or weight of item ``key``: a removal and an insert,
-        ``O(log n)``; validated before anything changes."""
-        func = "PairCounter.update"
-        if key not in self._slot:
-            raise KeyError(f"PairCounter.update: key {key!r} is not held.")
-        oy, os_, ow = self._slot.get(key)
-        y = oy if label is None else check_scalar(label, "label", func)
-        s = os_ if score is None else check_scalar(score, "score", func)
-        w = ow if weight is None else check_weight(weight, func, "weight")
-        if y != oy:
-            self._engine.check_labels_after((oy,), (y,), func, "label")
-        self._engine.remove(oy, os_, ow)
-        self._engine.add(y, s, w, caller=func)
-        self._slot.set(key, y, s, w)
-        self._unit = self._unit and w == 1
-
-    # ------------------------------------------------------------------ batches
-    def insert_many(self, keys: Iterable[Hashable], y: ArrayLike, s: ArrayLike,
-                    w: ArrayLike | None = None) -> None:
-        """Insert a batch: validated whole (new, distinct keys; finite labels and scores;
-        weights >= 0), then applied with the vectorized delta (see the class docstring)."""
-        func = "PairCounter.insert_many"
-        keys = list(keys)
-        y = as_1d_numeric(y, "y", func, allow_empty=True, as_float=True).astype(np.float64,
-                                                                             copy=False)
-        s = as_1d_numeric(s, "s", func, allow_empty=True, as_float=True).astype(np.float64,
-                                                                             copy=False)
-        check_consistent_length(func, keys=keys, y=y, s=s)
-        wv: np.ndarray | None = check_weights(w, y.size, func, "w", bounded=True)
-        if len(set(keys)) != len(keys):
-            raise param_error("keys", func, "distinct keys", "a key given twice")
-        held = [k for k in keys if k in self._slot]
-        if held:
-            raise KeyError(f"PairCounter.insert_many: key {held[0]!r} is held already "
-                           f"({len(held)} held keys); use update_many().")
-        self._engine.add_many(y, s, wv, func)
-        self._slot.put_many(keys, y, s, np.ones(y.size) if wv is None else wv)
-        if wv is not None and not np.all(wv == 1):
-            self._unit = False
-
-    def remove_many(self, keys: Iterable[Hashable]) -> None:
-        """Remove a batch of held keys (all checked first)."""
-        keys = list(keys)
-        y, s, w = self._slot.columns(self._slot.rows(keys, "PairCounter.remove_many"))
-        self._engine.remove_many(y, s, None if self._unit else w)
-        self._slot.pop_many(keys)
-
-    def update_many(self, keys: Iterable[Hashable], *, scores: ArrayLike | None = None,
-                    labels: ArrayLike | None = None,
-                    weights: ArrayLike | None = None) -> None:
-        """Change the scores (and/or labels, weights) of a batch of held keys: the batch
-        leaves and comes back, each step counted with numpy. Validated whole first."""
-        func = "PairCounter.update_many"
-        keys = list(keys)
-        rows = self._slot.rows(keys, func)
-        oy, os_, ow = self._slot.columns(rows)
-        k = len(keys)
-        y, s, w = oy, os_, ow
-        if scores is not None:
-            s = _batch(scores, "scores", func, k)
-        if labels is not None:
-            y = _batch(labels, "labels", func, k)
-        if weights is not None:
-            w = check_weights(weights, k, func, "weights", bounded=True)
-        if labels is not None:
-            self._engine.check_labels_after(oy.tolist(), np.unique(y).tolist(),
-                                            func, "labels")
-        self._engine.remove_many(oy, os_, None if self._unit else ow)
-        unit = self._unit and (weights is None or bool(np.all(w == 1)))
-        self._engine.add_many(y, s, None if unit else w)
-        self._slot.set_rows(rows, y, s, w)
-        self._unit = unit
-
     # ------------------------------------------------------------------ persistence
     def to_bytes(self) -> bytes:
         """A compact, versioned snapshot: numpy arrays of keys, labels, scores, weights
@@ -268,8 +142,8 @@ class PairCounter:
         for other keys) and come back equal and of the same type: ints of any size,
         strings with any characters (NUL included). Runtime complexity: ``O(n)``.
         """
-        keys = self._slot.keys()
-        y, s, w = self._slot.columns()
+        keys = self._keys()
+        y, s, w = self._columns()
         return _snapshot.dump(_FORMAT, _VERSION, labels=np.array(self.labels),
                               **_snapshot.key_arrays(keys, "keys", "PairCounter.to_bytes"),
                               y=y, s=s, w=w)
@@ -296,8 +170,8 @@ class PairCounter:
         return counter
 
     def __getstate__(self) -> dict[str, object]:
-        y, s, w = self._slot.columns()
-        return {"labels": self.labels, "keys": self._slot.keys(), "y": y, "s": s, "w": w}
+        y, s, w = self._columns()
+        return {"labels": self.labels, "keys": self._keys(), "y": y, "s": s, "w": w}
 
     def __setstate__(self, state: dict[str, Any]) -> None:
         self.__init__(labels=state["labels"])
@@ -309,22 +183,8 @@ class PairCounter:
     def _check(self) -> None:
         """Invariants: the engine's counts equal a batch recount of the items held."""
         self.counts  # noqa: B018 - the read recounts a stale engine, as a user's would
-        self._slot._check()
-        assert len(self._slot) == len(self._engine)
-        y, s, w = self._slot.columns()
+        self._check_core()
+        assert len(self) == len(self._engine)
+        y, s, w = self._columns()
         assert not self._unit or bool(np.all(w == 1))
         self._engine._check(y, s, None if self._unit else w)
-
-
-def _py(x: float) -> Count:
-    """A stored weight as the engine's number: an int when integral."""
-    x = float(x)
-    return int(x) if x.is_integer() else x
-
-
-def _batch(values: ArrayLike, name: str, func: str, k: int) -> np.ndarray:
-    arr = as_1d_numeric(values, name, func, allow_empty=True, as_float=True).astype(
-        np.float64, copy=False)
-    if arr.size != k:
-        raise param_error(name, func, f"of length {k} (one per key)", f"length {arr.size}")
-    return arr

@@ -120,6 +120,7 @@ class PairEngine(Pickled):
     _dtype: type[int] | type[float]
     _kind: str
     _moments: bool
+    _cached_at = -1     # `Sums.changes` when `_cached` was made
 
     def __init__(self, labels: LabelKind = "auto") -> None:
         if labels not in LABEL_KINDS:
@@ -163,9 +164,8 @@ class PairEngine(Pickled):
 
     @property
     def kind(self) -> str:
-        """The structure holding the samples: ``"binary"`` (the two-level tree),
-        ``"levels"`` (two levels to a tree; both do every single change in C) or
-        ``"continuous"`` (module docstring)."""
+        """The structure holding the samples: ``"binary"`` (the two-level tree), ``"levels"``
+        (two levels to a tree; both change in C) or ``"continuous"`` (module docstring)."""
         return self._kind
 
     @property
@@ -184,7 +184,7 @@ class PairEngine(Pickled):
     @property
     def counts(self) -> PairCounts:
         """The current `PairCounts`. Runtime complexity: O(1) (cached until a change)."""
-        if self._cached is None:
+        if self._cached is None or self._cached_at != self._sums.changes:
             c = self._sums.values()
             zero = self._dtype(0)
             n_levels, n_scores, n_pos = self._dom.stats()
@@ -198,6 +198,7 @@ class PairEngine(Pickled):
                 c[_T] = c[_TYY] = zero
             self._cached = PairCounts(c[_C], c[_D], c[_T], c[_TY], c[_TYY], len(self._dom),
                                       c[_W] if n_pos else zero, n_levels, n_scores)
+            self._cached_at = self._sums.changes   # (a change in C bumps it: `Sums`)
         return self._cached
 
     # ------------------------------------------------------------------ single changes
@@ -581,8 +582,6 @@ def _integral(w: np.ndarray) -> bool:
 
 
 def _bump_copies(table, key, n) -> None:
-    total = table.get(key, 0) + n
-    if total:
-        table[key] = total
-    else:
+    table[key] = table.get(key, 0) + n
+    if not table[key]:
         del table[key]

@@ -20,8 +20,11 @@ Files: `_sums.pxi` (`Sums`), `_btree.pxi` (the tree; its copies in `_btree_raw.p
 checks in `_btree_check.pxi`), `_levels.pxi` (the counter, its slots and its Python face),
 `_levels_core.pxi` (its walks over several trees and whole changes in C),
 `_levels_batch.pxi` (batches, loads, copies and checks), `_moments.pxi` (the placement
-moments of DeLong's variance, kept in the tree once asked for); the two-level subclass
-`BinaryDominanceCounter` is here.
+moments of DeLong's variance, kept in the tree once asked for), `_btree_move.pxi` (an
+update of the two-level tree as one walk), `_keyrows.pxi` (`KeyRows`, keyed rows in C) and
+`_counter.pxi` (`CounterCore`, the compiled half of `PairCounter`: its rows and its
+engine's structure, one call per event); the two-level subclass `BinaryDominanceCounter`
+is here.
 
 Exactness. ``dtype=int``: int64 weights and sums (the total held stays below ``2**62``).
 ``dtype=float``: each score's own weight is a compensated (double-double) sum of the weights
@@ -29,7 +32,7 @@ that came and went there, and inner sums are recomputed from the children on eve
 so an inner sum never keeps the rounding of a weight that left.
 """
 
-from libc.stdint cimport int64_t, uint64_t, int32_t
+from libc.stdint cimport int64_t, uint64_t, int32_t, uint32_t
 from libc.stdlib cimport malloc, calloc, realloc, free
 from libc.string cimport memcpy, memmove, memset
 from libc.math cimport fabs, isfinite
@@ -38,9 +41,10 @@ import math
 
 import numpy as np
 
-from .._validation import (check_dtype, check_load_args, check_point, check_points,
-                           check_structure_weight, counter_from_arrays, describe,
-                           param_error, structure_weights)
+from .._validation import (as_1d_numeric, check_consistent_length, check_dtype,
+                           check_load_args, check_point, check_points, check_scalar,
+                           check_structure_weight, check_weight, check_weights,
+                           counter_from_arrays, describe, param_error, structure_weights)
 
 cdef extern from *:
     """
@@ -64,6 +68,9 @@ include "_levels.pxi"
 include "_levels_core.pxi"
 include "_levels_batch.pxi"
 include "_moments.pxi"
+include "_btree_move.pxi"
+include "_keyrows.pxi"
+include "_counter.pxi"
 
 
 cdef class BinaryDominanceCounter(LevelDominanceCounter):

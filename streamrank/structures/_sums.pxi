@@ -52,6 +52,8 @@ cdef class Sums:
     cdef public double within
     cdef public double exposure
     cdef readonly bint floats
+    cdef readonly uint64_t changes   # one more at every change: the engine's cache is valid
+                                     # while it is the same (owners bump it too)
 
     def __init__(self, bint floats=False):
         self.reset(floats)
@@ -61,6 +63,7 @@ cdef class Sums:
         mode."""
         cdef int j
         self.floats = floats
+        self.changes += 1
         for j in range(6):
             self.i[j] = 0
             self.f[j] = 0.0
@@ -81,6 +84,7 @@ cdef class Sums:
             self.f[j] = float(values[j])
             self.e[j] = float(values[j] - int(self.f[j]))
         self.floats = True
+        self.changes += 1
         self.hist = self.f[5] + self.e[5]
         self._counted()
 
@@ -96,6 +100,7 @@ cdef class Sums:
 
     cdef inline void add_i(self, int64_t* terms, int64_t w, int64_t wsum) noexcept:
         cdef int j
+        self.changes += 1
         for j in range(5):
             self.i[j] += <sr_int128>w * terms[j]
         self.i[5] += wsum
@@ -103,6 +108,7 @@ cdef class Sums:
     cdef inline void add_f(self, double* terms, double w, double wsum) noexcept:
         cdef int j
         cdef double aw = fabs(w)
+        self.changes += 1
         for j in range(5):
             _two_sum_add(&self.f[j], &self.e[j], w * terms[j])
         _two_sum_add(&self.f[5], &self.e[5], wsum)
@@ -116,6 +122,7 @@ cdef class Sums:
         numbers: ints in integer mode, of any size below ``2**126``)."""
         cdef double ft[5]
         cdef int j
+        self.changes += 1
         if self.floats:
             for j in range(5):
                 ft[j] = terms[j]
@@ -173,6 +180,7 @@ cdef class Sums:
 
     cdef void _set_parts(self, list acc, list comp):
         cdef int j
+        self.changes += 1
         for j in range(6):
             self.f[j] = acc[j]
             self.e[j] = comp[j]

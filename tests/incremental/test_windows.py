@@ -314,7 +314,7 @@ def test_a_window_pickle_of_another_version_is_refused(cls):
     func, (klass, (version, state)) = win.__reduce__()
     assert version == 1 and klass is cls
     with pytest.raises(SnapshotError, match=f"{cls.__name__}: pickle version 2 not "
-                       r"supported \(this streamrank reads versions 1\.\.1\)"):
+                       r"supported \(this streamrank reads version 1\)"):
         func(cls, (2, state))
 
 
