@@ -19,7 +19,7 @@ _FORMAT = "streamrank.PairCounter"
 _VERSION = 2    # the only version read: keys stored exactly (see _snapshot)
 
 
-class PairCounter(CounterCore):
+class PairCounter(CounterCore, _snapshot.Pickled):
     """Exact pair counts of keyed (label, score, weight) items under inserts, removals and
     updates.
 
@@ -169,11 +169,13 @@ class PairCounter(CounterCore):
             counter.insert_many(keys, y, s, None if np.all(w == 1) else w)
         return counter
 
-    def __getstate__(self) -> dict[str, object]:
+    def _state(self) -> dict[str, object]:
+        """What a pickle keeps (`streamrank._snapshot.Pickled` adds the format version): the
+        labels and the items, any hashable keys."""
         y, s, w = self._columns()
         return {"labels": self.labels, "keys": self._keys(), "y": y, "s": s, "w": w}
 
-    def __setstate__(self, state: dict[str, Any]) -> None:
+    def _restore(self, state: dict[str, Any]) -> None:
         self.__init__(labels=state["labels"])
         w = state["w"]
         self.insert_many(state["keys"], state["y"], state["s"],

@@ -24,16 +24,21 @@ import pytest
 from _exact_checks import assert_counts, exact_weights_only
 from _metric_refs import auc_ref, gauc_ref, pair_ref
 from oracle import concordance_brute, pair_counts_matrix
-from streamrank import PairCounter, SnapshotError, _snapshot
+from streamrank import (PairCounter, SlidingPairCounter, SnapshotError,
+                        TimeSlidingPairCounter, _snapshot)
+from streamrank.metrics import RollingROCAUC
 from streamrank.counter import _VERSION as SNAPSHOT_VERSION
 from paths import DATA
 
 DATA = DATA / "formats"
 SAMPLES = json.loads((DATA / "samples.json").read_text())
 SNAPSHOTS = sorted(k for k in SAMPLES if k.endswith(".npz"))
-PICKLES = sorted(k for k in SAMPLES if k.endswith(".pkl"))
-#: format -> the versions this streamrank reads
-SUPPORTED = {"streamrank.PairCounter": {SNAPSHOT_VERSION}}
+#: the windows pickle through their own reducer (its version checks: test_windows.py)
+WINDOWS = ["slidingpaircounter_v1.pkl", "timeslidingpaircounter_v1.pkl",
+           "rollingrocauc_v1.pkl"]
+PICKLES = sorted(k for k in SAMPLES if k.endswith(".pkl") and k not in WINDOWS)
+#: (format, .npz or .pkl) -> the versions this streamrank reads
+SUPPORTED = {("streamrank.PairCounter", ".npz"): {SNAPSHOT_VERSION}}
 
 
 def _load(name):
@@ -50,7 +55,8 @@ def test_the_folder_holds_one_fixture_per_supported_version_and_nothing_else():
     versions: dict = {}
     for name, spec in SAMPLES.items():
         assert name.endswith(f"_v{spec['version']}{name[name.rindex('.'):]}"), name
-        versions.setdefault(spec["format"], set()).add(spec["version"])
+        kind = name[name.rindex("."):]          # a snapshot (.npz) or a pickle (.pkl)
+        versions.setdefault((spec["format"], kind), set()).add(spec["version"])
         assert (DATA / name).stat().st_size < 32 * 1024, name
     for fmt, got in versions.items():
         assert got == SUPPORTED.get(fmt, {_snapshot.PICKLE_VERSION}), fmt
@@ -70,6 +76,33 @@ def test_pair_counter_snapshot_loads_to_its_counts(name):
     rows = [v for _, v in items]
     assert_counts(pc.counts, rows, exact_weights_only([r[2] for r in rows]))
     pc._check()
+
+
+def test_pair_counter_pickle_loads_to_its_counts():
+    spec = SAMPLES[f"paircounter_v{_snapshot.PICKLE_VERSION}.pkl"]
+    pc = _load(f"paircounter_v{_snapshot.PICKLE_VERSION}.pkl")
+    items = [(tuple(k) if isinstance(k, list) else k, tuple(v)) for k, *v in spec["items"]]
+    assert list(pc.items()) == items and any(isinstance(k, tuple) for k in pc)
+    rows = [v for _, v in items]
+    assert_counts(pc.counts, rows, exact_weights_only([r[2] for r in rows]))
+    pc._check()
+
+
+@pytest.mark.parametrize("name", WINDOWS)
+def test_window_pickle_loads_to_its_counts(name):
+    """The events the window holds, recounted: the last 5 (count windows) or those of the
+    last 4 time units (t = 0, 1, ...: ``t > last - 4``)."""
+    events = SAMPLES[name]["events"]
+    win = _load(name)
+    held = events[-5:] if not isinstance(win, TimeSlidingPairCounter) else [
+        e for t, e in enumerate(events) if t > len(events) - 1 - 4.0]
+    if isinstance(win, RollingROCAUC):
+        assert win.get() == pytest.approx(auc_ref(*map(list, zip(*held))), abs=1e-12)
+    else:
+        assert isinstance(win, (SlidingPairCounter, TimeSlidingPairCounter))
+        assert_counts(win.counts, [tuple(e) for e in held],
+                      exact_weights_only([e[2] for e in held]))
+        win._check()
 
 
 def _check_metric(m, spec, ref):

@@ -1,8 +1,9 @@
 """The fixtures of streamrank 0.1.0 (``tests/data/release/``) that are still a supported
 format load, hold what they held, and keep working.
 
-``make_fixtures.py`` wrote, with the 0.1.0 code, `PairCounter.to_bytes` snapshots
-(version 2, the current one), a pickle of a `PairCounter`, and a ``streamrank monitor``
+``make_release_fixtures.py`` wrote, with the 0.1.0 code, `PairCounter.to_bytes` snapshots
+(version 2, the current one), a pickle of a `PairCounter` (an earlier development
+format: refused), and a ``streamrank monitor``
 checkpoint, and stored the samples and operations behind each in ``samples.json`` (and
 the monitor's input in ``events.csv``); its pickles of the windows, River metrics and
 `EpochTracker` were of earlier development formats, which are refused (and were
@@ -28,7 +29,7 @@ import pytest
 
 from _exact_checks import assert_counts, exact_weights_only
 from oracle import pair_counts_matrix
-from streamrank import PairCounter
+from streamrank import PairCounter, SnapshotError
 from streamrank.cli.monitor import read_checkpoint
 from streamrank.monitor import Monitor
 from paths import DATA, ROOT
@@ -36,7 +37,7 @@ from paths import DATA, ROOT
 DATA = DATA / "release"
 SAMPLES = json.loads((DATA / "samples.json").read_text())
 FIXTURES = sorted(k for k in SAMPLES if "." in k)
-OTHER_FILES = {"samples.json", "events.csv", "make_fixtures.py"}
+OTHER_FILES = {"samples.json", "events.csv", "make_release_fixtures.py"}
 
 
 def json_key(k):
@@ -94,11 +95,11 @@ def test_pair_counter_snapshots_load(name):
     assert_counts(again.counts, rows, exact_weights_only([r[2] for r in rows]))
 
 
-def test_pair_counter_pickle_loads():
-    pc = _check_counter(_load("pair_counter.pkl"), SAMPLES["pair_counter.pkl"])
-    assert any(isinstance(k, tuple) for k in pc)    # the keys only pickle keeps
-    rows = [v for _, v in pc.items()]
-    assert_counts(pickle.loads(pickle.dumps(pc)).counts, rows, exact=False)
+def test_the_0_1_pair_counter_pickle_is_refused_with_the_version_error():
+    """An earlier development format (no version): refused, not converted."""
+    with pytest.raises(SnapshotError, match=r"^PairCounter: pickle version none not "
+                       r"supported \(this streamrank reads version 1\)\.$"):
+        _load("pair_counter.pkl")
 
 
 # --------------------------------------------------------------------------- monitor

@@ -26,12 +26,13 @@ import numpy as np
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parents[2]))
 
-from streamrank import PairCounter  # noqa: E402
+from streamrank import PairCounter, SlidingPairCounter, TimeSlidingPairCounter  # noqa: E402
 from streamrank import _snapshot  # noqa: E402
 from streamrank.counter import _VERSION as SNAPSHOT_VERSION  # noqa: E402
 from streamrank.engine import PairEngine  # noqa: E402
 from streamrank.epochs import EpochTracker  # noqa: E402
-from streamrank.metrics import ROCAUC, ConcordanceIndex, GroupAUC, KendallTau  # noqa: E402
+from streamrank.metrics import (ROCAUC, ConcordanceIndex, GroupAUC, KendallTau,  # noqa: E402
+                                RollingROCAUC)
 from streamrank.ranking import QueryRanking, RankingState  # noqa: E402
 
 PROTOCOL = 4
@@ -65,6 +66,29 @@ def counters(rng, samples):
         (HERE / name).write_bytes(pc.to_bytes())
         samples[name] = {"format": "streamrank.PairCounter", "version": SNAPSHOT_VERSION,
                          "items": [[k, *v] for k, v in pc.items()]}
+
+
+def pickled_counters(rng, samples):
+    """`PairCounter` and the windows pickle behind the same version (a counter keeps any
+    hashable keys, tuples too; the windows go through their own reducer)."""
+    pc = PairCounter()
+    rows = _events(rng, 10, [0, 1])
+    keys = [(i, f"k{i}") if i % 3 else i for i in range(10)]
+    pc.insert_many(keys, *map(np.array, zip(*rows)))
+    pc.remove(keys[0])
+    _pickle(samples, f"paircounter_v{V}.pkl", pc,
+            items=[[list(k) if isinstance(k, tuple) else k, *v] for k, v in pc.items()])
+
+    events = _events(rng, 12, [0, 1])
+    for win in (SlidingPairCounter(5), TimeSlidingPairCounter(4.0), RollingROCAUC(5)):
+        for t, (y, s, w) in enumerate(events):
+            if isinstance(win, RollingROCAUC):
+                win.update(bool(y), s, w)
+            elif isinstance(win, TimeSlidingPairCounter):
+                win.push(y, s, w, t=float(t))
+            else:
+                win.push(y, s, w)
+        _pickle(samples, f"{type(win).__name__.lower()}_v{V}.pkl", win, events=events)
 
 
 def _pickle(samples, name, obj, **spec):
@@ -151,6 +175,7 @@ def main():
     engine(rng, samples)
     tracker(rng, samples)
     ranking(rng, samples)
+    pickled_counters(np.random.default_rng(25), samples)   # (added later: its own draws)
     path.write_text("{\n" + ",\n".join(f"{json.dumps(k)}: {json.dumps(v)}"
                                        for k, v in sorted(samples.items())) + "\n}\n")
 

@@ -2,7 +2,7 @@
 
 Run once, from the repository root, with the release's code::
 
-    python tests/data/release/make_fixtures.py
+    python tests/data/release/make_release_fixtures.py
 
 It writes, beside itself:
 
@@ -17,9 +17,11 @@ It writes, beside itself:
 * ``monitor.ckpt`` -- the checkpoint of ``streamrank monitor - --checkpoint`` on
   ``events.csv`` read from standard input.
 
-`tests/test_release_fixtures.py` loads every file and checks what it holds against a fresh
-recount of ``samples.json``. Never rewrite these files with a newer streamrank: their
-point is to be the old format that every later version must still load.
+`tests/api/test_release_fixtures.py` loads the files of a format that is still supported
+and checks them against a fresh recount of ``samples.json``; the pickles of earlier
+development formats (the windows', the River metrics', the tracker's) were removed, and
+the `PairCounter` one is kept to show it is refused. Never rewrite these files with a
+newer streamrank: their point is to be the 0.1.0 bytes.
 """
 
 from __future__ import annotations
