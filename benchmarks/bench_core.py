@@ -11,6 +11,7 @@ run, and the table gives their ratio. Medians over ``--rounds``.
 
     python benchmarks/bench_core.py --against ../streamrank-old
     python benchmarks/bench_core.py --n 1e4 1e6 --labels 2 5 continuous --rounds 1
+    python benchmarks/bench_core.py --n 1e6 --keys sequential random strided --against ..
     python benchmarks/bench_core.py --footprint --against ../streamrank-old
     python benchmarks/bench_core.py --floor --n 1e4 1e6 --labels 2 5 continuous
 
@@ -41,27 +42,35 @@ import json, sys, time
 import numpy as np
 import streamrank as sr
 n, ops, ks, seed = int(sys.argv[1]), int(sys.argv[2]), json.loads(sys.argv[3]), int(sys.argv[4])
-labels = sys.argv[5]
+labels, kind = sys.argv[5], sys.argv[6]
 rng = np.random.default_rng(seed)
+def draw_keys(k):      # k distinct int keys: the held ones first, then the inserted ones
+    if kind == "sequential":
+        return list(range(k))
+    if kind == "strided":          # multiples of 2**40 (of every table size), negative too
+        return [(i - k // 2) << 40 for i in range(k)]
+    got = np.unique(rng.integers(-2**63, 2**63 - 1, k + 64, dtype=np.int64))[:k]
+    return rng.permutation(got).tolist()       # random int64 keys
+all_keys = draw_keys(n + ops); held, new_keys = all_keys[:n], all_keys[n:]
 def draw_y(k):
     if labels == "continuous":
         return rng.random(k)
     return rng.integers(0, int(labels), k).astype(float)
 y = draw_y(n); s = rng.random(n)
 pc = sr.PairCounter(labels="continuous" if labels == "continuous" else "auto")
-pc.insert_many(range(n), y, s)
+pc.insert_many(held, y, s)
 out = {}
 t0 = time.perf_counter(); sr.pair_counts(y, s); out["recount"] = time.perf_counter() - t0
 new_y = draw_y(ops); new_s = rng.random(ops)
 t0 = time.perf_counter()
 for i in range(ops):
-    pc.insert(n + i, new_y[i], new_s[i])
+    pc.insert(new_keys[i], new_y[i], new_s[i])
 out["insert"] = (time.perf_counter() - t0) / ops
 t0 = time.perf_counter()
 for i in range(ops):
-    pc.remove(n + i)
+    pc.remove(new_keys[i])
 out["remove"] = (time.perf_counter() - t0) / ops
-keys = rng.integers(0, n, ops).tolist(); upd = rng.random(ops)
+keys = [held[j] for j in rng.integers(0, n, ops)]; upd = rng.random(ops)
 t0 = time.perf_counter()
 for i in range(ops):
     pc.update(keys[i], score=upd[i])
@@ -69,7 +78,7 @@ out["update"] = (time.perf_counter() - t0) / ops
 for k in ks:            # the median of 5 calls, each on fresh keys
     times = []
     for _ in range(5):
-        kk = rng.choice(n, k, replace=False).tolist(); ss = rng.random(k)
+        kk = [held[j] for j in rng.choice(n, k, replace=False)]; ss = rng.random(k)
         t0 = time.perf_counter(); pc.update_many(kk, scores=ss)
         times.append(time.perf_counter() - t0)
     out[f"update_many k={k}"] = sorted(times)[2]
@@ -77,10 +86,11 @@ print(json.dumps(out))
 """
 
 
-def run(tree: Path, n: int, ops: int, ks, seed: int, labels: str = "2") -> dict:
+def run(tree: Path, n: int, ops: int, ks, seed: int, labels: str = "2",
+        keys: str = "sequential") -> dict:
     env = dict(os.environ, PYTHONPATH=str(tree))
     got = subprocess.run([sys.executable, "-c", WORKER, str(n), str(ops), json.dumps(ks),
-                          str(seed), labels], env=env, cwd=tree, capture_output=True,
+                          str(seed), labels, keys], env=env, cwd=tree, capture_output=True,
                          text=True, check=True)
     return json.loads(got.stdout)
 
@@ -183,6 +193,10 @@ def main(argv=None) -> int:
     ap.add_argument("--labels", nargs="+", default=["2"],
                     help="label levels of the items timed (2: binary labels), or "
                          "'continuous' (distinct real labels)")
+    ap.add_argument("--keys", nargs="+", default=["sequential"],
+                    choices=["sequential", "random", "strided"],
+                    help="the int keys held and inserted: 0, 1, 2, ... (sequential), "
+                         "random int64, or multiples of 2**40 around 0 (strided)")
     ap.add_argument("--footprint", action="store_true",
                     help="memory per item and start-up times instead")
     ap.add_argument("--floor", action="store_true",
@@ -198,7 +212,7 @@ def main(argv=None) -> int:
         floor(HERE.parent, [int(n) for n in args.n], args.ops, args.labels, args.rounds)
         return 0
     load = os.getloadavg()[0]
-    print(f"# bench_core: labels={' '.join(args.labels)}, rounds={args.rounds}, ops={args.ops}, "
+    print(f"# bench_core: labels={' '.join(args.labels)}, keys={' '.join(args.keys)}, rounds={args.rounds}, ops={args.ops}, "
           f"load average {load:.2f}\n")
     head = "| n | measure | this | " + ("other | other / this | " if args.against else "")
     print(head + "this / recount |")
@@ -206,12 +220,13 @@ def main(argv=None) -> int:
     for lab in args.labels:
         if lab != "continuous" and not (lab.isdigit() and int(lab) >= 2):
             ap.error(f"--labels: a number of levels >= 2 or 'continuous', not {lab!r}")
-    for n, labels in ((n, lab) for lab in args.labels for n in map(int, args.n)):
+    for n, labels, kind in ((n, lab, kind) for lab in args.labels for kind in args.keys
+                            for n in map(int, args.n)):
         results = {name: [] for name in trees}
         for r in range(args.rounds):            # alternate the trees in each round
             for name, tree in trees.items():
                 results[name].append(run(tree, n, args.ops, [k for k in args.k if k < n], r,
-                                         labels))
+                                         labels, kind))
         med = {name: {m: statistics.median(x[m] for x in rs) for m in rs[0]}
                for name, rs in results.items()}
         this = med["this"]
@@ -222,6 +237,7 @@ def main(argv=None) -> int:
                     else f"{v * 1e3:.2f} ms")
             what = m if labels == "2" else (f"{m}, continuous" if labels == "continuous"
                                              else f"{m}, {labels} levels")
+            what += "" if kind == "sequential" else f", {kind} keys"
             row = f"| {n:.0e} | {what} | {unit} | "
             if args.against:
                 o = med["other"][m]

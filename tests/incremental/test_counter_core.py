@@ -3,7 +3,9 @@ the atomicity of every compiled entry point.
 
 * `KeyRows`, the key -> row map, against a dict (the oracle of key semantics and of
   insertion order): int keys at and past the int64 limits, negative, bools, floats equal
-  to an int and not, strings, tuples, mixed; a hypothesis state machine.
+  to an int and not, strings, tuples, mixed; a hypothesis state machine; int keys that
+  collide in their low bits (strided, negative, high bits only, the limits) after each
+  step, alone and through `PairCounter`.
 * The update as one walk of the two-level tree against the O(n^2) oracle
   (`assert_counts`) after every change: scores moving within a leaf and across leaves,
   to the same score, to a score already held, labels changing, weights changing (zero
@@ -115,6 +117,61 @@ def test_key_rows_pack_keeps_the_order_and_finds_every_key():
             assert rows.pop(old) == ref.pop(old)
     assert rows.keys() == list(ref)
     rows._check()
+
+
+def _colliding_keys():
+    """Int keys that agree in their low bits: multiples of 2**k for table sizes and past
+    them, negative ones, keys differing only in their top bits, the int64 limits, and
+    runs of consecutive keys (which the table keeps in consecutive slots)."""
+    keys = [m << k for k in (4, 5, 16, 21, 32, 40, 55) for m in range(-12, 13)]
+    keys += [I64_MIN + (m << 59) for m in range(32)]
+    keys += [I64_MAX - (m << 58) for m in range(8)]
+    keys += [I64_MAX - m for m in range(20)] + [I64_MIN + m for m in range(20)]
+    keys += [b + m for b in (0, 1 << 40, -(1 << 40), 15) for m in range(40)]
+    return list(dict.fromkeys(keys))
+
+
+def test_key_rows_keep_a_dicts_contents_under_colliding_int_keys():
+    """Keys colliding in their low bits, put and popped in a shuffled order with re-puts:
+    after each step the rows hold what a dict holds, in its order, and `_check()` (every
+    key where a probe finds it, across backward-shift deletions and table growth)."""
+    rng = np.random.default_rng(24)
+    keys = _colliding_keys()
+    rows, ref = KeyRows(), {}
+    for step, j in enumerate(rng.integers(0, len(keys), 3 * len(keys))):
+        key = keys[j]
+        if key in ref and step % 3:
+            assert rows.pop(key) == ref.pop(key)
+        elif key not in ref:
+            rows.put(key, float(step % 2), step / 10, 1.0 + step % 3)
+            ref[key] = (float(step % 2), step / 10, 1.0 + step % 3)
+        assert rows.keys() == list(ref) and len(rows) == len(ref)
+        assert all(rows.get(k) == v for k, v in ref.items())
+        assert all((k in rows) == (k in ref) for k in keys[:: 7])
+        rows._check()
+
+
+def test_counter_counts_under_colliding_int_keys():
+    """Through `PairCounter`: inserts, updates and removals of colliding int keys keep
+    the counts of the O(n^2) oracle, the keys in insertion order and `_check()`."""
+    rng = np.random.default_rng(7)
+    keys = _colliding_keys()[::3]
+    pc, ref = PairCounter(), {}
+    for step, j in enumerate(rng.integers(0, len(keys), 2 * len(keys))):
+        key = keys[j]
+        if key not in ref:
+            ref[key] = (step % 2, round(float(rng.random()), 1))
+            pc.insert(key, *ref[key])
+        elif step % 2:
+            ref[key] = (ref[key][0], round(float(rng.random()), 1))
+            pc.update(key, score=ref[key][1])
+        else:
+            del ref[key]
+            pc.remove(key)
+        assert list(pc) == list(ref)
+        assert all(pc.get(k) == (y, s, 1) for k, (y, s) in ref.items())
+        assert_counts(pc.counts, [(y, s, 1) for y, s in ref.values()], exact=True)
+        pc._check()
 
 
 def test_counter_keys_behave_as_dict_keys():
