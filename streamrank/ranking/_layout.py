@@ -236,10 +236,16 @@ def _compact_relevance(y: np.ndarray) -> np.ndarray:
     return y
 
 
-def group_by_query(q: np.ndarray, y: np.ndarray, s: np.ndarray, *, with_perm=False):
+#: `group_by_query`'s ``codes`` when the caller has none: code the ids there.
+_CODE = object()
+
+
+def group_by_query(q: np.ndarray, y: np.ndarray, s: np.ndarray, *, with_perm=False,
+                   codes=_CODE):
     """``(groups, y, s)``: the rows grouped by query id, stably, with the relevance and
     the scores in grouped order (`QueryGroups`; ``with_perm`` keeps the input row of
-    each grouped position, for results given per row).
+    each grouped position, for results given per row). ``codes``: `query_codes` of ``q``
+    when the caller has it already (default: computed here).
 
     Rows already contiguous by query (each id one run of rows) are left as they are, in
     their query order, at the cost of ``O(n)`` passes. Otherwise the rows are put in
@@ -262,7 +268,8 @@ def group_by_query(q: np.ndarray, y: np.ndarray, s: np.ndarray, *, with_perm=Fal
         starts = run_starts(q)
         return QueryGroups(None, q[starts], np.diff(starts, append=n).astype(np.int64)), y, s
 
-    codes = query_codes(q)
+    if codes is _CODE:
+        codes = query_codes(q)
     if codes is None:
         return as_runs()
     code, offset, n_codes, ids_of = codes

@@ -106,7 +106,7 @@ def _ndcg_topk(q, y, s, k, gain, ties):
             nq = present.size
             return ((ids_of(present), _dcg_topk(top, gtop, n_eq, g_eq, k, D),
                      ideal_dcg_rows(qi, y, np.full(nq, L), k, gain, D)), None, y, s)
-    groups, y, s = group_by_query(q, y, s)
+    groups, y, s = group_by_query(q, y, s, codes=codes)
     L = groups.width
     if L is None or k >= L:
         return None, groups, y, s
