@@ -251,8 +251,10 @@ cdef class CounterCore:
         y, s, w = rows._cols(at)
         self._engine.remove_many(y, s, None if rows._w == NULL else w)
         self._sync()
-        for r in at:
-            rows.drop(r)
+        cdef int64_t[::1] rv = at
+        cdef Py_ssize_t j
+        for j in range(rv.shape[0]):
+            rows.drop(rv[j])
 
     def update_many(self, keys, *, scores=None, labels=None, weights=None):
         """Change the scores (and/or labels, weights) of a batch of held keys, validated
@@ -285,8 +287,7 @@ cdef class CounterCore:
             unit = rows._w == NULL and (weights is None or bool(np.all(w == 1)))
             self._engine.add_many(y, s, None if unit else w)
             self._sync()
-            for j in range(k):
-                rows.set(at[j], y[j], s[j], w[j])
+            _set_rows(rows, at, y, s, np.ascontiguousarray(w, dtype=np.float64))
             return
         # one pass in the order of the new scores: each change one walk (`_eupdate`),
         # the paths of neighbouring scores in the cache
@@ -302,6 +303,15 @@ cdef class CounterCore:
         assert self._dom is self._engine._dom
         assert self._lev is (self._dom if isinstance(self._dom, LevelDominanceCounter)
                              else None)
+
+
+cdef int _set_rows(KeyRows rows, int64_t[::1] at, double[::1] y, double[::1] s,
+                   double[::1] w) except -1:
+    """Rows ``at`` become ``(y, s, w)``: one C loop."""
+    cdef Py_ssize_t j
+    for j in range(at.shape[0]):
+        rows.set(at[j], y[j], s[j], w[j])
+    return 0
 
 
 def _batch_of(values, name, func, k):
