@@ -87,6 +87,14 @@ cdef inline double _unit_or_weight(object w, str func) except? -1.0:
     return check_weight(w, func)
 
 
+cdef inline int _event(object y, object s, object w, str func, double* out) except -1:
+    """A window's event ``(y, s, w)`` validated into ``out`` (plain numbers in C)."""
+    out[0] = _scalar(y, "y", func)
+    out[1] = _scalar(s, "s", func)
+    out[2] = _unit_or_weight(w, func)
+    return 0
+
+
 # --------------------------------------------------------------------------- the sync
 cdef int _each(RowWindow win, object engine, str caller) except -1:
     """The waiting changes of ``win`` into ``engine`` one by one (removals first)."""
@@ -297,12 +305,11 @@ cdef class SlidingCore(WindowCore):
         """Add an event ``(y, s, w)``; the oldest leaves once the window is full. Validated
         first: a bad event changes nothing. One compiled call, ``O(1)`` amortized (its
         changes reach the engine at the next read, ``O(log W)`` each)."""
-        func = "SlidingPairCounter.push"
-        cdef double yy = _scalar(y, "y", func)
-        cdef double ss = _scalar(s, "s", func)
-        cdef double ww = _unit_or_weight(w, func)
-        self._slide(yy, ss, ww, NAN, self._win._tail - self._win._head >= self.window_size,
-                    func)
+        cdef double e[3]
+        _event(y, s, w, "SlidingPairCounter.push", e)
+        self._slide(e[0], e[1], e[2], NAN,
+                    self._win._tail - self._win._head >= self.window_size,
+                    "SlidingPairCounter.push")
 
     cpdef tuple _state(self):
         return WindowCore._state(self) + (self.window_size,)
@@ -324,9 +331,8 @@ cdef class TimeCore(WindowCore):
         call, ``O(1 + e)`` for ``e`` evicted events (their changes reach the engine at the
         next read)."""
         func = "TimeSlidingPairCounter.push"
-        cdef double yy = _scalar(y, "y", func)
-        cdef double ss = _scalar(s, "s", func)
-        cdef double ww = _unit_or_weight(w, func)
+        cdef double e[3]
+        _event(y, s, w, func, e)
         cdef double tt = _scalar(t, "t", func)
         cdef RowWindow win = self._win
         cdef int64_t q = win._head
@@ -338,7 +344,7 @@ cdef class TimeCore(WindowCore):
                                   "(events arrive in time order)", repr(tt))
         while q < win._tail and win.store._t[win._row_at(q)] <= horizon:
             q += 1
-        self._slide(yy, ss, ww, tt, q - win._head, func)
+        self._slide(e[0], e[1], e[2], tt, q - win._head, func)
 
     cpdef tuple _state(self):
         return WindowCore._state(self) + (self.period,)
