@@ -98,22 +98,31 @@ KINDS = {"count window": {}, "label wait": {}, "paired": {"paired": True},
          "segmented": {"segmented": True}}
 
 
-def _read_while_feeding(mon, calls, read, wrap=lambda fn: fn):
+def _read_while_feeding(mon, calls, read, wrap=lambda fn: fn, pace=40):
     """Feed ``mon`` in this thread while another thread calls ``read`` until the feed
-    ends; the reads, and any exception the reader met."""
-    reads, errors, done = [], [], threading.Event()
+    ends; the reads, and any exception the reader met.
+
+    After every ``pace`` calls the feeder waits (up to 10 s) for the reader to finish one
+    more read, so that reads land all along the feed however the threads are scheduled
+    (on a loaded machine the reader could otherwise starve and read only a few times)."""
+    reads, errors, done, one_more = [], [], threading.Event(), threading.Event()
 
     def reader():
         try:
             while not done.is_set():
                 reads.append(read())
+                one_more.set()
         except BaseException as exc:     # reported below, in the test's thread
             errors.append(exc)
+            one_more.set()
 
     t = threading.Thread(target=reader)
     t.start()
     try:
-        feed(mon, calls, wrap)
+        for start in range(0, len(calls), pace):
+            one_more.clear()
+            feed(mon, calls[start:start + pace], wrap)
+            one_more.wait(10.0)
     finally:
         done.set()
         t.join()
