@@ -16,16 +16,20 @@ Conventions every metric of the package follows (and the tests pin):
   compares against that). The batch functions of `streamrank` return ``nan`` with an
   `UndefinedMetricWarning` instead.
 * Every metric keeps its counts in a `PairEngine` (`ConcordanceIndex` with censoring in
-  its own engine) and buffers its changes in one `UpdateBuffer` (`RollingROCAUC` in its
-  window, `streamrank.windows`), applied in batches when the metric is read (the engine's
-  vectorized ``add_many`` / ``remove_many``), or once `MAX_PENDING` are waiting. With integer weights the counts are exact either way; with
-  float weights the two paths agree to rounding.
+  its own engine). The engine, the multiset of the samples it holds and the updates
+  waiting for it are one compiled owner (`PairEngineMetric`, on
+  `streamrank.structures._cpairwindow.MetricCore`; `RollingROCAUC` on its window's,
+  `RollingCore`): ``update`` and ``revert`` are one compiled call each, and the waiting
+  updates reach the engine in one batch when the metric is read (the engine's
+  vectorized ``add_many``), or once `MAX_PENDING` wait. With integer weights the counts
+  are exact either way; with float weights the two paths agree to rounding.
 * Beside the engine, each metric holds what the engine is recounted from when float
   weight that came and went may have left rounding behind (`PairEngine.stale`): the
   multiset of its samples (`PairEngineMetric`, `GroupAUC`), or its window
   (`RollingROCAUC`).
-* A pickle carries its format version (`streamrank._snapshot.Pickled`); one of another
-  version, or of an earlier development format, raises `SnapshotError` when loaded.
+* A pickle carries its format version (``MetricCore.__reduce__``, `GroupAUC` through
+  `streamrank._snapshot.Pickled`); one of another version, or of an earlier development
+  format, raises `SnapshotError` when loaded.
 """
 
 from __future__ import annotations
@@ -38,13 +42,13 @@ from typing import Any, Union
 
 import numpy as np
 
-from .._snapshot import Pickled
 from .._typing import LabelKind, Number
 from .._validation import check_scalar, describe, param_error
 from ..engine import PairEngine
+from ..structures._cpairwindow import READ_BINARY, READ_CHECKED, READ_PAIR, MetricCore
 from ..exceptions import UndefinedMetricWarning
 
-__all__ = ["MAX_PENDING", "ClassLabel", "PairEngineMetric", "Prediction", "Target",
+__all__ = ["MAX_PENDING", "READ_BINARY", "READ_PAIR", "ClassLabel", "PairEngineMetric", "Prediction", "Target",
            "UpdateBuffer", "binary_label", "hold", "held_arrays", "not_held_error", "or_zero",
            "recounted", "release", "sample_arrays", "score_of"]
 
@@ -276,59 +280,34 @@ def recounted(engine: PairEngine, held: dict) -> PairEngine:
     return engine
 
 
-class PairEngineMetric(Pickled):
-    """Mixin: a `PairEngine` fed through the `UpdateBuffer`, beside the multiset of the
-    samples it holds.
+class PairEngineMetric(MetricCore):
+    """Base of the River metrics over a `PairEngine`: the compiled `MetricCore` owns the
+    engine, the multiset of the samples it holds and the updates waiting for it, so that
+    ``update`` and ``revert`` are one compiled call each.
 
     Subclasses call ``self._init_engine(labels)`` in ``__init__``, turn ``(y_true, y_pred,
-    w)`` into a ``(label, score, weight)`` sample with ``_sample`` and read the counts with
-    ``_counts()``. The multiset ``{sample: copies}`` of the engine's samples (one dict
-    entry per distinct sample) makes `revert` exact: it takes the values of an update
-    held, weight included, where the engine alone can only bound the weight of one copy
-    among several; and it is what the engine is recounted from when its float rounding
-    turns `PairEngine.stale`.
+    w)`` into a ``(label, score, weight)`` sample with ``_sample`` (the checked reader,
+    with the errors; `MetricCore` reads the common event in C the same way, as ``_READ``
+    says) and read the counts with ``_counts()``. The multiset ``{sample: copies}`` of the
+    engine's samples (one dict entry per distinct sample) makes `revert` exact: it takes
+    the values of an update held, weight included, where the engine alone can only bound
+    the weight of one copy among several; and it is what the engine is recounted from
+    when its float rounding turns `PairEngine.stale`.
     """
 
+    #: How `MetricCore` reads the common event in C (``_sample`` reads the rest).
+    _READ = READ_CHECKED
+
     def _init_engine(self, labels: LabelKind = "auto") -> None:
-        self._engine = PairEngine(labels)
-        self._held: dict = {}           # (label, score, weight) -> copies in the engine
-        self._pending = UpdateBuffer()
+        self._bind(PairEngine(labels), self._READ, MAX_PENDING)
 
     def _sample(self, y_true, y_pred, w, func):  # pragma: no cover - overridden
         raise NotImplementedError
 
-    def update(self, y_true: Target, y_pred: Prediction, w: Number = 1.0) -> None:
-        """Add an event. Runtime complexity: O(1) amortized (buffered)."""
-        if self._pending.add(self._sample(y_true, y_pred, w, f"{type(self).__name__}.update")):
-            self._flush()
-
-    def revert(self, y_true: Target, y_pred: Prediction, w: Number = 1.0) -> None:
-        """Remove one earlier update with these values, in any order; `ValueError`
-        (nothing changes) if none is held. Runtime complexity: O(1) for an update still
-        buffered, else one removal from the engine."""
-        func = f"{type(self).__name__}.revert"
-        sample = self._sample(y_true, y_pred, w, func)
-        if self._pending.cancel(sample):
-            return
-        if sample in self._held:
-            self._engine.remove(*sample)
-            release(self._held, sample)
-            return
-        raise not_held_error(func, y_true, y_pred, w)
-
-    def _flush(self) -> None:
-        pending = self._pending
-        if pending.n:
-            removes, adds = pending.take()
-            held = self._held
-            for sample, n in adds.items():
-                held[sample] = held.get(sample, 0) + n
-            self._engine.apply(removes, adds, f"{type(self).__name__}.update")
-
-    def _counted(self) -> PairEngine:
-        """The engine after applying the buffered updates (and recounting it if stale)."""
-        self._flush()
-        return recounted(self._engine, self._held)
+    def _recount(self) -> None:
+        """Rebuild the engine from the samples held (`MetricCore._counted` calls it when
+        the engine turns `PairEngine.stale`). ``O(n log n)``."""
+        self._engine.rebuild(*held_arrays(self._held))
 
     def _counts(self):
         """The engine's `PairCounts` after applying the buffered updates."""

@@ -7,7 +7,8 @@ from river import metrics
 from .._validation import describe, param_error
 from .._validation import check_scalar, check_weight
 from .._typing import Number
-from ._base import PairEngineMetric, Prediction, Target, not_held_error, or_zero, quiet
+from ._base import (MAX_PENDING, READ_PAIR, PairEngineMetric, Prediction, Target,
+                    not_held_error, or_zero, quiet)
 from ._censored_engine import CensoredPairEngine
 
 __all__ = ["ConcordanceIndex"]
@@ -66,13 +67,15 @@ class ConcordanceIndex(PairEngineMetric, metrics.base.RegressionMetric):
     1.0
     """
 
+    _READ = READ_PAIR      # without censoring; with it, update and revert are below
+
     def __init__(self, censoring: bool = False) -> None:
         if not isinstance(censoring, bool):
             raise param_error("censoring", "ConcordanceIndex", "a bool", describe(censoring),
                               TypeError)
         self.censoring = censoring
         if censoring:  # two dominance queries per sample: no batch path to buffer for
-            self._engine = CensoredPairEngine()
+            self._bind(CensoredPairEngine(), self._READ, MAX_PENDING)
         else:
             self._init_engine()
 

@@ -9,7 +9,7 @@ from river import metrics
 
 from .._validation import describe, param_error
 from .._validation import check_scalar, check_weight
-from ._base import PairEngineMetric, quiet
+from ._base import READ_PAIR, PairEngineMetric, quiet
 
 __all__ = ["GoodmanKruskalGamma", "KendallTau", "SomersD"]
 
@@ -20,6 +20,7 @@ class _PairCountMetric(PairEngineMetric, metrics.base.RegressionMetric):
     """A `RegressionMetric` read off the running pair counts of (y_true, y_pred)."""
 
     _prop = ""  # the `PairCounts` property that is the metric
+    _READ = READ_PAIR
 
     def __init__(self) -> None:
         self._init_engine()

@@ -7,7 +7,7 @@ from river import base, metrics
 from .. import _engine_ci
 from .._validation import check_level, check_weight
 from ..intervals import AUCInterval
-from ._base import ClassLabel, PairEngineMetric, binary_label, score_of
+from ._base import READ_BINARY, ClassLabel, PairEngineMetric, binary_label, score_of
 
 __all__ = ["ROCAUC"]
 
@@ -94,10 +94,9 @@ class ROCAUC(PairEngineMetric, _BinaryAUCMetric):
         self._init_engine("binary")
 
     _sample = _BinaryAUCMetric._event
+    _READ = READ_BINARY
 
-    def get(self) -> float:
-        """The exact AUC of the events held; ``0.0`` while one class is missing."""
-        return self._counted().auc_or(0.0)
+    get = PairEngineMetric._get_auc    # one compiled call
 
     def _placement_moments(self):
         """The engine's `PairEngine.placement_moments` of the events held (the buffered

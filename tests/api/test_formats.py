@@ -12,6 +12,7 @@ without a version) raise `SnapshotError` naming the version expected and receive
 
 from __future__ import annotations
 
+import copyreg
 import io
 import json
 import pickle
@@ -36,7 +37,10 @@ SNAPSHOTS = sorted(k for k in SAMPLES if k.endswith(".npz"))
 #: the windows pickle through their own reducer (its version checks: test_windows.py)
 WINDOWS = ["slidingpaircounter_v1.pkl", "timeslidingpaircounter_v1.pkl",
            "rollingrocauc_v1.pkl"]
-PICKLES = sorted(k for k in SAMPLES if k.endswith(".pkl") and k not in WINDOWS)
+#: The compiled owners (windows, River metrics): pickled by their ``__reduce__`` as
+#: ``(PICKLE_VERSION, state)``; the others through `streamrank._snapshot.Pickled`.
+OWNERS = WINDOWS + ["rocauc_v1.pkl", "kendalltau_v1.pkl", "concordanceindex_v1.pkl"]
+PICKLES = sorted(k for k in SAMPLES if k.endswith(".pkl") and k not in OWNERS)
 #: (format, .npz or .pkl) -> the versions this streamrank reads
 SUPPORTED = {("streamrank.PairCounter", ".npz"): {SNAPSHOT_VERSION}}
 
@@ -230,14 +234,39 @@ def _forged_pickle(obj, state):
     the format would have written."""
     reduced = list(obj.__reduce_ex__(4))
     reduced[2] = state
+    return _pickled_as(obj, tuple(reduced))
 
+
+def _pickled_as(obj, reduced):
+    """A pickle of ``obj`` written as the reduce tuple ``reduced`` says."""
     class Forger(pickle.Pickler):
         def reducer_override(self, o):
-            return tuple(reduced) if o is obj else NotImplemented
+            return reduced if o is obj else NotImplemented
 
     buf = io.BytesIO()
     Forger(buf, protocol=4).dump(obj)
     return buf.getvalue()
+
+
+@pytest.mark.parametrize("name", OWNERS)
+def test_a_compiled_owners_pickle_of_another_version_or_layout_is_refused(name):
+    """A window's or River metric's pickle of another version, or of the earlier layout
+    (the attributes, through ``__setstate__``), raises the version error; a refused state
+    changes nothing."""
+    obj = _load(name)
+    cls, v = type(obj).__name__, _snapshot.PICKLE_VERSION
+    restore, (klass, (version, state)) = obj.__reduce__()
+    assert klass is type(obj) and version == v
+    reads = rf"not supported \(this streamrank reads version {v}\)\.$"
+    for forged, shown in (((restore, (klass, (v - 1, state))), v - 1),
+                          ((restore, (klass, state)), "none"),
+                          ((copyreg.__newobj__, (klass,), {"_engine": None}), "none")):
+        with pytest.raises(SnapshotError, match=rf"^{cls}: pickle version {shown} {reads}"):
+            pickle.loads(_pickled_as(obj, forged))
+    before = pickle.dumps(obj, protocol=4)
+    with pytest.raises(SnapshotError):
+        obj.__setstate__({"_engine": None})
+    assert pickle.dumps(obj, protocol=4) == before
 
 
 @pytest.mark.parametrize("name", PICKLES)

@@ -269,7 +269,7 @@ def test_auto_flush_when_the_buffer_fills(monkeypatch):
         for e in events:
             m.update(*e)
             # the one update buffer of every metric (the window's, for RollingROCAUC)
-            waiting = m._win.waiting if hasattr(m, "_win") else len(m._pending)
+            waiting = m._win.waiting if hasattr(m, "_win") else m.waiting
             assert waiting < 8
         ref = make()
         assert m.get() == _read_pattern(ref, events, 1)[-1]
@@ -614,7 +614,7 @@ def test_revert_of_a_pending_update_and_of_an_applied_one():
     metric.update(False, 0.95)  # pending
     metric.revert(False, 0.95)  # cancelled in the buffer
     metric.revert(True, 0.9)    # removed from the engine
-    assert metric.get() == 0.0 and not metric._pending
+    assert metric.get() == 0.0 and metric.waiting == 0
     metric.revert(False, 0.2)
     assert len(metric._engine) == 0
 
