@@ -24,6 +24,7 @@ MODULES = [
     "streamrank.structures._cslots",
     "streamrank.structures._cwindow",
     "streamrank.structures._cpairwindow",
+    "streamrank.structures._cmetric",
     "streamrank.batch._ckernels",
     "streamrank.batch._clevels",
     "streamrank.batch._ccurves",

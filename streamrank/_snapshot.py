@@ -42,7 +42,7 @@ from ._validation import describe, param_error
 from .exceptions import SnapshotError
 
 __all__ = ["PICKLE_VERSION", "Pickled", "Snapshot", "dump", "format_of", "key_arrays", "load",
-           "read_archive", "version_error"]
+           "owner_state_error", "read_archive", "version_error"]
 
 _INT64 = (-(1 << 63), (1 << 63) - 1)
 #: What reading a damaged ``.npy`` header (numpy's parser, ``ast.literal_eval``) or a
@@ -161,6 +161,20 @@ def version_error(func: str, what: str, got, oldest: int, newest: int) -> Snapsh
     span = f"version {newest}" if oldest == newest else f"versions {oldest}..{newest}"
     return SnapshotError(f"{func}: {what} version {'none' if got is None else got} not "
                          f"supported (this streamrank reads {span}).")
+
+
+def owner_state_error(func: str, state) -> SnapshotError:
+    """The version error of a compiled owner's pickle (a window, a River metric) whose
+    state is not ``(PICKLE_VERSION, ...)``: an earlier development format, without a
+    version, or another version.
+
+    >>> print(owner_state_error("f", (0, ())))
+    f: pickle version 0 not supported (this streamrank reads version 1).
+    >>> print(owner_state_error("f", {"_engine": None}))
+    f: pickle version none not supported (this streamrank reads version 1).
+    """
+    version = state[0] if type(state) is tuple and state and type(state[0]) is int else None
+    return version_error(func, "pickle", version, PICKLE_VERSION, PICKLE_VERSION)
 
 
 #: The format version of every pickle of a structure that is `Pickled`.

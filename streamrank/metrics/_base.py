@@ -18,7 +18,7 @@ Conventions every metric of the package follows (and the tests pin):
 * Every metric keeps its counts in a `PairEngine` (`ConcordanceIndex` with censoring in
   its own engine). The engine, the multiset of the samples it holds and the updates
   waiting for it are one compiled owner (`PairEngineMetric`, on
-  `streamrank.structures._cpairwindow.MetricCore`; `RollingROCAUC` on its window's,
+  `streamrank.structures._cmetric.MetricCore`; `RollingROCAUC` on its window's,
   `RollingCore`): ``update`` and ``revert`` are one compiled call each, and the waiting
   updates reach the engine in one batch when the metric is read (the engine's
   vectorized ``add_many``), or once `MAX_PENDING` wait. With integer weights the counts
@@ -45,11 +45,13 @@ import numpy as np
 from .._typing import LabelKind, Number
 from .._validation import check_scalar, describe, param_error
 from ..engine import PairEngine
-from ..structures._cpairwindow import READ_BINARY, READ_CHECKED, READ_PAIR, MetricCore
+from ..structures._cmetric import (READ_BINARY, READ_CHECKED, READ_PAIR, MetricCore,
+                                   not_held_error)
 from ..exceptions import UndefinedMetricWarning
 
-__all__ = ["MAX_PENDING", "READ_BINARY", "READ_PAIR", "ClassLabel", "PairEngineMetric", "Prediction", "Target",
-           "UpdateBuffer", "binary_label", "hold", "held_arrays", "not_held_error", "or_zero",
+__all__ = ["MAX_PENDING", "READ_BINARY", "READ_PAIR", "ClassLabel", "PairEngineMetric",
+           "Prediction", "Target", "binary_label", "hold", "held_arrays", "not_held_error",
+           "or_zero",
            "recounted", "release", "sample_arrays", "score_of"]
 
 #: Buffered updates are applied once this many are waiting, even if nobody reads.
@@ -119,13 +121,6 @@ _NUMBERS = (bool, int, float, np.bool_, np.integer, np.floating)
 
 
 
-def not_held_error(func: str, y_true, y_pred, w) -> ValueError:
-    """The error of a ``revert`` whose values match no update held."""
-    return param_error("y_true, y_pred, w", func, "the values of an update that is held "
-                       "(updated and not reverted yet)",
-                       f"y_true={y_true!r}, y_pred={y_pred!r}, w={w!r}")
-
-
 def or_zero(value: float) -> float:
     """River's convention for an undefined metric: ``0.0`` instead of ``nan``."""
     return 0.0 if value != value else value
@@ -136,97 +131,6 @@ def quiet(counts, name: str) -> float:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", UndefinedMetricWarning)
         return or_zero(getattr(counts, name))
-
-
-class UpdateBuffer:
-    """The River metrics' update buffer: changes of a multiset of samples waiting for a
-    `PairEngine`.
-
-    ``add`` queues a sample to add (pending additions are a multiset ``{item: copies}``);
-    ``remove`` drops a pending addition of an equal item if there is one (an update
-    reverted, or a window's event that came and left, before a read: it never reaches the
-    engine), else queues the removal of an item the owner knows the engine holds. The
-    owner flushes when the metric is read, or when ``add`` / ``remove`` return True
-    (`MAX_PENDING` changes waiting); `flush` removes, then adds, in one compiled loop
-    (`PairEngine.apply`).
-
-    Items are ``(label, score, weight)`` tuples of validated values; `GroupAUC` queues
-    ``(group, (label, score, weight))`` items and flushes each group with `PairEngine.apply`.
-
-    Runtime complexity: ``add``, ``cancel`` and ``remove`` O(1); `flush` ``O(k)`` for
-    ``k`` changes, plus the engine's work.
-
-    Examples
-    --------
-    >>> from streamrank.engine import PairEngine
-    >>> engine, buffer = PairEngine("binary"), UpdateBuffer()
-    >>> for sample in [(0, 0.1, 1), (1, 0.8, 1), (1, 0.3, 1), (0, 0.5, 1)]:
-    ...     _ = buffer.add(sample)
-    >>> _ = buffer.remove((1, 0.3, 1))      # still pending: never reaches the engine
-    >>> len(buffer), len(engine)
-    (3, 0)
-    >>> buffer.flush(engine, "example")
-    >>> len(buffer), len(engine), engine.counts.auc
-    (0, 3, 1.0)
-    """
-
-    __slots__ = ("adds", "removes", "n")
-
-    def __init__(self):
-        self.adds: dict = {}    # item -> copies to add
-        self.removes: list = []  # items held by the engine, to remove
-        self.n = 0              # changes waiting: copies to add plus removals
-
-    def __len__(self) -> int:
-        return self.n
-
-    def add(self, item) -> bool:
-        """Queue an addition; True once `MAX_PENDING` changes are waiting."""
-        adds = self.adds
-        adds[item] = adds.get(item, 0) + 1
-        self.n += 1
-        return self.n >= MAX_PENDING
-
-    def cancel(self, item) -> bool:
-        """Drop one pending addition of ``item``; False (nothing changes) if none."""
-        adds = self.adds
-        n = adds.get(item)
-        if not n:
-            return False
-        if n == 1:
-            del adds[item]
-        else:
-            adds[item] = n - 1
-        self.n -= 1
-        return True
-
-    def remove(self, item) -> bool:
-        """Remove a held ``item``: cancel a pending addition of it, else queue its
-        removal from the engine. True once `MAX_PENDING` changes are waiting."""
-        if item in self.adds:
-            self.cancel(item)
-            return False
-        self.removes.append(item)
-        self.n += 1
-        return self.n >= MAX_PENDING
-
-    def take(self) -> tuple[list, dict]:
-        """``(removes, adds)``: the queued removals and the multiset of additions; the
-        buffer is emptied."""
-        taken = self.removes, self.adds
-        self.removes, self.adds, self.n = [], {}, 0
-        return taken
-
-    def flush(self, engine: PairEngine, func: str) -> None:
-        """Apply every queued change of ``(label, score, weight)`` samples to ``engine``
-        (``func`` names the caller in the engine's errors)."""
-        n = self.n
-        if n:
-            removes, adds = self.removes, self.adds
-            self.removes, self.adds, self.n = [], {}, 0
-            engine.apply(removes, adds, func)
-
-
 
 
 def sample_arrays(samples) -> tuple:

@@ -16,7 +16,8 @@ from .._typing import Number
 from ..engine import PairEngine
 from ..structures._cbinary import Sums
 from .._snapshot import Pickled
-from ._base import (ClassLabel, Prediction, UpdateBuffer, hold, not_held_error, recounted,
+from . import _base
+from ._base import (ClassLabel, Prediction, hold, not_held_error, recounted,
                     release)
 from .roc_auc import _BinaryAUCMetric
 
@@ -206,7 +207,8 @@ class GroupAUC(Pickled, _BinaryAUCMetric):
         self._parts: dict[Hashable, tuple[float, float]] = {}
         self._sums = Sums(True)  # sum v and sum v * AUC, compensated (the first two)
         self._changes = 0      # changes of the sums since they were last recomputed
-        self._pending = UpdateBuffer()     # (group, (label, score, weight)) additions
+        self._pending: dict = {}   # waiting additions: (group, (label, score, weight)) -> copies
+        self._waiting = 0          # copies waiting
 
     @classmethod
     def _unit_test_params(cls):
@@ -234,7 +236,9 @@ class GroupAUC(Pickled, _BinaryAUCMetric):
     def update(self, y_true: ClassLabel, y_pred: GroupedPrediction,  # type: ignore[override]
                   w: Number = 1.0) -> None:
         """Add an event to its group. Runtime complexity: O(1) amortized (buffered)."""
-        if self._pending.add(self._grouped(y_true, y_pred, w, "GroupAUC.update")):
+        hold(self._pending, self._grouped(y_true, y_pred, w, "GroupAUC.update"))
+        self._waiting += 1
+        if self._waiting >= _base.MAX_PENDING:
             self._flush()
 
     def revert(self, y_true: ClassLabel, y_pred: GroupedPrediction,  # type: ignore[override]
@@ -244,7 +248,8 @@ class GroupAUC(Pickled, _BinaryAUCMetric):
         update still buffered, else one removal from its group's engine."""
         func = "GroupAUC.revert"
         item = self._grouped(y_true, y_pred, w, func)
-        if self._pending.cancel(item):
+        if release(self._pending, item):
+            self._waiting -= 1
             return
         group, event = item
         held = self._held.get(group)
@@ -261,9 +266,9 @@ class GroupAUC(Pickled, _BinaryAUCMetric):
         self._move(group, engine, old)
 
     def _flush(self) -> None:
-        if not len(self._pending):
+        if not self._waiting:
             return
-        _, adds = self._pending.take()
+        adds, self._pending, self._waiting = self._pending, {}, 0
         by_group: dict = {}
         for (group, event), n in adds.items():
             events = by_group.get(group)

@@ -7,8 +7,6 @@ from ._cwindow import RowWindow
 
 _Num = int | float
 
-SCALAR_FLUSH: int
-
 def sync(window: RowWindow, engine: PairEngine, caller: str,
          recount: bool = True) -> PairEngine: ...
 

@@ -27,49 +27,18 @@ read (``O(L log W)`` for ``L`` levels, ``O(log^2 W)`` continuous); a read ``O(1)
 1.0
 """
 
-cimport cython
-from cpython.float cimport PyFloat_AS_DOUBLE
 from libc.stdint cimport int64_t
-from cpython.long cimport PyLong_AsLongLongAndOverflow
-from cpython.object cimport PyObject_RichCompareBool, Py_EQ
 
 import numpy as np
 
+from ._cevents cimport SCALAR_FLUSH, _num, _river_binary, _unit
 from ._cslots cimport SlotStore, _weight
 from ._cwindow cimport RowWindow
 
-from .._snapshot import PICKLE_VERSION, version_error
+from .._snapshot import PICKLE_VERSION, owner_state_error
 from .._validation import check_scalar, check_weight, param_error
 
-#: Fewer waiting changes than this reach the engine one by one (``engine_add`` /
-#: ``engine_remove``), more as one sorted batch of float64 arrays (building the arrays
-#: costs more than a few calls).
-SCALAR_FLUSH = 16
-cdef Py_ssize_t _FLUSH = SCALAR_FLUSH
-cdef long long _EXACT_INT = 2 ** 53
 cdef double NAN = float("nan")
-
-
-cdef inline bint _num(object x, double* out):
-    """True with ``x``'s value if it is a finite float, a bool or an int that float64
-    holds exactly (`check_scalar`'s hot cases); False for anything else."""
-    cdef double v
-    cdef long long i
-    cdef int overflow = 0
-    if type(x) is float:
-        v = PyFloat_AS_DOUBLE(x)
-        out[0] = v
-        return v - v == 0.0
-    if type(x) is bool:
-        out[0] = 1.0 if x is True else 0.0
-        return True
-    if type(x) is int:
-        i = PyLong_AsLongLongAndOverflow(x, &overflow)
-        if overflow or not -_EXACT_INT <= i <= _EXACT_INT:
-            return False
-        out[0] = <double>i
-        return True
-    return False
 
 
 cdef inline double _scalar(object x, str name, str func) except? -1.0:
@@ -77,14 +46,6 @@ cdef inline double _scalar(object x, str name, str func) except? -1.0:
     if _num(x, &v):
         return v
     return check_scalar(x, name, func)
-
-
-cdef inline bint _unit(object w):
-    """True if ``w`` is the unit weight as `check_weight` reads it fast (a float or an int
-    equal to 1; a bool is not a weight)."""
-    if type(w) is float:
-        return PyFloat_AS_DOUBLE(w) == 1.0
-    return type(w) is int and PyObject_RichCompareBool(w, 1, Py_EQ)
 
 
 cdef inline double _unit_or_weight(object w, str func) except? -1.0:
@@ -98,24 +59,6 @@ cdef inline int _event(object y, object s, object w, str func, double* out) exce
     out[1] = _scalar(s, "s", func)
     out[2] = _unit_or_weight(w, func)
     return 0
-
-
-cdef inline int _river_binary(object y_true, object y_pred, object w, object pos,
-                              double* out) except -1:
-    """1 with ``(label, score, 1)`` in ``out`` for the common event of a binary River
-    metric: a bool or int ``y_true`` and ``pos_val``, a finite float score (or a dict
-    holding one for ``pos_val``) and the unit weight; 0 for anything else (the
-    metric's checked reader then decides, with its errors)."""
-    s = (<dict>y_pred).get(pos, 0.0) if type(y_pred) is dict else y_pred
-    if not (type(s) is float and (type(y_true) is bool or type(y_true) is int)
-            and (type(pos) is bool or type(pos) is int) and _unit(w)):
-        return 0
-    out[1] = PyFloat_AS_DOUBLE(s)
-    if out[1] - out[1] != 0.0:
-        return 0
-    out[0] = 1.0 if PyObject_RichCompareBool(y_true, pos, Py_EQ) else 0.0
-    out[2] = 1.0
-    return 1
 
 
 # --------------------------------------------------------------------------- the sync
@@ -196,7 +139,7 @@ cdef object _sync(RowWindow win, object engine, str caller, bint recount):
     cdef Py_ssize_t k = win._waiting()
     if k:
         try:
-            if k < _FLUSH:
+            if k < SCALAR_FLUSH:
                 _each(win, engine, caller)
             else:
                 _arrays(win, engine, caller)
@@ -230,17 +173,10 @@ def _recount(RowWindow window, engine):
                           zip(labels.tolist(), rows.tolist(), sums.tolist())}
 
 
-def _refused(str name, state):
-    """The version error of a window pickle that is not of `PICKLE_VERSION` (an earlier
-    development format: a state without a version): `streamrank._snapshot.version_error`."""
-    version = state[0] if type(state) is tuple and state and type(state[0]) is int else None
-    return version_error(name, "pickle", version, PICKLE_VERSION, PICKLE_VERSION)
-
-
 def _restored(cls, state):
     """A window from `WindowCore.__reduce__`; `SnapshotError` for another version."""
     if type(state) is not tuple or len(state) != 2 or state[0] != PICKLE_VERSION:
-        raise _refused(cls.__name__, state)
+        raise owner_state_error(cls.__name__, state)
     cdef WindowCore obj = cls.__new__(cls)
     obj._set_state(state[1])
     return obj
@@ -316,7 +252,7 @@ cdef class WindowCore:
 
     def __setstate__(self, state):
         """Only `__reduce__`'s own format is read: an earlier pickle is refused."""
-        raise _refused(type(self).__name__, state)
+        raise owner_state_error(type(self).__name__, state)
 
 
 cdef class SlidingCore(WindowCore):
@@ -423,169 +359,3 @@ cdef class RollingCore(WindowCore):
         WindowCore._set_state(self, state)
         self.window_size, self.pos_val = state[3:5]
         return 0
-
-
-# --------------------------------------------------------------------------- River metrics
-#: How a `MetricCore` reads an event in C before falling back to its ``_sample``.
-READ_CHECKED, READ_BINARY, READ_PAIR = 0, 1, 2
-
-
-def _restored_metric(cls, state):
-    """A River metric from `MetricCore.__reduce__`; `SnapshotError` for another version."""
-    if type(state) is not tuple or len(state) != 2 or state[0] != PICKLE_VERSION:
-        raise _refused(cls.__name__, state)
-    cdef MetricCore obj = cls.__new__(cls)
-    obj._set_state(state[1])
-    return obj
-
-
-@cython.auto_pickle(False)
-cdef class MetricCore:
-    """A River metric over a `PairEngine` (`streamrank.metrics.PairEngineMetric`): the
-    multiset of the samples its engine holds, its buffered changes and the engine, in one
-    compiled owner.
-
-    ``update`` and ``revert`` are one C call each, validation included: the common event
-    (plain numbers, a bool or int class, the unit weight) is read in C as the metric's
-    ``_sample`` would read it; anything else goes through ``_sample`` itself, so a bad
-    event raises its error before any state changes. Additions wait as a multiset
-    ``{sample: copies}`` (a revert of one still waiting cancels it) and reach the engine
-    at a read, or once ``limit`` wait, in one call (`PairEngine.apply`). The multiset
-    of held samples (``_held``) makes ``revert`` exact (it takes the values of an update
-    held, weight included) and is what a stale float engine is recounted from.
-
-    Runtime complexity: ``update`` O(1) amortized; ``revert`` O(1) for a waiting update,
-    else one removal from the engine (``O(log n)``); a read ``O(k log k + ...)`` for ``k``
-    waiting changes (`PairEngine.apply`), O(1) when none wait.
-    """
-
-    cdef public object _engine
-    cdef public dict _held          # (label, score, weight) -> copies in the engine
-    cdef public object pos_val      # the positive class (READ_BINARY)
-    cdef dict _adds                 # waiting additions: sample -> copies
-    cdef Py_ssize_t _n              # copies waiting
-    cdef Py_ssize_t _limit          # the engine takes them once this many wait
-    cdef int _reader                # READ_CHECKED, READ_BINARY or READ_PAIR
-
-    def __cinit__(self, *args, **kwargs):
-        self._held, self._adds = {}, {}
-
-    def _bind(self, engine, int reader, Py_ssize_t limit):
-        """Start over with ``engine`` (empty), reading events as ``reader`` says and
-        handing them to the engine once ``limit`` wait."""
-        self._engine, self._reader, self._limit = engine, reader, limit
-        self._held, self._adds, self._n = {}, {}, 0
-
-    @property
-    def waiting(self):
-        """How many updates wait for the engine (applied at the next read)."""
-        return self._n
-
-    cdef object _read(self, y_true, y_pred, w, str verb):
-        """The ``(label, score, weight)`` sample of an event: in C for the common event,
-        else the metric's ``_sample`` (which raises for a bad one)."""
-        cdef double e[3]
-        if self._reader == READ_BINARY:
-            if _river_binary(y_true, y_pred, w, self.pos_val, e):
-                return (1 if e[0] == 1.0 else 0, e[1], 1)
-        elif self._reader == READ_PAIR:
-            if _num(y_true, &e[0]) and _num(y_pred, &e[1]) and _unit(w):
-                return (e[0], e[1], 1)
-        return self._sample(y_true, y_pred, w, f"{type(self).__name__}.{verb}")
-
-    def update(self, y_true, y_pred, w=1.0):
-        """Add an event. Validated first: a bad event changes nothing. One compiled
-        call, O(1) amortized (counted at the next read)."""
-        sample = self._read(y_true, y_pred, w, "update")
-        n = self._adds.get(sample)
-        self._adds[sample] = 1 if n is None else n + 1
-        self._n += 1
-        if self._n >= self._limit:
-            self._flush()
-
-    def revert(self, y_true, y_pred, w=1.0):
-        """Remove one earlier update with these values, in any order; `ValueError`
-        (nothing changes) if none is held. O(1) for an update still waiting, else one
-        removal from the engine, ``O(log n)``."""
-        sample = self._read(y_true, y_pred, w, "revert")
-        n = self._adds.get(sample)
-        if n is not None:
-            _release(self._adds, sample, n)
-            self._n -= 1
-            return
-        n = self._held.get(sample)
-        if n is None:
-            from ..metrics._base import not_held_error
-            raise not_held_error(f"{type(self).__name__}.revert", y_true, y_pred, w)
-        self._engine.remove(*sample)
-        _release(self._held, sample, n)
-
-    cpdef _flush(self):
-        """Hand the waiting additions to the engine: a few one by one into its compiled
-        tree, more as one batch (`PairEngine.apply`), as a window's `sync` does."""
-        cdef Py_ssize_t k = self._n
-        if not k:
-            return
-        adds, held = self._adds, self._held
-        self._adds, self._n = {}, 0
-        for sample, n in adds.items():
-            c = held.get(sample)
-            held[sample] = n if c is None else c + n
-        engine, func = self._engine, f"{type(self).__name__}.update"
-        if k >= _FLUSH:
-            engine.apply((), adds, func)    # one sorted batch (the engine's C loop)
-            return
-        dom = engine._dom                   # a few: straight into the compiled tree
-        try:
-            for (y, s, w), n in adds.items():
-                for _ in range(n):
-                    if not dom.engine_add(y, s, w):
-                        engine.add(y, s, w, caller=func)
-                        dom = engine._dom
-        finally:
-            engine._cached = None
-
-    cpdef object _counted(self):
-        """The engine after the waiting updates, recounted from ``_held`` first (the
-        metric's ``_recount``) when its float rounding may be large (`PairEngine.stale`;
-        never with exact integer counts)."""
-        self._flush()
-        engine = self._engine
-        if engine._dtype is not int and engine.stale:
-            self._recount()
-        return engine
-
-    def _get_auc(self):
-        """The exact AUC of the events held; ``0.0`` while one class is missing. One
-        compiled call: O(1) after applying the updates that wait (`_counted`)."""
-        auc = self._counted()._dom.engine_auc()
-        return 0.0 if auc is None else auc
-
-    cpdef tuple _state(self):
-        self._flush()
-        return (self._engine, self._held, self.pos_val, self._reader, self._limit,
-                getattr(self, "__dict__", {}))
-
-    cdef int _set_state(self, tuple state) except -1:
-        engine, held, pos_val, reader, limit, d = state
-        self._bind(engine, reader, limit)
-        self._held, self.pos_val = held, pos_val
-        if d:
-            self.__dict__.update(d)
-        return 0
-
-    def __reduce__(self):
-        return (_restored_metric, (type(self), (PICKLE_VERSION, self._state())))
-
-    def __setstate__(self, state):
-        """Only `__reduce__`'s own format is read: an earlier pickle is refused."""
-        raise _refused(type(self).__name__, state)
-
-
-cdef inline int _release(dict held, object sample, object n) except -1:
-    """One copy of ``sample`` less in ``held`` (which holds ``n`` of it)."""
-    if n == 1:
-        del held[sample]
-    else:
-        held[sample] = n - 1
-    return 0

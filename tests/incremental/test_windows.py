@@ -19,7 +19,6 @@ from streamrank import SlidingPairCounter, TimeSlidingPairCounter, pair_counts
 from streamrank.engine import PairEngine
 from streamrank.exceptions import SnapshotError
 from streamrank.metrics import RollingROCAUC
-from streamrank.metrics._base import UpdateBuffer
 from streamrank.monitor import Monitor
 from streamrank.structures._cslots import SlotStore
 from streamrank.structures._cwindow import RowWindow
@@ -270,7 +269,7 @@ def _new(cls):
 
 @pytest.mark.parametrize(("cls", "state"), [
     (RollingROCAUC, {"window_size": 3, "pos_val": True, "_engine": PairEngine("binary"),
-                     "_window": deque([(1, 0.9, 1)]), "_pending": UpdateBuffer()}),
+                     "_window": deque([(1, 0.9, 1)]), "_pending": {}}),
     (SlidingPairCounter, {"window_size": 3, "_engine": PairEngine(),
                           "_events": deque([(1.0, 0.9, 1)])}),
     (TimeSlidingPairCounter, {"period": 3.0, "_engine": PairEngine(),
@@ -334,11 +333,11 @@ def test_windows_pickle_with_changes_waiting(make):
 
 
 def test_compiled_docstring_examples_run():
-    """The examples of the compiled row store, window and window owners (pytest's doctest
-    collection does not import extension modules)."""
+    """The examples of the compiled row store, window, window owners and River metric
+    owner (pytest's doctest collection does not import extension modules)."""
     import doctest
 
-    from streamrank.structures import _cpairwindow, _cslots, _cwindow
-    for module in (_cslots, _cwindow, _cpairwindow):
+    from streamrank.structures import _cmetric, _cpairwindow, _cslots, _cwindow
+    for module in (_cslots, _cwindow, _cpairwindow, _cmetric):
         result = doctest.testmod(module)
         assert result.attempted and not result.failed, module.__name__
