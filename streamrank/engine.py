@@ -62,7 +62,7 @@ from ._validation import INT_TOTAL_MAX, check_scalar, check_weight, describe, pa
 from .counts import PairCounts, structural_zero
 from .structures import (BinaryDominanceCounter, DominanceCounter, LevelDominanceCounter,
                          PlacementMoments)
-from .structures._cbinary import Sums
+from .structures._csums import Sums
 
 __all__ = ["LABEL_KINDS", "PairEngine", "PlacementMoments"]
 

@@ -26,7 +26,7 @@ from __future__ import annotations
 from .._snapshot import Pickled
 from ..counts import half_ties
 from ..structures import DominanceCounter
-from ..structures._cbinary import Sums
+from ..structures._csums import Sums
 
 __all__ = ["CensoredPairEngine"]
 

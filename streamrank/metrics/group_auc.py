@@ -14,7 +14,7 @@ from ..batch._groups import check_group_id
 from .._validation import describe, param_error
 from .._typing import Number
 from ..engine import PairEngine
-from ..structures._cbinary import Sums
+from ..structures._csums import Sums
 from .._snapshot import Pickled
 from . import _base
 from ._base import (ClassLabel, Prediction, hold, not_held_error, recounted,

@@ -69,26 +69,6 @@ cdef struct BMo:          # per node, with moments on: an inner node's `BMoE` pe
     BMoE e[FAN]
 
 
-cdef inline double _two_sum_add(double* acc, double* comp, double x) noexcept:
-    """``acc + comp += x`` as a double-double: the rounding of ``acc + x`` goes into
-    ``comp`` (Neumaier), then the pair is renormalized (``acc`` the rounded sum, ``comp``
-    what it leaves: an exact two-sum), so the compensation never outgrows the sum it
-    corrects. (Left unnormalized, it can come to hold most of the value once ``acc``
-    cancels, and lose what comes after: ``2**80`` and ``2**20`` at one score, ``2**80``
-    removed, ``2**-60`` added, ``2**20`` removed, left 0.) The error of a change is then
-    about ``2**-106`` of the values summed, not ``2**-53``."""
-    cdef double a = acc[0], t = a + x, c, s, b
-    if fabs(a) >= fabs(x):
-        c = comp[0] + ((a - t) + x)
-    else:
-        c = comp[0] + ((x - t) + a)
-    s = t + c
-    b = s - t
-    comp[0] = (t - (s - b)) + (c - b)
-    acc[0] = s
-    return s
-
-
 cdef class _BTree:
     """Nodes in one C array (free ones chained through ``r.child[0]``), and the arrays
     `fe` and `pc` beside it once needed (header)."""

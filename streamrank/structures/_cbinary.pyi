@@ -1,5 +1,4 @@
-"""Types of the compiled `streamrank.structures._cbinary` (see _cbinary.pyx, _levels.pxi,
-_sums.pxi)."""
+"""Types of the compiled `streamrank.structures._cbinary` (see _cbinary.pyx, _levels.pxi)."""
 
 from collections.abc import Hashable, Iterable, Iterator, Mapping, Sequence
 from typing import Any
@@ -9,29 +8,13 @@ from numpy.typing import ArrayLike, NDArray
 from typing_extensions import Self
 
 from .._typing import Number
+from ._csums import Sums
 
 _Num = int | float
 #: ``(concordant, discordant, tied_score, tied_label, tied_both)`` weights.
 _Pairs = tuple[_Num, _Num, _Num, _Num, _Num]
 _Grid = tuple[tuple[_Num, _Num, _Num], tuple[_Num, _Num, _Num], tuple[_Num, _Num, _Num]]
 _Row = tuple[float, float, _Num]
-
-class Sums:
-    hist: float
-    cross: float
-    within: float
-    exposure: float
-    @property
-    def floats(self) -> bool: ...
-    def __init__(self, floats: bool = False) -> None: ...
-    def reset(self, floats: bool) -> None: ...
-    def to_float(self) -> None: ...
-    def add(self, terms: Sequence[_Num], w: _Num, wsum: _Num) -> None: ...
-    def stale(self, weight_ratio: float, pair_ratio: float, joint: bool) -> bool: ...
-    def values(self) -> list[_Num]: ...
-    def weight(self) -> _Num: ...
-    @property
-    def changes(self) -> int: ...
 
 class LevelDominanceCounter:
     sums: Sums

@@ -1,10 +1,10 @@
 # cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True
-"""The compiled core of `PairEngine`: the running counts and the few-level counters.
+"""The compiled core of `PairEngine`: the few-level counters.
 
-`Sums` keeps the running counts ``C, D, T, Ty, Tyy`` and the weight held, for every mode of
-the engine: exact 128-bit integers while the weights are integers (the engine keeps the
-total weight below ``2**62`` and each weight at most ``2**53``, so no count can pass
-``2**124``), or compensated float64 sums (double-doubles).
+Their running counts are a `Sums` (`streamrank.structures._csums`, cimported): exact
+128-bit integers while the weights are integers (the engine keeps the total weight below
+``2**62`` and each weight at most ``2**53``, so no count can pass ``2**124``), or
+compensated float64 sums (double-doubles).
 
 `LevelDominanceCounter` holds the samples while few label levels are held: B+ trees over
 the distinct scores (`_btree.pxi`) whose entries carry *two* levels' copies and weights,
@@ -16,7 +16,7 @@ two are. Their ``engine_add`` / ``engine_remove`` do a whole change of `PairEngi
 anything unusual (other types, a label past the levels allowed, a weight that needs float
 counts, a sample that is not held) to the engine's checked path, having changed nothing.
 
-Files: `_sums.pxi` (`Sums`), `_btree.pxi` (the tree; its copies in `_btree_raw.pxi`, its
+Files: `_btree.pxi` (the tree; its copies in `_btree_raw.pxi`, its
 checks in `_btree_check.pxi`), `_levels.pxi` (the counter, its slots and its Python face),
 `_levels_core.pxi` (its walks over several trees and whole changes in C),
 `_levels_batch.pxi` (batches, loads, copies and checks), `_moments.pxi` (the placement
@@ -37,6 +37,9 @@ from libc.stdlib cimport malloc, calloc, realloc, free
 from libc.string cimport memcpy, memmove, memset
 from libc.math cimport fabs, isfinite
 
+from ._cnumeric cimport _from_py, _plain, _py128, _two_sum_add, sr_int128, sr_uint128
+from ._csums cimport Sums
+
 import math
 
 import numpy as np
@@ -46,21 +49,12 @@ from .._validation import (as_1d_numeric, check_consistent_length, check_dtype,
                            check_structure_weight, check_weight, check_weights,
                            counter_from_arrays, describe, param_error, structure_weights)
 
-cdef extern from *:
-    """
-    typedef __int128 sr_int128;
-    typedef unsigned __int128 sr_uint128;
-    """
-    ctypedef long long sr_int128
-    ctypedef unsigned long long sr_uint128
-
 cdef int64_t _INT_TOTAL_MAX = (<int64_t>1) << 62
 cdef int64_t _EXACT = (<int64_t>1) << 53
 cdef double _MIN_W = 2.0 ** -400
 cdef double _MAX_W = 2.0 ** 400
 cdef double _HELD_SLACK = 2.0 ** -30   # a removal may exceed a score's weight by this * hist
 
-include "_sums.pxi"
 include "_btree.pxi"
 include "_btree_raw.pxi"
 include "_btree_check.pxi"

@@ -8,7 +8,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 from typing_extensions import Self
 
-from ._cbinary import Sums
+from ._csums import Sums
 
 _Num = int | float
 #: ``(concordant, discordant, tied_score, tied_label, tied_both)`` weights.

@@ -78,6 +78,9 @@ from libc.stdlib cimport malloc, realloc, free, qsort
 from libc.string cimport memcpy, memmove
 from libc.math cimport fabs, isfinite
 
+from ._cnumeric cimport _plain, _py128, _two_sum_add, sr_int128
+from ._csums cimport Sums
+
 import math
 
 import numpy as np
@@ -85,7 +88,6 @@ import numpy as np
 from .._validation import (check_dtype, check_load_args, check_point, check_points,
                            check_structure_weight, counter_from_arrays, describe,
                            param_error, structure_weights)
-from ._cbinary import Sums
 
 cdef extern from *:
     """
@@ -135,43 +137,8 @@ cdef struct OLeaf:
     double fe[OCAP]         # float mode: the compensation of w (a double-double)
 
 
-cdef inline void _two_sum_add(double* acc, double* comp, double x) noexcept:
-    """``acc + comp += x`` as a renormalized double-double (`_btree.pxi`'s)."""
-    cdef double a = acc[0], t = a + x, c, s, b
-    if fabs(a) >= fabs(x):
-        c = comp[0] + ((a - t) + x)
-    else:
-        c = comp[0] + ((x - t) + a)
-    s = t + c
-    b = s - t
-    comp[0] = (t - (s - b)) + (c - b)
-    acc[0] = s
-
-
 cdef inline bint _key_lt(double y1, double s1, double y2, double s2) noexcept:
     return y1 < y2 or (y1 == y2 and s1 < s2)
-
-
-cdef inline bint _plain(object x, double* out) noexcept:
-    """A finite float, or an int float64 holds exactly (``|x| <= 2**53``), as a double."""
-    cdef double v
-    cdef int64_t i
-    if isinstance(x, float):
-        v = <double>x
-        if not isfinite(v):
-            return False
-        out[0] = v
-        return True
-    if type(x) is int:
-        try:
-            i = <int64_t>x
-        except OverflowError:
-            return False
-        if i > _EXACT or i < -_EXACT:
-            return False
-        out[0] = <double>i
-        return True
-    return False
 
 
 include "_cdominance_store.pxi"

@@ -1,23 +1,6 @@
 # `DominanceCounter` (included by `_cdominance.pyx`): the Python interface over
 # `_DomTree`, and the whole-change fast path of `PairEngine`.
 
-cdef extern from *:
-    """
-    typedef __int128 sr_int128;
-    """
-    ctypedef long long sr_int128
-
-
-cdef object _py128(sr_int128 x):
-    cdef bint neg = x < 0
-    if neg:
-        x = -x
-    cdef uint64_t lo = <uint64_t>(x & <sr_int128>0xFFFFFFFFFFFFFFFFULL)
-    cdef uint64_t hi = <uint64_t>(x >> 64)
-    value = (<object>hi << 64) | <object>lo
-    return -value if neg else value
-
-
 cdef class DominanceCounter(_DomEngine):
     """Dominance weights for points with any labels, including labels never seen before.
 

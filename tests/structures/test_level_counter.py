@@ -329,7 +329,7 @@ def test_binary_counter_is_the_one_tree_level_counter():
 def test_float_sums_keep_their_compensation_through_pickle():
     """A pickled float `Sums` keeps each accumulator's compensation: 2**53 + 1 held as
     2**53 and 1, so that taking 2**53 away again leaves 1 (not 0)."""
-    from streamrank.structures._cbinary import Sums
+    from streamrank.structures._csums import Sums
     sums = Sums(True)
     sums.add((2.0**53, 0.0, 0.0, 0.0, 0.0), 1.0, 2.0**53)
     sums.add((1.0, 0.0, 0.0, 0.0, 0.0), 1.0, 1.0)

@@ -464,6 +464,15 @@ def test_compiled_counter_is_built_and_its_doctests_pass():
     assert result.attempted >= 8 and result.failed == 0, result
 
 
+def test_compiled_sums_doctests_pass():
+    """The examples of `Sums`, the running counts every engine cimports."""
+    import doctest
+
+    from streamrank.structures import _csums
+    result = doctest.testmod(_csums, optionflags=doctest.ELLIPSIS)
+    assert result.attempted >= 4 and result.failed == 0, result
+
+
 @pytest.mark.parametrize("dtype", [int, float])
 def test_binary_tree_deep_grow_and_shrink(dtype):
     """Thousands of distinct scores (a B+ tree three levels deep: splits, merges and

@@ -1,28 +1,13 @@
-# The running counts of `_cbinary.pyx` (included there): `Sums`, exact 128-bit integers or
-# compensated (double-double) floats, and the conversions of plain Python numbers to C.
+# cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True
+"""`Sums`: the running counts ``C, D, T, Ty, Tyy`` and the weight held of every engine
+(`streamrank.engine.PairEngine`, the tree modules `streamrank.structures._cbinary` and
+`streamrank.structures._cdominance`, which cimport it: `_csums.pxd`), exact 128-bit
+integers or compensated (double-double) floats. Every change is ``O(1)``."""
 
-cdef object _py128(sr_int128 x):
-    cdef bint neg = x < 0
-    if neg:
-        x = -x
-    cdef uint64_t lo = <uint64_t>(x & <sr_int128>0xFFFFFFFFFFFFFFFFULL)
-    cdef uint64_t hi = <uint64_t>(x >> 64)
-    value = (<object>hi << 64) | <object>lo
-    return -value if neg else value
+from libc.stdint cimport int64_t, uint64_t
+from libc.math cimport fabs
 
-
-cdef sr_int128 _from_py(object x) except? -1:
-    """A Python int of magnitude below ``2**126`` as an int128."""
-    cdef bint neg = x < 0
-    if neg:
-        x = -x
-    if x >> 126:
-        raise OverflowError("a count beyond 2**126")
-    cdef uint64_t lo = <uint64_t>(x & 0xFFFFFFFFFFFFFFFF)
-    cdef uint64_t hi = <uint64_t>(x >> 64)
-    cdef sr_int128 v = ((<sr_int128>hi) << 64) | <sr_int128>lo
-    return -v if neg else v
-
+from ._cnumeric cimport _from_py, _py128, _two_sum_add, sr_int128
 
 cdef class Sums:
     """The running counts ``C, D, T, Ty, Tyy`` and the weight held ``W``.
@@ -44,16 +29,7 @@ cdef class Sums:
     [6.5, 2.0, 0.0, 4.0, 0.0, 3.0]
     """
 
-    cdef sr_int128 i[6]
-    cdef double f[6]
-    cdef double e[6]
-    cdef public double hist
-    cdef public double cross
-    cdef public double within
-    cdef public double exposure
-    cdef readonly bint floats
-    cdef readonly uint64_t changes   # one more at every change: the engine's cache is valid
-                                     # while it is the same (owners bump it too)
+    # The fields: `_csums.pxd`.
 
     def __init__(self, bint floats=False):
         self.reset(floats)
@@ -98,14 +74,14 @@ cdef class Sums:
         self.within = fabs(c[3])
         self.exposure = 0.0
 
-    cdef inline void add_i(self, int64_t* terms, int64_t w, int64_t wsum) noexcept:
+    cdef void add_i(self, int64_t* terms, int64_t w, int64_t wsum) noexcept:
         cdef int j
         self.changes += 1
         for j in range(5):
             self.i[j] += <sr_int128>w * terms[j]
         self.i[5] += wsum
 
-    cdef inline void add_f(self, double* terms, double w, double wsum) noexcept:
+    cdef void add_f(self, double* terms, double w, double wsum) noexcept:
         cdef int j
         cdef double aw = fabs(w)
         self.changes += 1
@@ -188,29 +164,6 @@ cdef class Sums:
     def weight(self):
         """The weight held, ``W``, as a Python number."""
         return (self.f[5] + self.e[5]) if self.floats else _py128(self.i[5])
-
-
-cdef inline bint _plain(object x, double* out) noexcept:
-    """A finite float, or an int float64 holds exactly (``|x| <= 2**53``), as a double."""
-    cdef double v
-    if isinstance(x, float):        # numpy's float64 too
-        v = <double>x
-        if not isfinite(v):
-            return False
-        out[0] = v
-        return True
-    cdef int64_t i
-    if type(x) is int:
-        try:
-            i = <int64_t>x
-        except OverflowError:
-            return False
-        if i > _EXACT or i < -_EXACT:
-            return False
-        out[0] = <double>i
-        return True
-    return False
-
 
 
 def _restore_sums(floats, values, hist, parts, pairs):
