@@ -123,7 +123,7 @@ def report(med: dict, args) -> str:
         f"# River metrics per call ({args.events:,} events, median of {args.repeats})",
         machine_markdown(info),
         markdown_table(["metric", "pattern", "µs/event", "baseline µs", "speed-up vs baseline",
-                        "vs River ROCAUC (time ratio)"], rows, "llrrrr")])
+                        "River ROCAUC time ÷ this"], rows, "llrrrr")])
 
 
 def main(argv=None) -> int:
