@@ -8,9 +8,9 @@ after the *synced* boundary) are not in the engine yet, and a row that arrives a
 between two reads never reaches it; removals of rows the engine holds and in-place changes
 of such rows are queued as values (a removal cancels a queued addition of equal values, as
 a revert does in `streamrank.structures._cmetric.MetricCore`).
-`streamrank.structures._cpairwindow.sync` hands everything to the engine at a read, in C. Every per-event operation
-(`push`, `push_keep`, `push_new`, `label_pending`, `evict`, `change`) is one C call, ``O(1)`` amortized.
-`SlidingPairCounter`, `TimeSlidingPairCounter`, `RollingROCAUC` and `Monitor` each hold one.
+`streamrank.structures._cpairwindow.sync` hands everything to the engine at a read, in C.
+Every per-event operation (`push`, `push_keep`, `push_new`, `label_pending`, `evict`,
+`change`) is one C call, ``O(1)`` amortized. `SlidingPairCounter`, `TimeSlidingPairCounter`, `RollingROCAUC` and `Monitor` each hold one.
 """
 
 from libc.stdint cimport int64_t
