@@ -10,7 +10,8 @@ of such rows are queued as values (a removal cancels a queued addition of equal 
 a revert does in `streamrank.structures._cmetric.MetricCore`).
 `streamrank.structures._cpairwindow.sync` hands everything to the engine at a read, in C.
 Every per-event operation (`push`, `push_keep`, `push_new`, `label_pending`, `evict`,
-`change`) is one C call, ``O(1)`` amortized. `SlidingPairCounter`, `TimeSlidingPairCounter`, `RollingROCAUC` and `Monitor` each hold one.
+`change`) is one C call, ``O(1)`` amortized. `SlidingPairCounter`,
+`TimeSlidingPairCounter`, `RollingROCAUC` and `Monitor` each hold one.
 """
 
 from libc.stdint cimport int64_t
