@@ -20,6 +20,7 @@ from setuptools.command.build_ext import build_ext
 # One compiled module per structure or kernel family; a new module is one more name here.
 MODULES = [
     "streamrank.structures._csums",
+    "streamrank.structures._ckeyrows",
     "streamrank.structures._cbinary",
     "streamrank.structures._cdominance",
     "streamrank.structures._cslots",

@@ -21,9 +21,10 @@ checks in `_btree_check.pxi`), `_levels.pxi` (the counter, its slots and its Pyt
 `_levels_core.pxi` (its walks over several trees and whole changes in C),
 `_levels_batch.pxi` (batches, loads, copies and checks), `_moments.pxi` (the placement
 moments of DeLong's variance, kept in the tree once asked for), `_btree_move.pxi` (an
-update of the two-level tree as one walk), `_keyrows.pxi` (`KeyRows`, keyed rows in C) and
-`_counter.pxi` (`CounterCore`, the compiled half of `PairCounter`: its rows and its
-engine's structure, one call per event); the two-level subclass `BinaryDominanceCounter`
+update of the two-level tree as one walk) and
+`_counter.pxi` (`CounterCore`, the compiled half of `PairCounter`: its rows, a `KeyRows`
+cimported from `streamrank.structures._ckeyrows`, and its engine's structure, one call
+per event); the two-level subclass `BinaryDominanceCounter`
 is here.
 
 Exactness. ``dtype=int``: int64 weights and sums (the total held stays below ``2**62``).
@@ -37,8 +38,10 @@ from libc.stdlib cimport malloc, calloc, realloc, free
 from libc.string cimport memcpy, memmove, memset
 from libc.math cimport fabs, isfinite
 
-from ._cnumeric cimport _from_py, _plain, _py128, _two_sum_add, sr_int128, sr_uint128
+from ._cnumeric cimport (_from_py, _grow_array, _plain, _py128, _two_sum_add, sr_int128,
+                         sr_uint128)
 from ._csums cimport Sums
+from ._ckeyrows cimport KeyRows
 
 import math
 
@@ -63,7 +66,6 @@ include "_levels_core.pxi"
 include "_levels_batch.pxi"
 include "_moments.pxi"
 include "_btree_move.pxi"
-include "_keyrows.pxi"
 include "_counter.pxi"
 
 

@@ -1,10 +1,11 @@
 # cython: language_level=3
-"""The numeric helpers of the tree modules (`streamrank.structures._cbinary`,
-`streamrank.structures._cdominance`), declared once and cimported by both: 128-bit
-integers and their Python conversions, the double-double sum, and plain Python numbers
-read as doubles."""
+"""The C helpers the structure modules share (`streamrank.structures._cbinary`,
+`_cdominance`, `_ckeyrows`, `_csums`), declared once and cimported: 128-bit integers and
+their Python conversions, the double-double sum, plain Python numbers read as doubles,
+and growing an array."""
 
 from libc.stdint cimport int64_t, uint64_t
+from libc.stdlib cimport realloc
 from libc.math cimport fabs, isfinite
 
 cdef extern from *:
@@ -80,3 +81,13 @@ cdef inline bint _plain(object x, double* out) noexcept:
         out[0] = <double>i
         return True
     return False
+
+
+cdef inline int _grow_array(void** p, size_t size) except -1:
+    """``p[0]`` reallocated to ``size`` bytes, or `MemoryError` (``p[0]`` is then still
+    valid, and still owned)."""
+    cdef void* q = realloc(p[0], size)
+    if q == NULL:
+        raise MemoryError()
+    p[0] = q
+    return 0

@@ -110,14 +110,6 @@ cdef void _walk_trees(LevelDominanceCounter self, double s) noexcept:
                 _prefetch_comp(&self._wfe[t][i])
 
 
-cdef int _grow_array(void** p, size_t size) except -1:
-    cdef void* q = realloc(p[0], size)
-    if q == NULL:
-        raise MemoryError()
-    p[0] = q
-    return 0
-
-
 cdef int _add_tree(LevelDominanceCounter self) except -1:
     """Open one more tree (two more level slots) in ``self``, growing its per-tree arrays."""
     cdef int n = self._ntrees + 1

@@ -27,7 +27,7 @@ from hypothesis.stateful import RuleBasedStateMachine, invariant, rule
 
 from _exact_checks import assert_counts
 from streamrank import PairCounter
-from streamrank.structures._cbinary import KeyRows
+from streamrank.structures._ckeyrows import KeyRows
 
 I64_MAX, I64_MIN = 2**63 - 1, -2**63
 

@@ -1,35 +1,45 @@
-# The keyed rows of `PairCounter` (`_cbinary.pyx` includes it before `_counter.pxi`):
-# `KeyRows`, a key -> row map with the rows' (label, score, weight) in C arrays.
-#
-# Layout. Rows are appended in insertion order (a removed row becomes a hole; when the
-# arrays are full and half of them are holes, the rows are packed, in order, instead of
-# grown), so iterating the rows is the insertion order a dict keeps. A key that is an int
-# of int64 (or a number equal to one: True, 2.0, numpy ints) goes to an open-addressing
-# table (linear probing, backward-shift deletion, at most half full) of slots holding
-# the row and the low 32 bits of the key's hash, its int64 in the row; any other key
-# (str, an int past int64, 0.5, a tuple) goes to a dict. A key object that is not a
-# plain int is kept in `_orig` (row -> the key as given), so iteration gives back the
-# key objects a dict would. Weights are an array only once one is not 1 (`_w` NULL
-# until then).
-#
-# The table's hash (`_hash`) is a block's start plus an offset: the key's bits above the
-# low BLOCK_BITS mixed (splitmix64's finalizer) give the start, the low BLOCK_BITS bits
-# are added to it. The 8 keys of an aligned block of consecutive ints land in 8
-# consecutive slots (64 bytes: one cache line, two when the block straddles lines), as
-# Python's dict keeps small ints, so sequential and clustered keys touch one or two
-# cache lines per 8 keys; keys that agree in their low bits (multiples of the table
-# size, keys differing only in high bits, negative keys) have unrelated starts and
-# spread as random keys do, so their runs of occupied slots are no longer than random
-# keys' (an aligned start, the start's low bits replaced by the key's, would confine
-# such keys to one slot in 8). Probing stays linear, which backward-shift deletion needs
-# (Python's perturbed probing needs tombstones). The stored hash answers most probes
-# without reading a row of another key, and gives each slot's home for the backward
-# shift: 4 B a slot of the 8; without it random keys measured 1.3 - 1.6x slower per
-# change at 10**6.
+# cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True
+"""`KeyRows`: the keyed rows of `PairCounter`, a key -> row map with the rows' (label, score,
+weight) in C arrays. `CounterCore` (`streamrank.structures._cbinary`) cimports it
+(`_ckeyrows.pxd`) and reads the rows' arrays directly.
 
+Layout. Rows are appended in insertion order (a removed row becomes a hole; when the
+arrays are full and half of them are holes, the rows are packed, in order, instead of
+grown), so iterating the rows is the insertion order a dict keeps. A key that is an int
+of int64 (or a number equal to one: True, 2.0, numpy ints) goes to an open-addressing
+table (linear probing, backward-shift deletion, at most half full) of slots holding
+the row and the low 32 bits of the key's hash, its int64 in the row; any other key
+(str, an int past int64, 0.5, a tuple) goes to a dict. A key object that is not a
+plain int is kept in `_orig` (row -> the key as given), so iteration gives back the
+key objects a dict would. Weights are an array only once one is not 1 (`_w` NULL
+until then).
+
+The table's hash (`_hash`) is a block's start plus an offset: the key's bits above the
+low BLOCK_BITS mixed (splitmix64's finalizer) give the start, the low BLOCK_BITS bits
+are added to it. The 8 keys of an aligned block of consecutive ints land in 8
+consecutive slots (64 bytes: one cache line, two when the block straddles lines), as
+Python's dict keeps small ints, so sequential and clustered keys touch one or two
+cache lines per 8 keys; keys that agree in their low bits (multiples of the table
+size, keys differing only in high bits, negative keys) have unrelated starts and
+spread as random keys do, so their runs of occupied slots are no longer than random
+keys' (an aligned start, the start's low bits replaced by the key's, would confine
+such keys to one slot in 8). Probing stays linear, which backward-shift deletion needs
+(Python's perturbed probing needs tombstones). The stored hash answers most probes
+without reading a row of another key, and gives each slot's home for the backward
+shift: 4 B a slot of the 8; without it random keys measured 1.3 - 1.6x slower per
+change at 10**6.
+"""
+
+from libc.stdint cimport int32_t, int64_t, uint32_t, uint64_t
+from libc.stdlib cimport free, malloc, realloc
+from libc.string cimport memset
 from cpython.long cimport PyLong_AsLongLongAndOverflow
 
+from ._cnumeric cimport _grow_array
+
 import numbers
+
+import numpy as np
 
 cdef enum:
     ROW_FREE = 0      # a hole
@@ -38,11 +48,6 @@ cdef enum:
     ROW_OBJ = 3       # a key in _dict, the key object in _orig
     EMPTY = -1
     BLOCK_BITS = 3    # the low bits of a key added to its block's start: blocks of 8
-
-
-cdef struct Slot:          # a slot of the table: a row and its key's hash (low 32 bits),
-    int32_t row            # read before the row (no cache miss on a row of another key)
-    uint32_t h
 
 
 cdef inline uint64_t _mix(uint64_t z) noexcept nogil:
@@ -100,16 +105,7 @@ cdef class KeyRows:
     ((1.0, 0.5, 2.0), [7, True])
     """
 
-    cdef int64_t* _key       # per row: its int64 key (ROW_INT, ROW_INTOBJ)
-    cdef double* _y
-    cdef double* _s
-    cdef double* _w          # NULL while every weight stored is 1
-    cdef char* _kind         # per row: ROW_*
-    cdef Slot* _table        # rows (EMPTY) and hashes, _mask + 1 of them
-    cdef uint64_t _mask
-    cdef Py_ssize_t _cap, _top, _n, _nint
-    cdef dict _dict          # other keys -> row
-    cdef dict _orig          # row -> the key object (ROW_INTOBJ, ROW_OBJ)
+    # The fields and C methods: `_ckeyrows.pxd`.
 
     def __cinit__(self):
         self._key = NULL
