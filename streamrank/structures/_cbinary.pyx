@@ -47,10 +47,10 @@ import math
 
 import numpy as np
 
-from .._validation import (as_1d_numeric, check_consistent_length, check_dtype,
-                           check_load_args, check_point, check_points, check_scalar,
-                           check_structure_weight, check_weight, check_weights,
-                           counter_from_arrays, describe, param_error, structure_weights)
+from .._validation import (as_1d_numeric, check_consistent_length, check_scalar,
+                           check_weight, check_weights, describe, param_error)
+from ._inputs import (check_dtype, check_load_args, check_point, check_points,
+                      check_structure_weight, counter_from_arrays, structure_weights)
 
 cdef int64_t _INT_TOTAL_MAX = (<int64_t>1) << 62
 cdef int64_t _EXACT = (<int64_t>1) << 53

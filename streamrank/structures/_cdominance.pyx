@@ -85,9 +85,9 @@ import math
 
 import numpy as np
 
-from .._validation import (check_dtype, check_load_args, check_point, check_points,
-                           check_structure_weight, counter_from_arrays, describe,
-                           param_error, structure_weights)
+from .._validation import describe, param_error
+from ._inputs import (check_dtype, check_load_args, check_point, check_points,
+                      check_structure_weight, counter_from_arrays, structure_weights)
 
 cdef extern from *:
     """
