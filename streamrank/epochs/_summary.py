@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import math
 import re
-import warnings
 from collections.abc import Callable, Iterable, Sequence
 from numbers import Real
 from typing import Any
@@ -20,8 +19,7 @@ from numpy.typing import ArrayLike
 
 from .._typing import Number
 from .._validation import as_1d_numeric, check_weights, describe, param_error
-from ..counts import PairCounts
-from ..exceptions import UndefinedMetricWarning
+from ..counts import PairCounts, quiet_metric
 from ._tracker import EpochTracker
 
 __all__ = ["PARTIAL_SHARE", "early_stopping", "natural_key", "summarize_epochs"]
@@ -147,13 +145,6 @@ def early_stopping(values: Iterable[Number],
             if wait >= patience:
                 return epoch, keep
     return None, keep
-
-
-def _quiet(counts: PairCounts, name: str) -> float:
-    """A metric of ``counts`` without the undefined-metric warning (NaN says it)."""
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", UndefinedMetricWarning)
-        return getattr(counts, name)
 
 
 def summarize_epochs(y_true: ArrayLike, epoch_scores: Iterable[ArrayLike], *,
@@ -352,7 +343,7 @@ def summarize_epochs(y_true: ArrayLike, epoch_scores: Iterable[ArrayLike], *,
 
 def _record(i, names, counts, metric, previous_metric, changed, churn) -> dict:
     """The record of epoch ``i`` (0-based) from its counts (module docstring)."""
-    value = _quiet(counts, metric)
+    value = quiet_metric(counts, metric)
     record = {"epoch": i + 1}
     if names is not None:
         record["file"] = names[i]
@@ -361,9 +352,9 @@ def _record(i, names, counts, metric, previous_metric, changed, churn) -> dict:
     record[metric] = value
     record["d_" + metric] = None if i == 0 else value - previous_metric
     if metric == "c_index":
-        record["tau_b"] = _quiet(counts, "tau_b")
+        record["tau_b"] = quiet_metric(counts, "tau_b")
     total = counts.total
-    record.update(right_wrong=_quiet(counts, "right_wrong_ratio"), changed=changed,
+    record.update(right_wrong=quiet_metric(counts, "right_wrong_ratio"), changed=changed,
                   churn=churn,
                   churn_rate=None if churn is None else (churn / total if total else
                                                          math.nan))

@@ -35,7 +35,6 @@ Conventions every metric of the package follows (and the tests pin):
 from __future__ import annotations
 
 import math
-import warnings
 from collections.abc import Mapping
 from operator import itemgetter
 from typing import Any, Union
@@ -44,10 +43,10 @@ import numpy as np
 
 from .._typing import LabelKind, Number
 from .._validation import check_scalar, describe, param_error
+from ..counts import quiet_metric
 from ..engine import PairEngine
 from ..structures._cmetric import (READ_BINARY, READ_CHECKED, READ_PAIR, MetricCore,
                                    not_held_error)
-from ..exceptions import UndefinedMetricWarning
 
 __all__ = ["MAX_PENDING", "READ_BINARY", "READ_PAIR", "ClassLabel", "PairEngineMetric",
            "Prediction", "Target", "binary_label", "hold", "held_arrays", "not_held_error",
@@ -128,9 +127,7 @@ def or_zero(value: float) -> float:
 
 def quiet(counts, name: str) -> float:
     """``getattr(counts, name)`` without the `UndefinedMetricWarning`, ``nan`` -> 0.0."""
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", UndefinedMetricWarning)
-        return or_zero(getattr(counts, name))
+    return or_zero(quiet_metric(counts, name))
 
 
 def sample_arrays(samples) -> tuple:

@@ -514,3 +514,45 @@ def test_tied_pairs_of_skewed_weights_keep_their_precision(w):
     exact = pair_counts_brute(np.zeros(n), np.zeros(n), w)
     for name, got, ref in zip(COUNT_FIELDS, counts_of(pc), exact.as_tuple()):
         assert abs(Fraction(got) - ref) <= 4 * n * 2.0**-53 * exact.N0, (name, got, float(ref))
+
+
+_UNDEFINED = PairCounts(0, 0, 0, 0, 0, 1, 1, 1, 1)      # one sample: every ratio undefined
+
+
+@pytest.mark.parametrize("name", ["auc", "tau_b", "gamma", "somers_d", "c_index",
+                                  "pairwise_accuracy", "right_wrong_ratio"])
+def test_quiet_metric_reads_nan_silently_and_the_property_still_warns(name):
+    from streamrank.counts import quiet_metric
+
+    value, warned = metric_recording(lambda: quiet_metric(_UNDEFINED, name))
+    assert math.isnan(value) and warned == 0
+    value, warned = metric_recording(lambda: getattr(_UNDEFINED, name))   # the flag is reset
+    assert math.isnan(value) and warned == 1
+
+
+def test_quiet_metric_silences_its_own_thread_only():
+    """The flag is per thread: a read inside `quiet_metric` in one thread does not hide
+    another thread's warning, and an error inside it leaves the flag as it was."""
+    import threading
+
+    from streamrank import counts
+
+    seen = []
+
+    class Probe:
+        @property
+        def auc(self):                      # runs inside quiet_metric, flag on
+            t = threading.Thread(target=lambda: seen.append(
+                metric_recording(lambda: _UNDEFINED.auc)[1]))
+            t.start()
+            t.join()
+            return _UNDEFINED.auc
+
+        @property
+        def broken(self):
+            raise RuntimeError("boom")
+
+    assert math.isnan(counts.quiet_metric(Probe(), "auc")) and seen == [1]
+    with pytest.raises(RuntimeError):
+        counts.quiet_metric(Probe(), "broken")
+    assert metric_recording(lambda: _UNDEFINED.auc)[1] == 1
