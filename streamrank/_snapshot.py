@@ -42,7 +42,7 @@ from ._validation import describe, param_error
 from .exceptions import SnapshotError
 
 __all__ = ["PICKLE_VERSION", "Pickled", "Snapshot", "dump", "format_of", "key_arrays", "load",
-           "owner_state_error", "read_archive", "version_error"]
+           "owner_state", "owner_state_error", "read_archive", "version_error"]
 
 _INT64 = (-(1 << 63), (1 << 63) - 1)
 #: What reading a damaged ``.npy`` header (numpy's parser, ``ast.literal_eval``) or a
@@ -175,6 +175,18 @@ def owner_state_error(func: str, state) -> SnapshotError:
     """
     version = state[0] if type(state) is tuple and state and type(state[0]) is int else None
     return version_error(func, "pickle", version, PICKLE_VERSION, PICKLE_VERSION)
+
+
+def owner_state(func: str, state) -> tuple:
+    """The state inside a compiled owner's pickle ``(PICKLE_VERSION, state)`` (what its
+    ``__reduce__`` wrote); `owner_state_error` for anything else.
+
+    >>> owner_state("f", (1, ("a",)))
+    ('a',)
+    """
+    if type(state) is not tuple or len(state) != 2 or state[0] != PICKLE_VERSION:
+        raise owner_state_error(func, state)
+    return state[1]
 
 
 #: The format version of every pickle of a structure that is `Pickled`.

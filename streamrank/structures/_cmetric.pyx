@@ -24,7 +24,7 @@ cimport cython
 
 from ._cevents cimport SCALAR_FLUSH, _num, _river_binary, _unit
 
-from .._snapshot import PICKLE_VERSION, owner_state_error
+from .._snapshot import PICKLE_VERSION, owner_state, owner_state_error
 from .._validation import param_error
 
 def not_held_error(str func, y_true, y_pred, w):
@@ -45,10 +45,9 @@ READ_CHECKED, READ_BINARY, READ_PAIR = _CHECKED, _BINARY, _PAIR
 
 def _restored_metric(cls, state):
     """A River metric from `MetricCore.__reduce__`; `SnapshotError` for another version."""
-    if type(state) is not tuple or len(state) != 2 or state[0] != PICKLE_VERSION:
-        raise owner_state_error(cls.__name__, state)
+    cdef tuple inner = owner_state(cls.__name__, state)
     cdef MetricCore obj = cls.__new__(cls)
-    obj._set_state(state[1])
+    obj._set_state(inner)
     return obj
 
 

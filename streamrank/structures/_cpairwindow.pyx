@@ -35,7 +35,7 @@ from ._cevents cimport SCALAR_FLUSH, _num, _river_binary, _unit
 from ._cslots cimport SlotStore, _weight
 from ._cwindow cimport RowWindow
 
-from .._snapshot import PICKLE_VERSION, owner_state_error
+from .._snapshot import PICKLE_VERSION, owner_state, owner_state_error
 from .._validation import check_scalar, check_weight, param_error
 
 cdef double NAN = float("nan")
@@ -175,10 +175,9 @@ def _recount(RowWindow window, engine):
 
 def _restored(cls, state):
     """A window from `WindowCore.__reduce__`; `SnapshotError` for another version."""
-    if type(state) is not tuple or len(state) != 2 or state[0] != PICKLE_VERSION:
-        raise owner_state_error(cls.__name__, state)
+    cdef tuple inner = owner_state(cls.__name__, state)
     cdef WindowCore obj = cls.__new__(cls)
-    obj._set_state(state[1])
+    obj._set_state(inner)
     return obj
 
 
