@@ -33,7 +33,7 @@ LAYERS = {
     "exceptions": 0.0, "_typing": 0.0, "_validation": 0.1, "counts": 0.2, "intervals": 0.3,
     "_snapshot": 0.4,
     "io": 1, "batch": 1,
-    "structures": 2.0, "engine": 2.1,
+    "structures": 2.0, "_engine_batch": 2.05, "engine": 2.1,
     "_engine_ci": 3.05, "counter": 3.1, "windows": 3.1, "epochs": 3.1,
     "metrics": 4, "ranking": 4,
     "monitor": 5, "dask": 5, "compare": 5,
