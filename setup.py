@@ -29,6 +29,7 @@ MODULES = [
     "streamrank.structures._cmetric",
     "streamrank.batch._ckernels",
     "streamrank.batch._clevels",
+    "streamrank.batch._cgroups",
     "streamrank.batch._ccurves",
 ]
 CYTHON_UTILITY = "streamrank._cyutility"

@@ -6,8 +6,8 @@ average precision (`curves`), Kendall's tau, Somers' D and gamma (`correlation`)
 C-index (`survival`) read those counts; `roc_auc_ci` (`delong`), `delong_test` (`paired`),
 `concordance_ci` and `concordance_variance` (`concordance`, any labels) and `bootstrap_ci`
 (`bootstrap`) say how sure those numbers are. The kernels under them
-(`_kernels`, and the compiled `_ckernels`, `_clevels` and `_ccurves`) sort, merge and count
-without a Python loop per element.
+(`_kernels`, and the compiled `_ckernels`, `_clevels`, `_cgroups` and `_ccurves`) sort,
+merge and count without a Python loop per element.
 """
 
 from .auc import GroupAUCResult, group_auc_score, roc_auc_score

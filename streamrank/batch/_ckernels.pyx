@@ -1,7 +1,8 @@
 # cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True
 # cython: initializedcheck=False
 """Compiled merge-sort inversion counts behind `streamrank.batch._kernels` (the few-level
-kernels and the row grouping are in `streamrank.batch._clevels`).
+kernels are in `streamrank.batch._clevels`, the row grouping in
+`streamrank.batch._cgroups`).
 
 * `sort_count`: a stable merge sort that counts the strict inversions
   ``sum_{i<j, keys_i > keys_j} left_i * right_j`` of its input, weighted or not;

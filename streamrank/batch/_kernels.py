@@ -1,5 +1,6 @@
 """Vectorized O(n log n) pair-counting kernels: numpy for the sorts, compiled code
-(`streamrank.batch._ckernels`, `streamrank.batch._clevels`) for the inversion counts.
+(`streamrank.batch._ckernels`, `streamrank.batch._clevels`, `streamrank.batch._cgroups`)
+for the inversion counts.
 
 Three exact paths, picked by the labels (`encode_labels`), give the same `PairCounts`:
 
@@ -31,7 +32,8 @@ import math
 import numpy as np
 
 from ._ckernels import sort_count, sort_runs
-from ._clevels import group_rows, level_codes, level_counts, tie_pairs
+from ._cgroups import group_rows
+from ._clevels import level_codes, level_counts, tie_pairs
 from ..counts import PairCounts
 
 __all__ = [

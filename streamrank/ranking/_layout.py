@@ -44,7 +44,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ..batch._clevels import group_rows
+from ..batch._cgroups import group_rows
 from ..batch._kernels import encode_labels, run_starts
 from .._validation import as_1d_numeric, check_consistent_length, describe, param_error
 from ..exceptions import UndefinedMetricWarning
@@ -249,7 +249,7 @@ def group_by_query(q: np.ndarray, y: np.ndarray, s: np.ndarray, *, with_perm=Fal
 
     Rows already contiguous by query (each id one run of rows) are left as they are, in
     their query order, at the cost of ``O(n)`` passes. Otherwise the rows are put in
-    ascending id order by a compiled counting sort (`streamrank.batch._clevels.group_rows`,
+    ascending id order by a compiled counting sort (`streamrank.batch._cgroups.group_rows`,
     which moves ``y`` and ``s`` in its scatter pass) of the codes of `query_codes`,
     ``O(n + span)``. Integer relevance below 256 comes
     back as uint8 when the rows moved (the same values).

@@ -11,7 +11,7 @@ from .._typing import Empty, Gain, Ties
 from ._layout import PerQuery
 from types import SimpleNamespace
 
-from ..batch._clevels import code_counts, query_topk
+from ..batch._cgroups import code_counts, query_topk
 from ._layout import (
     DEFAULT_GAIN, check_k, discount_cumsum, finish, gains, ideal_dcg, ideal_dcg_rows,
     group_by_query, query_codes, rank_layout, validate,
@@ -32,7 +32,7 @@ def _dcg(lay, k, gain, D):
 
 def _topk_dense(neg: np.ndarray, G: np.ndarray, k: int):
     """``(top, gtop, n_eq, g_eq)`` of a dense ``(n_q, L)`` matrix, ``k < L`` (as
-    `streamrank.batch._clevels.query_topk` gives them for rows in any order): each row's
+    `streamrank.batch._cgroups.query_topk` gives them for rows in any order): each row's
     ``k`` smallest negated scores ``neg``, ascending, by ``np.argpartition`` and a sort of
     the ``k``, with their gains ``G``; the number of the row's documents scoring the
     ``k``-th and their gains' sum (one ``O(n)`` comparison pass). ``O(n + n_q k log k)``."""

@@ -28,6 +28,7 @@ from hypothesis import given, settings, strategies as st
 from lifelines.utils import concordance_index as lifelines_cindex
 
 import streamrank.batch._ckernels as ck
+import streamrank.batch._cgroups as cg
 import streamrank.batch._clevels as cl
 import streamrank.batch._kernels as kernels
 from oracle import concordance_brute, pair_counts_brute, pair_counts_matrix
@@ -169,7 +170,7 @@ def test_group_rows_is_a_stable_counting_sort(ids, shift):
     lo = int(ids.min()) if ids.size else 0
     m = int(ids.max()) - lo + 1 + max(shift, 0) if ids.size else 1
     s = np.arange(ids.size) * 0.5
-    perm, counts, grouped = cl.group_rows(ids, lo, m, (s, ids.astype(np.uint8)))
+    perm, counts, grouped = cg.group_rows(ids, lo, m, (s, ids.astype(np.uint8)))
     assert counts.tolist() == np.bincount(ids - lo, minlength=m).tolist()
     runs = 0 if ids.size == 0 else 1 + int(np.count_nonzero(ids[1:] != ids[:-1]))
     if runs == np.count_nonzero(counts):
@@ -180,10 +181,10 @@ def test_group_rows_is_a_stable_counting_sort(ids, shift):
         assert grouped[1].tolist() == ids.astype(np.uint8)[perm].tolist()
     if ids.size:
         with pytest.raises(ValueError, match="must lie in"):
-            cl.group_rows(ids, lo + 1, m)
+            cg.group_rows(ids, lo + 1, m)
 
 
-@pytest.mark.parametrize("module", [ck, cl], ids=["_ckernels", "_clevels"])
+@pytest.mark.parametrize("module", [ck, cl, cg], ids=["_ckernels", "_clevels", "_cgroups"])
 def test_doctests_of_the_compiled_modules(module):
     result = doctest.testmod(module, optionflags=doctest.ELLIPSIS)
     assert result.attempted >= 3 and result.failed == 0
@@ -472,7 +473,7 @@ def test_query_topk_selects_each_querys_k_best_rows_in_any_order():
     neg = -rng.integers(0, 5, codes.size) / 4.0     # heavy ties
     g = rng.integers(0, 4, codes.size).astype(float)
     for k in (1, 3, 6):
-        top, gtop, n_eq, g_eq = cl.query_topk(codes + 10, 10, 4, neg, g, k)
+        top, gtop, n_eq, g_eq = cg.query_topk(codes + 10, 10, 4, neg, g, k)
         for c in (0, 2, 3):
             rows = np.flatnonzero(codes == c)
             order = rows[np.argsort(neg[rows], kind="stable")]
@@ -483,6 +484,6 @@ def test_query_topk_selects_each_querys_k_best_rows_in_any_order():
             tied = rows[neg[rows] == v]
             assert n_eq[c] == tied.size and g_eq[c] == g[tied].sum()
     with pytest.raises(ValueError, match="at least k = 7"):
-        cl.query_topk(codes, 0, 4, neg, g, 7)       # code 2 holds 6 rows
+        cg.query_topk(codes, 0, 4, neg, g, 7)       # code 2 holds 6 rows
     with pytest.raises(ValueError, match=r"must lie in \[0, 3\)"):
-        cl.query_topk(codes, 0, 3, neg, g, 1)
+        cg.query_topk(codes, 0, 3, neg, g, 1)
