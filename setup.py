@@ -22,6 +22,7 @@ MODULES = [
     "streamrank.structures._csums",
     "streamrank.structures._ckeyrows",
     "streamrank.structures._cbinary",
+    "streamrank.structures._ccounter",
     "streamrank.structures._cdominance",
     "streamrank.structures._cslots",
     "streamrank.structures._cwindow",

@@ -11,7 +11,7 @@ from ._typing import LabelKind
 from .counts import PairCounts
 from .intervals import AUCInterval
 from .engine import PairEngine
-from .structures._cbinary import CounterCore
+from .structures._ccounter import CounterCore
 
 __all__ = ["PairCounter"]
 

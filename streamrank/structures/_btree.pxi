@@ -1,5 +1,6 @@
 # The B+ tree of `_cbinary.pyx` (included there): the distinct scores held, each with
-# both classes' copies and weights, in one C array of fixed-size nodes.
+# both classes' copies and weights, in one C array of fixed-size nodes. Its node types and
+# fields are declared in `_cbinary.pxd`.
 #
 #     inner   key  [ 0.3       |  0.9      ]   an upper bound of the scores under child j
 #             w[0] [ 2         |  1        ]   class-0 weight under child j
@@ -32,58 +33,10 @@
 # sums on the path (exact int64); float mode recomputes each sum on the path from the
 # child's entries, so an inner sum never keeps the rounding of a weight that left.
 
-cdef enum:
-    FAN = 32      # entries per node
-    HALF = 16     # a split leaves HALF on each side
-    LOW = 8      # a node below LOW entries merges with a neighbour, or evens out with it
-    MAXD = 64     # deeper than any tree of 2**31 entries under the invariants above
-    NIL = -1
-    LAYOUT = 2    # `raw`: the node layout's revision (1: fe and pc inside BNode)
-
-cdef union Wt:
-    int64_t i
-    double f
-
-cdef union BRefs:
-    int32_t child[FAN]    # inner: the children (a free node: child[0] chains the free list)
-    int64_t c[2][FAN]     # leaf: copies per class, zero weights included
-
-cdef struct BNode:
-    int32_t n
-    int32_t leaf
-    double key[FAN]
-    Wt w[2][FAN]
-    BRefs r
-
-cdef struct BComp:        # per node, float mode: a leaf's compensations of w
-    double fe[2][FAN]
-
-cdef struct BPos:         # per node, once a copy of weight 0 came: a leaf's copies of
-    int64_t pc[2][FAN]    # weight > 0
-
-cdef struct BMoE:
-    sr_uint128 c          # the concordant weight (class 0 below class 1) inside a child
-    sr_uint128 z          # and its sum of w0 * w1 per score (mod 2**128; `_moments.pxi`)
-
-cdef struct BMo:          # per node, with moments on: an inner node's `BMoE` per child
-    BMoE e[FAN]
-
 
 cdef class _BTree:
     """Nodes in one C array (free ones chained through ``r.child[0]``), and the arrays
     `fe` and `pc` beside it once needed (header)."""
-    cdef BNode* n
-    cdef BComp* fe                    # NULL unless floats
-    cdef BPos* pc                     # NULL until a copy of weight 0 comes (pc == c)
-    cdef BMo* mo                      # NULL unless placement moments are on
-    cdef sr_uint128 m[5]              # with `mo`: Q0, Q1, U, C, Z (`_moments.pxi`)
-    cdef int32_t cap, size, free_head, root
-    cdef bint floats
-    cdef public int64_t distinct      # entries (distinct scores held)
-    cdef int64_t ncopies[2]           # copies per class
-    cdef int64_t npos[2]              # copies of weight > 0 per class
-    cdef int64_t pos_scores           # entries holding a copy of weight > 0
-    cdef int64_t itot[2]              # int mode: each class's weight
 
     def __cinit__(self):
         self.n = NULL

@@ -20,12 +20,11 @@ Files: `_btree.pxi` (the tree; its copies in `_btree_raw.pxi`, its
 checks in `_btree_check.pxi`), `_levels.pxi` (the counter, its slots and its Python face),
 `_levels_core.pxi` (its walks over several trees and whole changes in C),
 `_levels_batch.pxi` (batches, loads, copies and checks), `_moments.pxi` (the placement
-moments of DeLong's variance, kept in the tree once asked for), `_btree_move.pxi` (an
-update of the two-level tree as one walk) and
-`_counter.pxi` (`CounterCore`, the compiled half of `PairCounter`: its rows, a `KeyRows`
-cimported from `streamrank.structures._ckeyrows`, and its engine's structure, one call
-per event); the two-level subclass `BinaryDominanceCounter`
-is here.
+moments of DeLong's variance, kept in the tree once asked for) and `_btree_move.pxi` (an
+update of the two-level tree as one walk); the two-level subclass `BinaryDominanceCounter`
+is here. `_cbinary.pxd` declares the tree, the counters and their whole changes in C for
+`streamrank.structures._ccounter` (`CounterCore`, the compiled half of `PairCounter`),
+which cimports them.
 
 Exactness. ``dtype=int``: int64 weights and sums (the total held stays below ``2**62``).
 ``dtype=float``: each score's own weight is a compensated (double-double) sum of the weights
@@ -38,10 +37,9 @@ from libc.stdlib cimport malloc, calloc, realloc, free
 from libc.string cimport memcpy, memmove, memset
 from libc.math cimport fabs, isfinite
 
-from ._cnumeric cimport (_from_py, _grow_array, _plain, _py128, _two_sum_add, sr_int128,
-                         sr_uint128)
+from ._cnumeric cimport (_from_py, _grow_array, _in_domain, _plain, _py128, _two_sum_add,
+                         sr_int128, sr_uint128)
 from ._csums cimport Sums
-from ._ckeyrows cimport KeyRows
 
 import math
 
@@ -54,8 +52,6 @@ from ._inputs import (check_dtype, check_load_args, check_point, check_points,
 
 cdef int64_t _INT_TOTAL_MAX = (<int64_t>1) << 62
 cdef int64_t _EXACT = (<int64_t>1) << 53
-cdef double _MIN_W = 2.0 ** -400
-cdef double _MAX_W = 2.0 ** 400
 cdef double _HELD_SLACK = 2.0 ** -30   # a removal may exceed a score's weight by this * hist
 
 include "_btree.pxi"
@@ -66,7 +62,6 @@ include "_levels_core.pxi"
 include "_levels_batch.pxi"
 include "_moments.pxi"
 include "_btree_move.pxi"
-include "_counter.pxi"
 
 
 cdef class BinaryDominanceCounter(LevelDominanceCounter):

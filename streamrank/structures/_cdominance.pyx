@@ -78,7 +78,7 @@ from libc.stdlib cimport malloc, realloc, free, qsort
 from libc.string cimport memcpy, memmove
 from libc.math cimport fabs, isfinite
 
-from ._cnumeric cimport _plain, _py128, _two_sum_add, sr_int128
+from ._cnumeric cimport _in_domain, _plain, _py128, _two_sum_add, sr_int128
 from ._csums cimport Sums
 
 import math
@@ -115,8 +115,6 @@ cdef enum:
 cdef int64_t _INT_TOTAL_MAX = (<int64_t>1) << 62     # the engine's exact limit
 cdef int64_t _INT64_MAX = 0x7FFFFFFFFFFFFFFF
 cdef int64_t _EXACT = (<int64_t>1) << 53
-cdef double _MIN_W = 2.0 ** -400
-cdef double _MAX_W = 2.0 ** 400
 
 
 cdef struct ONode:          # an inner node of the outer tree

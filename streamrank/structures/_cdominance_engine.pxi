@@ -76,7 +76,7 @@ cdef class _DomEngine(_DomTree):
         if not _plain(w, &v) or v < 0:
             return False
         if self.floats:
-            if v != 0 and not (_MIN_W <= v <= _MAX_W):
+            if not _in_domain(v):
                 return False
             fw[0] = v
             return True
@@ -185,7 +185,7 @@ cdef class _DomEngine(_DomTree):
             if not unit:
                 wf = wv[i]
                 if self.floats:
-                    if wf < 0 or (wf != 0 and not (_MIN_W <= wf <= _MAX_W)):
+                    if not _in_domain(wf):
                         break
                     fw = wf
                 else:

@@ -1,6 +1,6 @@
 # cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True
 """`KeyRows`: the keyed rows of `PairCounter`, a key -> row map with the rows' (label, score,
-weight) in C arrays. `CounterCore` (`streamrank.structures._cbinary`) cimports it
+weight) in C arrays. `CounterCore` (`streamrank.structures._ccounter`) cimports it
 (`_ckeyrows.pxd`) and reads the rows' arrays directly.
 
 Layout. Rows are appended in insertion order (a removed row becomes a hole; when the

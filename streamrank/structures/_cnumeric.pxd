@@ -6,7 +6,7 @@ and growing an array."""
 
 from libc.stdint cimport int64_t, uint64_t
 from libc.stdlib cimport realloc
-from libc.math cimport fabs, isfinite
+from libc.math cimport fabs, isfinite, ldexp
 
 cdef extern from *:
     """
@@ -81,6 +81,13 @@ cdef inline bint _plain(object x, double* out) noexcept:
         out[0] = <double>i
         return True
     return False
+
+
+cdef inline bint _in_domain(double w) noexcept nogil:
+    """A float weight in the declared domain ``{0} U [2**-400, 2**400]`` (README,
+    "Weights"): every product of two, and every sum of up to ``2**63`` of them, is finite
+    and normal."""
+    return w == 0 or (ldexp(1.0, -400) <= w <= ldexp(1.0, 400))
 
 
 cdef inline int _grow_array(void** p, size_t size) except -1:

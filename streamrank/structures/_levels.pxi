@@ -56,31 +56,6 @@ cdef class LevelDominanceCounter:
     (1, 1, 2, 2, 0)
     """
 
-    cdef list _trees            # the _BTree of each pair of slots
-    cdef _BTree _t              # _trees[0]
-    cdef int _ntrees
-    cdef int _nheld             # levels held (slots in use)
-    cdef double* _label         # per slot: its label, where _has
-    cdef char* _has
-    cdef int _max_levels        # 0: any number of levels; BinaryDominanceCounter: 2
-    cdef public int engine_max_levels   # engine_add leaves a new level past this to the
-                                        # engine's checked path (0: no limit)
-    cdef object _dtype
-    cdef bint _floats
-    cdef int64_t _npscores      # more than one tree: scores held with weight > 0
-    cdef int64_t _pcat          # copies of weight > 0 at the score of the last walk
-    cdef BNode** _wbase         # the walks of every tree at once (`_walk_trees`): nodes,
-    cdef BComp** _wfe           # their compensations and copies of weight > 0 (or NULL),
-    cdef BPos** _wpc
-    cdef int32_t* _wnode        # the node each is at,
-    cdef int64_t* _ib           # and per slot the weight below and at the score
-    cdef int64_t* _ie
-    cdef double* _fb
-    cdef double* _fe
-    cdef str _name
-    cdef bint _moments          # placement moments asked for: kept on tree 0 (int mode)
-    cdef public Sums sums       # the engine's running counts (``engine_add`` updates them)
-
     def __cinit__(self, *args, **kwargs):
         self._label = NULL
         self._has = NULL

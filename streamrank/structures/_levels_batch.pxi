@@ -60,7 +60,7 @@ def _change_arrays(LevelDominanceCounter self, y, s, w, int sign):
         if not unit:
             wf = wv[i]
             if self._floats:
-                if wf < 0 or (wf != 0 and not (_MIN_W <= wf <= _MAX_W)):
+                if not _in_domain(wf):
                     break
                 fw = wf
             else:

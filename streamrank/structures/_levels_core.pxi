@@ -323,13 +323,13 @@ cdef bint _engine_weight(LevelDominanceCounter self, object w, int64_t* iw,
     return _plain(w, &v) and _weight_ok(self, v, iw, fw)
 
 
-cdef inline bint _weight_ok(LevelDominanceCounter self, double v, int64_t* iw,
-                            double* fw) noexcept:
+cdef bint _weight_ok(LevelDominanceCounter self, double v, int64_t* iw,
+                     double* fw) noexcept:
     """`_engine_weight` of a weight as a double."""
     if v < 0:
         return False
     if self._floats:
-        if v != 0 and not (_MIN_W <= v <= _MAX_W):
+        if not _in_domain(v):
             return False
         fw[0] = v
         return True

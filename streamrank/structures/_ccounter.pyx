@@ -1,15 +1,31 @@
-# The compiled half of `PairCounter` (`_cbinary.pyx` includes it after `_keyrows.pxi`):
-# `CounterCore`, the one owner of a counter's keyed rows (`KeyRows`) and of its engine's
-# structure. Every per-event method is one call into C: the key lookup, the validation of
-# plain numbers, the change of the structure (`_eadd` / `_eremove`, or an update's one
-# walk, `_eupdate`) and of the running counts, the row. What the compiled path does not
-# take (a value that is not a plain number, which the engine's checks raise for; a third
-# level, a float weight into exact counts, the move to the dominance counter; an update
-# the one walk cannot do) goes through the `PairEngine`, which validates and moves its
-# structure; `_sync` then takes the engine's structure again.
+# cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True
+"""The compiled half of `PairCounter`: `CounterCore`, the one owner of a counter's keyed
+rows (a `KeyRows`, cimported from `streamrank.structures._ckeyrows`) and of its engine's
+structure (a `LevelDominanceCounter` while few levels are held, cimported from
+`streamrank.structures._cbinary` with its whole changes in C).
+
+Every per-event method is one call into C: the key lookup, the validation of plain
+numbers, the change of the structure (`_eadd` / `_eremove`, or an update's one walk,
+`_eupdate`) and of the running counts, the row. What the compiled path does not take (a
+value that is not a plain number, which the engine's checks raise for; a third level, a
+float weight into exact counts, the move to the dominance counter; an update the one walk
+cannot do) goes through the `PairEngine`, which validates and moves its structure; `_sync`
+then takes the engine's structure again.
+"""
 
 cimport cython
+from libc.stdint cimport int64_t
 from libc.math cimport floor
+
+from ._cbinary cimport LevelDominanceCounter, _eadd, _eremove, _eupdate, _weight_ok
+from ._ckeyrows cimport KeyRows
+from ._cnumeric cimport _in_domain, _plain
+from ._csums cimport Sums
+
+import numpy as np
+
+from .._validation import (as_1d_numeric, check_consistent_length, check_scalar,
+                           check_weight, check_weights, param_error)
 
 
 cdef inline object _count(double w):
@@ -190,7 +206,7 @@ cdef class CounterCore:
             s = check_scalar(score, "score", func)
         if weight is None:
             w = rows.weight(r)
-        elif not (_plain(weight, &w) and (w == 0 or _MIN_W <= w <= _MAX_W)):
+        elif not (_plain(weight, &w) and _in_domain(w)):
             w = float(check_weight(weight, func, "weight"))
         if y != oy and self._binary:
             self._engine.check_labels_after((oy,), (y,), func, "label")
