@@ -21,8 +21,10 @@ from setuptools.command.build_ext import build_ext
 MODULES = [
     "streamrank.structures._csums",
     "streamrank.structures._ckeyrows",
+    "streamrank.structures._cbtree",
     "streamrank.structures._cbinary",
     "streamrank.structures._ccounter",
+    "streamrank.structures._cmpool",
     "streamrank.structures._cdominance",
     "streamrank.structures._cslots",
     "streamrank.structures._cwindow",

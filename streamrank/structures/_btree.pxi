@@ -1,6 +1,6 @@
-# The B+ tree of `_cbinary.pyx` (included there): the distinct scores held, each with
+# The B+ tree of `_cbtree.pyx` (included there): the distinct scores held, each with
 # both classes' copies and weights, in one C array of fixed-size nodes. Its node types and
-# fields are declared in `_cbinary.pxd`.
+# fields are declared in `_cbtree.pxd`.
 #
 #     inner   key  [ 0.3       |  0.9      ]   an upper bound of the scores under child j
 #             w[0] [ 2         |  1        ]   class-0 weight under child j

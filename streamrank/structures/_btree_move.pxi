@@ -1,14 +1,14 @@
-# An update as one walk (`_cbinary.pyx` includes it after `_levels_core.pxi`): a copy of
-# the two-level tree moves from (class ko, score so, weight iw) to (class kn, score sn,
-# weight niw). The walk goes down once; the old and new scores share its nodes above their
-# split (one node per level there, in the cache for the second score's scan), and each
-# level reads both scores' weight below for the terms and marks the entries whose sums
-# change. When neither leaf must split or merge (the new score fits its leaf, the old
-# entry's leaf keeps LOW entries), the move is done on that path: the inner sums change by
-# the two weights, the leaves by one copy each. Otherwise nothing changes and the caller
-# removes and inserts (`_eremove`, `_eadd`), which split and merge. Int mode without
-# placement moments (a float tree recomputes its sums, and moments their path: both take
-# the removal and the insert).
+# An update as one walk (`_cbtree.pyx` includes it last): a copy of the two-level tree
+# moves from (class ko, score so, weight iw) to (class kn, score sn, weight niw). The walk
+# goes down once; the old and new scores share its nodes above their split (one node per
+# level there, in the cache for the second score's scan), and each level reads both
+# scores' weight below for the terms and marks the entries whose sums change. When neither
+# leaf must split or merge (the new score fits its leaf, the old entry's leaf keeps LOW
+# entries), the move is done on that path: the inner sums change by the two weights, the
+# leaves by one copy each. Otherwise nothing changes and the caller (`_cbinary`'s
+# `_eupdate`) removes and inserts (`_eremove`, `_eadd`), which split and merge. Int mode
+# without placement moments (a float tree recomputes its sums, and moments their path:
+# both take the removal and the insert).
 
 
 cdef inline void _entry_change(_BTree t, int32_t i, int j, int k, int64_t dc, int64_t iw,
@@ -129,60 +129,4 @@ cdef int _move_walk(_BTree t, double so, int ko, int64_t iw, double sn, int kn,
             t.pc[inn].pc[0][ln] = t.pc[inn].pc[1][ln] = 0
         t.distinct += 1
     _entry_change(t, inn, ln, kn, 1, niw, npos)
-    return 1
-
-
-cdef inline void _terms_of(LevelDominanceCounter self, int k, double label, int64_t* b,
-                           int64_t* e, int64_t* tot, int64_t* out) noexcept:
-    """The `pairs_with` terms of ``(label, s)`` in class ``k`` of the two-level tree from
-    the weights below (``b``) and at (``e``) ``s`` and each class's total (as `_iterms`)."""
-    cdef int o = 1 - k
-    cdef int64_t above = tot[o] - b[o] - e[o]
-    if self._has[o] and self._label[o] > label:
-        out[0], out[1] = above, b[o]
-    else:
-        out[0], out[1] = b[o], above
-    out[2] = e[o]
-    out[3] = tot[k]
-    out[4] = e[k]
-
-
-cdef int _eupdate(LevelDominanceCounter self, double oy, double so, int64_t iw,
-                  double ny, double sn, int64_t niw) except -1:
-    """A held sample ``(oy, so, iw)`` becomes ``(ny, sn, niw)`` with its pairs in `sums`,
-    as one walk of the two-level tree (`_move_walk`): 1 if done; 0, nothing changed, when
-    the caller must remove and insert (float mode, moments on, several trees, a label not
-    held, the last copy of a level leaving for another, a split or merge)."""
-    cdef int64_t bo[2]
-    cdef int64_t eo[2]
-    cdef int64_t bn[2]
-    cdef int64_t en[2]
-    cdef int64_t tot[2]
-    cdef int64_t to[5]
-    cdef int64_t tn[5]
-    cdef _BTree t = self._t
-    cdef int qo, qn
-    if self._ntrees != 1 or self._floats or t.mo != NULL:
-        return 0
-    qo, qn = self._slot_of(oy), self._slot_of(ny)
-    if qo < 0 or qn < 0 or (qo != qn and t.ncopies[qo] < 2):
-        return 0
-    if self._itotal() - iw + niw > _INT_TOTAL_MAX:
-        return 0
-    so += 0.0       # -0.0 and 0.0 are one score
-    sn += 0.0
-    tot[0], tot[1] = t.itot[0], t.itot[1]
-    if not _move_walk(t, so, qo, iw, sn, qn, niw, bo, eo, bn, en):
-        return 0
-    # the terms against the other samples (the moved one taken out of the weights read)
-    tot[qo] -= iw
-    eo[qo] -= iw
-    if so < sn:
-        bn[qo] -= iw
-    elif so == sn:
-        en[qo] -= iw
-    _terms_of(self, qo, oy, bo, eo, tot, to)
-    _terms_of(self, qn, ny, bn, en, tot, tn)
-    self.sums.add_i(to, -iw, -iw)
-    self.sums.add_i(tn, niw, niw)
     return 1

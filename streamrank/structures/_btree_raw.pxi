@@ -1,4 +1,4 @@
-# The bit-for-bit copies of `_BTree` (`_btree.pxi`; included in `_cbinary.pyx` after it):
+# The bit-for-bit copies of `_BTree` (`_btree.pxi`; included in `_cbtree.pyx` after it):
 # its nodes and header, then the bytes of `fe` and of `pc` where they exist. The placement
 # moments (`mo`, `_moments.pxi`) are left out: a copy makes them again when asked for.
 

@@ -7,7 +7,7 @@ Their running counts are a `Sums` (`streamrank.structures._csums`, cimported): e
 compensated float64 sums (double-doubles).
 
 `LevelDominanceCounter` holds the samples while few label levels are held: B+ trees over
-the distinct scores (`_btree.pxi`) whose entries carry *two* levels' copies and weights,
+the distinct scores (`_cbtree`) whose entries carry *two* levels' copies and weights,
 ``ceil(L / 2)`` trees for ``L`` levels (`_levels.pxi`), so a change walks each tree once
 for every level's weight below and at its score, and changes one entry. Its subclass
 `BinaryDominanceCounter` (at most two levels: one tree, one walk) holds them while at most
@@ -16,13 +16,11 @@ two are. Their ``engine_add`` / ``engine_remove`` do a whole change of `PairEngi
 anything unusual (other types, a label past the levels allowed, a weight that needs float
 counts, a sample that is not held) to the engine's checked path, having changed nothing.
 
-Files: `_btree.pxi` (the tree; its copies in `_btree_raw.pxi`, its
-checks in `_btree_check.pxi`), `_levels.pxi` (the counter, its slots and its Python face),
-`_levels_core.pxi` (its walks over several trees and whole changes in C),
-`_levels_batch.pxi` (batches, loads, copies and checks), `_moments.pxi` (the placement
-moments of DeLong's variance, kept in the tree once asked for) and `_btree_move.pxi` (an
-update of the two-level tree as one walk); the two-level subclass `BinaryDominanceCounter`
-is here. `_cbinary.pxd` declares the tree, the counters and their whole changes in C for
+Files: `_levels.pxi` (the counter, its slots and its Python face), `_levels_core.pxi`
+(its walks over several trees and whole changes in C, an update as one walk included) and
+`_levels_batch.pxi` (batches, loads, copies, checks and placement moments); the two-level
+subclass `BinaryDominanceCounter` is here. The trees are `_cbtree`'s `_BTree`, cimported
+from `_cbtree.pxd`. `_cbinary.pxd` declares the counters and their whole changes in C for
 `streamrank.structures._ccounter` (`CounterCore`, the compiled half of `PairCounter`),
 which cimports them.
 
@@ -39,6 +37,7 @@ from libc.math cimport fabs, isfinite
 
 from ._cnumeric cimport (_from_py, _grow_array, _in_domain, _plain, _py128, _two_sum_add,
                          sr_int128, sr_uint128)
+from ._cbtree cimport FAN, MAXD, NIL, _mo_off, _mo_on, _mo_read, _move_walk, _tree_weights
 from ._csums cimport Sums
 
 import math
@@ -47,6 +46,7 @@ import numpy as np
 
 from .._validation import (as_1d_numeric, check_consistent_length, check_scalar,
                            check_weight, check_weights, describe, param_error)
+from ._cbtree import _placements, _swap_classes
 from ._inputs import (check_dtype, check_load_args, check_point, check_points,
                       check_structure_weight, counter_from_arrays, structure_weights)
 
@@ -54,14 +54,9 @@ cdef int64_t _INT_TOTAL_MAX = (<int64_t>1) << 62
 cdef int64_t _EXACT = (<int64_t>1) << 53
 cdef double _HELD_SLACK = 2.0 ** -30   # a removal may exceed a score's weight by this * hist
 
-include "_btree.pxi"
-include "_btree_raw.pxi"
-include "_btree_check.pxi"
 include "_levels.pxi"
 include "_levels_core.pxi"
 include "_levels_batch.pxi"
-include "_moments.pxi"
-include "_btree_move.pxi"
 
 
 cdef class BinaryDominanceCounter(LevelDominanceCounter):

@@ -3,7 +3,7 @@
 
 The structure is a dynamic range tree, all in C arrays: a weight-balanced binary tree
 over the distinct (label, score) keys in key order (the *outer* tree), whose inner nodes
-each hold a weighted B+ tree of the scores in their left subtree (`_mpool.pxi`; every
+each hold a weighted B+ tree of the scores in their left subtree (`_cmpool`; every
 multiset of a counter shares one node array), plus one multiset of all the scores (the
 column sums) and one of the labels (the label levels held)::
 
@@ -79,6 +79,7 @@ from libc.string cimport memcpy, memmove
 from libc.math cimport fabs, isfinite
 
 from ._cnumeric cimport _in_domain, _plain, _py128, _two_sum_add, sr_int128
+from ._cmpool cimport MFAN, MNode, SEnt, Wt, _MPool, _sent_cmp
 from ._csums cimport Sums
 
 import math
@@ -94,12 +95,6 @@ cdef extern from *:
     #define SR_PREFETCH(p) __builtin_prefetch((const void*)(p))
     """
     void SR_PREFETCH(const void* p) noexcept nogil
-
-cdef union Wt:
-    int64_t i
-    double f
-
-include "_mpool.pxi"
 
 #: Leaves hold up to ``2 * _LEAF`` keys (scanned in C by a query); a rebuild fills them
 #: with ``_LEAF``. Read when a counter is created (tests make it small).

@@ -407,3 +407,39 @@ def _check_counter(LevelDominanceCounter self):
     if not self._floats:
         assert self._itotal() <= _INT_TOTAL_MAX
     assert self.sums.floats == self._floats
+
+
+# The placement moments of the counter (kept on its first tree: `_cbtree`'s `_moments.pxi`).
+
+def _counter_moments(LevelDominanceCounter self):
+    """`LevelDominanceCounter.placement_moments`."""
+    cdef int q, lo = -1, hi = -1
+    cdef _BTree t
+    self._moments = True
+    _mo_on(self._t)
+    if self._floats or self._nheld != 2:
+        return None
+    for q in range(2 * self._ntrees):
+        if self._has[q]:
+            if lo < 0:
+                lo = q
+            else:
+                hi = q
+    if hi == lo + 1 and lo % 2 == 0:     # both levels on one tree: class 1 is slot hi
+        moments = _mo_read(self._tree(lo))
+        if self._label[hi] < self._label[lo]:
+            moments = _swap_classes(moments)
+    else:                                # on two trees (after a third level came)
+        w = [_tree_weights(self._tree(q))[q & 1] for q in (lo, hi)]
+        if self._label[hi] < self._label[lo]:
+            w.reverse()
+        moments = _placements(w[0], w[1])
+    if not moments[0] or not moments[1]:
+        return None
+    return moments
+
+
+def _moments_kept(LevelDominanceCounter counter):
+    """Whether the counter's first tree keeps its placement moments now (tests: that a
+    change kept them rather than leaving the next read to count them again)."""
+    return counter._t.mo != NULL

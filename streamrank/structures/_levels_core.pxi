@@ -386,3 +386,61 @@ cdef int _eremove(LevelDominanceCounter self, double yy, double ss, int64_t iw,
     if not self._nheld:
         self.sums.reset(self._floats)   # an emptied engine holds exact zeros
     return 1
+
+
+# An update as one walk of the two-level tree (`_move_walk`, in `_cbtree`).
+
+cdef inline void _terms_of(LevelDominanceCounter self, int k, double label, int64_t* b,
+                           int64_t* e, int64_t* tot, int64_t* out) noexcept:
+    """The `pairs_with` terms of ``(label, s)`` in class ``k`` of the two-level tree from
+    the weights below (``b``) and at (``e``) ``s`` and each class's total (as `_iterms`)."""
+    cdef int o = 1 - k
+    cdef int64_t above = tot[o] - b[o] - e[o]
+    if self._has[o] and self._label[o] > label:
+        out[0], out[1] = above, b[o]
+    else:
+        out[0], out[1] = b[o], above
+    out[2] = e[o]
+    out[3] = tot[k]
+    out[4] = e[k]
+
+
+cdef int _eupdate(LevelDominanceCounter self, double oy, double so, int64_t iw,
+                  double ny, double sn, int64_t niw) except -1:
+    """A held sample ``(oy, so, iw)`` becomes ``(ny, sn, niw)`` with its pairs in `sums`,
+    as one walk of the two-level tree (`_move_walk`): 1 if done; 0, nothing changed, when
+    the caller must remove and insert (float mode, moments on, several trees, a label not
+    held, the last copy of a level leaving for another, a split or merge)."""
+    cdef int64_t bo[2]
+    cdef int64_t eo[2]
+    cdef int64_t bn[2]
+    cdef int64_t en[2]
+    cdef int64_t tot[2]
+    cdef int64_t to[5]
+    cdef int64_t tn[5]
+    cdef _BTree t = self._t
+    cdef int qo, qn
+    if self._ntrees != 1 or self._floats or t.mo != NULL:
+        return 0
+    qo, qn = self._slot_of(oy), self._slot_of(ny)
+    if qo < 0 or qn < 0 or (qo != qn and t.ncopies[qo] < 2):
+        return 0
+    if self._itotal() - iw + niw > _INT_TOTAL_MAX:
+        return 0
+    so += 0.0       # -0.0 and 0.0 are one score
+    sn += 0.0
+    tot[0], tot[1] = t.itot[0], t.itot[1]
+    if not _move_walk(t, so, qo, iw, sn, qn, niw, bo, eo, bn, en):
+        return 0
+    # the terms against the other samples (the moved one taken out of the weights read)
+    tot[qo] -= iw
+    eo[qo] -= iw
+    if so < sn:
+        bn[qo] -= iw
+    elif so == sn:
+        en[qo] -= iw
+    _terms_of(self, qo, oy, bo, eo, tot, to)
+    _terms_of(self, qn, ny, bn, en, tot, tn)
+    self.sums.add_i(to, -iw, -iw)
+    self.sums.add_i(tn, niw, niw)
+    return 1

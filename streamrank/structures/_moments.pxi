@@ -1,4 +1,4 @@
-# The placement moments of `_BTree` (`_btree.pxi`; included in `_cbinary.pyx` after it):
+# The placement moments of `_BTree` (`_btree.pxi`; included in `_cbtree.pyx` after it):
 # what DeLong's variance of the AUC needs, kept in O(log n) per change and read in O(1).
 #
 # Class 1 of the tree is the positive class (weight a_k at score k), class 0 the negative
@@ -243,34 +243,6 @@ def _swap_classes(moments):
             4 * w0 * w0 * w1 - 4 * w0 * u + q1)
 
 
-def _counter_moments(LevelDominanceCounter self):
-    """`LevelDominanceCounter.placement_moments`."""
-    cdef int q, lo = -1, hi = -1
-    cdef _BTree t
-    self._moments = True
-    _mo_on(self._t)
-    if self._floats or self._nheld != 2:
-        return None
-    for q in range(2 * self._ntrees):
-        if self._has[q]:
-            if lo < 0:
-                lo = q
-            else:
-                hi = q
-    if hi == lo + 1 and lo % 2 == 0:     # both levels on one tree: class 1 is slot hi
-        moments = _mo_read(self._tree(lo))
-        if self._label[hi] < self._label[lo]:
-            moments = _swap_classes(moments)
-    else:                                # on two trees (after a third level came)
-        w = [_tree_weights(self._tree(q))[q & 1] for q in (lo, hi)]
-        if self._label[hi] < self._label[lo]:
-            w.reverse()
-        moments = _placements(w[0], w[1])
-    if not moments[0] or not moments[1]:
-        return None
-    return moments
-
-
 def _check_moments(_BTree t):
     """Assert that `mo` and `m` equal a recount of the entries (mod 2**128). O(n)."""
     assert not t.floats, "moments in float mode"
@@ -305,9 +277,3 @@ def _check_mo_node(_BTree t, int32_t i):
         z += zj
         below += x.w[0][j].i
     return c, z
-
-
-def _moments_kept(LevelDominanceCounter counter):
-    """Whether the counter's first tree keeps its placement moments now (tests: that a
-    change kept them rather than leaving the next read to count them again)."""
-    return counter._t.mo != NULL

@@ -22,7 +22,8 @@ from streamrank import PairCounter, SlidingPairCounter, TimeSlidingPairCounter
 from streamrank.engine import PairEngine
 from streamrank.metrics import ROCAUC, RollingROCAUC
 from streamrank.structures import BinaryDominanceCounter, LevelDominanceCounter
-from streamrank.structures._cbinary import MO_EXACT_MAX, _moments_kept
+from streamrank.structures._cbinary import _moments_kept
+from streamrank.structures._cbtree import MO_EXACT_MAX
 from paths import DATA
 
 RELEASE = DATA / "release"

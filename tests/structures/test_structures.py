@@ -464,10 +464,11 @@ def test_compiled_counter_is_built_and_its_doctests_pass():
     assert result.attempted >= 8 and result.failed == 0, result
 
 
-@pytest.mark.parametrize("name", ["_csums", "_ckeyrows"])
+@pytest.mark.parametrize("name", ["_csums", "_ckeyrows", "_cbtree"])
 def test_compiled_parts_doctests_pass(name):
-    """The examples of the compiled parts the tree modules cimport: `Sums`, the running
-    counts of every engine, and `KeyRows`, the keyed rows of `PairCounter`."""
+    """The examples of the compiled parts the structure modules cimport: `Sums`, the
+    running counts of every engine, `KeyRows`, the keyed rows of `PairCounter`, and
+    `_BTree`, the few-level counter's tree."""
     import doctest
     import importlib
 

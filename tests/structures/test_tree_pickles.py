@@ -5,7 +5,7 @@ loads from its rows instead."""
 from __future__ import annotations
 
 from streamrank.structures import BinaryDominanceCounter
-from streamrank.structures._cbinary import _BTree
+from streamrank.structures._cbtree import _BTree
 
 
 def test_a_raw_tree_that_does_not_fit_its_header_is_refused():

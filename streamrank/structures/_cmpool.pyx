@@ -1,38 +1,30 @@
-# The score multisets of `_cdominance.pyx` (included there): many small weighted B+
-# trees in one C array of fixed-size nodes, each tree named by its root's index.
-#
-#     inner   key  [ 0.3  |  0.9 ]    an upper bound of the scores under child j
-#             w    [ 5    |  2   ]    the weight under child j
-#             aux  [ c0   |  c1  ]    child j's node
-#     leaf    key  [0.1 | 0.2 | 0.3]  distinct scores, ascending
-#             w    [ 1  |  3  |  1 ]  their weight
-#             aux  [ 1  |  2  |  1 ]  their copies (of weight > 0)
-#
-# Invariants (`_check_tree`): keys ascend in every node; every score under inner child j
-# is <= key[j] < every score under child j + 1; an inner w[j] is the sum of child j's;
-# no node but a root leaf is empty. A removal merges an underfull node (below `low`
-# entries) into a neighbour when both fit in one node, so a pair of neighbours is at
-# least half full. Int mode adds a change to the sums on the path (exact int64); float
-# mode recomputes each sum on the path from the child's entries, so an inner sum never
-# keeps the rounding of a weight that left, and a score whose last copy leaves is gone.
+# cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True
+"""The score multisets of `streamrank.structures._cdominance` (cimported there): many small
+weighted B+ trees in one C array of fixed-size nodes, each tree named by its root's index.
 
-cdef enum:
-    MFAN = 32      # entries per node (the compiled maximum; `fan` may be smaller)
-    MMAXD = 64     # deeper than any tree of 2**31 entries
+    inner   key  [ 0.3  |  0.9 ]    an upper bound of the scores under child j
+            w    [ 5    |  2   ]    the weight under child j
+            aux  [ c0   |  c1  ]    child j's node
+    leaf    key  [0.1 | 0.2 | 0.3]  distinct scores, ascending
+            w    [ 1  |  3  |  1 ]  their weight
+            aux  [ 1  |  2  |  1 ]  their copies (of weight > 0)
 
+Invariants (`_check_tree`): keys ascend in every node; every score under inner child j
+is <= key[j] < every score under child j + 1; an inner w[j] is the sum of child j's;
+no node but a root leaf is empty. A removal merges an underfull node (below `low`
+entries) into a neighbour when both fit in one node, so a pair of neighbours is at
+least half full. Int mode adds a change to the sums on the path (exact int64); float
+mode recomputes each sum on the path from the child's entries, so an inner sum never
+keeps the rounding of a weight that left, and a score whose last copy leaves is gone.
+"""
 
-cdef struct MNode:
-    int32_t n
-    int32_t leaf
-    double key[MFAN]
-    Wt w[MFAN]
-    int32_t aux[MFAN]
+from libc.stdint cimport int32_t, int64_t
+from libc.stdlib cimport free, malloc, realloc
+from libc.string cimport memmove
 
+from ._cnumeric cimport _two_sum_add
 
-cdef struct SEnt:      # a (score, weight, copies) row, for sorting and building
-    double s
-    Wt w
-    int32_t c
+import math
 
 
 cdef int _sent_cmp(const void* a, const void* b) noexcept nogil:
@@ -42,10 +34,6 @@ cdef int _sent_cmp(const void* a, const void* b) noexcept nogil:
 
 cdef class _MPool:
     """The nodes of every multiset of one counter (free ones chained through aux[0])."""
-    cdef MNode* n
-    cdef int32_t cap, size, free_head, used
-    cdef bint floats
-    cdef int fan, half, low
 
     def __cinit__(self, int fan=MFAN):
         self.n = NULL
