@@ -18,6 +18,7 @@ import functools
 
 import click
 
+from ..monitor import counters
 from ._common import InputError
 
 __all__ = ["locked", "serve_metrics"]
@@ -41,23 +42,10 @@ _GAUGES = (
     ("streamrank_waiting_labels", "waiting_labels",
      "Labels or weights waiting for their prediction now (--label-wait)."),
 )
-# (name without _total, key, help): cumulative counters
-_COUNTERS = (
-    ("streamrank_events", "events", "Events observed."),
-    ("streamrank_predictions", "predictions", "New predictions observed."),
-    ("streamrank_labels", "labels", "Labels counted (with the prediction or late)."),
-    ("streamrank_rescored", "rescored", "Re-scores of predictions in the window."),
-    ("streamrank_late_dropped", "late_dropped",
-     "Labels or weights whose prediction had left the window (late)."),
-    ("streamrank_skipped_rows", "skipped_rows", "Input rows skipped (--on-error skip)."),
-    ("streamrank_alerts", "alerts", "Reports with an alert or a detector drift."),
-    ("streamrank_joined_labels", "joined_labels",
-     "Labels or weights that waited for their prediction and joined it (--label-wait)."),
-    ("streamrank_unmatched_labels", "unmatched_labels",
-     "Labels or weights that met no prediction: early or never predicted (with "
-     "--label-wait, once their wait ran out)."),
-    ("streamrank_detections", "detections", "Times the drift detector fired (--detector)."),
-)
+# (name without _total, key, help): cumulative counters, every one of a model's monitor
+# with a metrics key (`streamrank.monitor.counters`) and the rows the command skipped
+_COUNTERS = tuple((c.family, c.metric, c.help) for c in counters.MONITOR + counters.COMMAND
+                  if c.metric is not None)
 
 
 def locked(lock, fn):

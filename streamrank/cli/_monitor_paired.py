@@ -6,6 +6,7 @@ gauges). The monitor is a `streamrank.monitor.PairedMonitor`."""
 from __future__ import annotations
 
 from ..monitor._paired_report import PAIRED_KEYS
+from ..monitor.counters import PAIRED
 
 __all__ = ["PAIRED_COLUMNS", "PAIRED_TABLE", "PairedCollector", "paired_summary"]
 
@@ -67,9 +68,9 @@ class PairedCollector:
             family = GaugeMetricFamily(name, text, labels=["model", "champion"])
             family.add_metric(pair, float(values[key]))
             yield family
-        family = CounterMetricFamily(
-            "streamrank_paired_alerts", "Reports whose paired test alerted (--alert-on).",
-            labels=["model", "champion"])
+        paired_alerts = PAIRED[-1]
+        family = CounterMetricFamily(paired_alerts.family, paired_alerts.help,
+                                     labels=["model", "champion"])
         family.add_metric(pair, float(values["paired_alerts"]))
         yield family
 

@@ -15,6 +15,8 @@ from __future__ import annotations
 
 import click
 
+from ..monitor.counters import COMMAND, SEGMENTED
+
 __all__ = ["SEGMENT_COLUMNS", "SEGMENT_PAIRED_EXTRA", "SEGMENT_PAIRED_TABLE",
            "champion_history", "collect_segments", "is_paired", "make_monitor",
            "segment_differences", "summary"]
@@ -231,9 +233,10 @@ def collect_segments(values, skipped, model, gauges, counters, challenger=None):
     if challenger is not None:
         family.add_metric([challenger], float(values["challenger_window_gauc"]))
     yield family
+    stream = {c.name: c for c in SEGMENTED if c.metric is not None}
+    paired_alerts = stream.pop("paired_alerts")
     if challenger is not None:
-        family = CounterMetricFamily("streamrank_stream_paired_alerts", "Reports at which "
-                                     "a segment's paired test alerted (corrected).",
+        family = CounterMetricFamily(paired_alerts.family, paired_alerts.help,
                                      labels=["model", "champion"])
         family.add_metric([challenger, model], float(values["paired_alerts"]))
         yield family
@@ -246,21 +249,7 @@ def collect_segments(values, skipped, model, gauges, counters, challenger=None):
                                labels=["model"])
     family.add_metric([model], float(values["waiting_labels"]))
     yield family
-    for name, key, text in (
-            ("streamrank_stream_events", "events", "Events observed, all segments."),
-            ("streamrank_stream_late_dropped", "late_dropped", "Labels or weights without "
-             "a segment whose prediction had left its segment's window (late)."),
-            ("streamrank_pooled_events", "pooled_events", "Events of the pooled segment."),
-            ("streamrank_pooled_predictions", "pooled_predictions",
-             "Predictions pooled (values beyond --max-segments)."),
-            ("streamrank_skipped_rows", None, "Input rows skipped (--on-error skip)."),
-            ("streamrank_stream_joined_labels", "joined_labels", "Labels without a "
-             "segment that waited for their prediction and joined it (--label-wait)."),
-            ("streamrank_stream_unmatched_labels", "unmatched_labels", "Labels or weights "
-             "without a segment that met no prediction (early or never predicted; with "
-             "--label-wait, once their wait ran out)."),
-            ("streamrank_stream_alerts", "alerts", "Reports at which a segment alerted "
-             "(corrected) or drifted.")):
-        family = CounterMetricFamily(name, text, labels=["model"])
-        family.add_metric([model], float(skipped if key is None else values[key]))
+    for c in (*stream.values(), *COMMAND):
+        family = CounterMetricFamily(c.family, c.help, labels=["model"])
+        family.add_metric([model], float(skipped if c in COMMAND else values[c.metric]))
         yield family

@@ -21,10 +21,9 @@ from ..counts import PairCounts
 from ..engine import LABEL_KINDS, PairEngine
 from ..structures._cwindow import RowWindow
 from ..windows import sync
-from . import _read, _signal, _state, _wait
+from . import _read, _signal, _state, _wait, counters
 from ._reference import _Reference
 from ._report import Report
-from ._state import _STATS
 from .detectors import _make_detector, replays
 from .metrics import metrics as _metrics
 
@@ -113,6 +112,7 @@ class Monitor:
     alerts : collections.deque of Report
         The reports at which ``alert`` or ``drift`` was true (the last ``max_history``).
     stats : dict
+        The counters of `streamrank.monitor.counters.MONITOR`, in its order:
         ``events``, ``predictions``, ``labeled`` (labels counted), ``late`` (labels
         after their prediction), ``rescored``, ``relabeled``; for ids outside the
         window, ``dropped`` (late: labels or weights whose prediction was evicted
@@ -196,7 +196,7 @@ class Monitor:
         # those of the ones already evicted (their id may come back as a new prediction)
         self._ref_store: dict = {}
         self._ref_left: list = []
-        self.stats: dict[str, int] = dict.fromkeys(_STATS, 0)
+        self.stats: dict[str, int] = counters.zeros(counters.MONITOR)
         self.history: deque[Report] = deque(maxlen=self.max_history)
         self.alerts: deque[Report] = deque(maxlen=self.max_history)
 

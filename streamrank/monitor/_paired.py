@@ -78,10 +78,9 @@ import numpy as np
 from .._typing import LabelKind, Number
 from .._validation import check_option, check_scalar
 from ..batch.paired import delong_test
-from . import _paired_state
+from . import _paired_state, counters
 from ._monitor import Monitor, _Detector
 from ._paired_report import PairedReport
-from ._state import _STATS
 
 __all__ = ["ALERT_ON", "PairedMonitor"]
 
@@ -90,7 +89,8 @@ ALERT_ON = ("worse", "better", "both")
 _ALTERNATIVE = {"worse": "less", "better": "greater", "both": "two-sided"}
 _NAN = math.nan
 #: `stats` entries read from the champion (the pair counts its own events and reports).
-_CHAMPION_STATS = tuple(k for k in _STATS if k not in ("events", "reports", "alerts"))
+_CHAMPION_STATS = tuple(k for k in counters.names(counters.MONITOR)
+                        if k not in ("events", "reports", "alerts"))
 #: The keys `PairedMonitor.metrics` adds after the champion's and the challenger's.
 PAIRED_METRIC_KEYS = ("paired_labeled", "auc_difference", "auc_difference_low",
                       "auc_difference_high", "paired_z", "paired_p_value", "paired_alerts")
@@ -125,10 +125,11 @@ class PairedMonitor:
         Every report (the last ``max_history``), and those where `PairedReport.alert` or
         `PairedReport.drift` was true.
     stats : dict
-        The keys of `Monitor.stats`: ``events``, ``reports`` and ``alerts`` (reports with
-        any alert or drift) are the pair's; the others (``predictions``, ``labeled``,
-        ``late``, ``rescored``, ``relabeled``, ``dropped``, ``unmatched``, ``early``,
-        ``early_lead``, ``evicted``, ...) are the champion's (the challenger's are
+        The counters of `streamrank.monitor.counters.PAIRED`: those of `Monitor.stats`,
+        where ``events``, ``reports`` and ``alerts`` (reports with any alert or drift)
+        are the pair's and the others (``predictions``, ``labeled``, ``late``,
+        ``rescored``, ``relabeled``, ``dropped``, ``unmatched``, ``early``,
+        ``early_lead``, ``evicted``, ...) the champion's (the challenger's are
         ``challenger.stats``); plus ``paired_alerts`` (reports whose paired test
         alerted).
     """
@@ -150,8 +151,7 @@ class PairedMonitor:
         self.challenger = Monitor(**settings)
         self.alert_on = alert_on
         self.alternative = _ALTERNATIVE[alert_on]
-        self.stats = dict.fromkeys(_STATS, 0)
-        self.stats["paired_alerts"] = 0
+        self.stats = counters.zeros(counters.PAIRED)
         self.history: deque[PairedReport] = deque(maxlen=self.champion.max_history)
         self.alerts: deque[PairedReport] = deque(maxlen=self.champion.max_history)
         # both windows hold the same ids in the same order: true while every event gave
@@ -411,7 +411,7 @@ class PairedMonitor:
         assert a._detector_spec == b._detector_spec
         assert self.alternative == _ALTERNATIVE[self.alert_on]
         st = self.stats
-        assert set(st) == set(_STATS) | {"paired_alerts"}
+        assert tuple(st) == counters.names(counters.PAIRED)
         assert all(st[k] == a.stats[k] for k in _CHAMPION_STATS)
         assert max(a.stats["events"], b.stats["events"]) <= st["events"] \
             <= a.stats["events"] + b.stats["events"]

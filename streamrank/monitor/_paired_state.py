@@ -20,10 +20,10 @@ import numpy as np
 
 from .. import _snapshot
 from ..exceptions import SnapshotError
+from . import counters
 from ._monitor import Monitor
 from ._paired_report import PairedReport
 from ._report import Report
-from ._state import _STATS
 
 __all__ = ["FORMAT", "dump", "load", "same_rows"]
 
@@ -58,10 +58,7 @@ def load(cls, data: bytes):
             and type(state["aligned"]) is bool
             and type(state["history"]) is list and type(state["alerts"]) is list):
         raise snap.corrupt("the settings or the state are not those to_bytes writes")
-    stats = state["stats"]
-    if not (type(stats) is dict and set(stats) == set(_STATS) | {"paired_alerts"}
-            and all(type(v) is int and v >= 0 for v in stats.values())):
-        raise snap.corrupt("bad statistics")
+    stats = counters.from_snapshot(snap, state["stats"], counters.PAIRED)
     try:
         a, b = Monitor.from_bytes(a_bytes), Monitor.from_bytes(b_bytes)
     except SnapshotError as exc:
@@ -72,7 +69,7 @@ def load(cls, data: bytes):
         m.champion, m.challenger = a, b
         m.history = deque(maxlen=a.max_history)
         m.alerts = deque(maxlen=a.max_history)
-        m.stats = dict(stats)
+        m.stats = stats
         m._aligned = state["aligned"]
         if m._aligned and not same_rows(a._win.items(), b._win.items(), a.period):
             raise snap.corrupt("the windows hold other ids, but are said to be aligned")

@@ -26,7 +26,7 @@ import numpy as np
 
 from .. import _snapshot
 from .._validation import describe
-from . import _wait
+from . import _wait, counters
 from ._segment_report import CORRECTIONS, WEIGHTINGS, SegmentedReport
 
 _FORMAT = "streamrank.SegmentedMonitor"
@@ -117,10 +117,12 @@ def load(cls, data: bytes, unit_type):
     bounds = off.tolist()
     blobs = [buf[a:b] for a, b in zip(bounds[:-1], bounds[1:])]
     clock, stats = state["clock"], state["stats"]
-    if not (clock is None or type(clock) in (int, float) and math.isfinite(clock)) \
-            or type(stats) is not dict \
-            or not all(type(v) is int and v >= 0 for v in stats.values()):
-        raise snap.corrupt(f"bad clock {describe(clock)} or statistics")
+    if not (clock is None or type(clock) in (int, float) and math.isfinite(clock)):
+        raise snap.corrupt(f"bad clock {describe(clock)}")
+    if snap.version < 4 and type(stats) is dict and "unrouted" in stats:
+        stats = {**stats, "dropped": stats["unrouted"]}     # (late and unmatched in one)
+        del stats["unrouted"]
+    stats = counters.from_snapshot(snap, stats, counters.SEGMENTED)
     template = blobs[0]
     units = [unit_type.from_bytes(b) for b in blobs[1:]]
     with snap.rebuild():
@@ -131,15 +133,8 @@ def load(cls, data: bytes, unit_type):
             raise snap.corrupt("more segments than max_segments")
         m.units = dict(zip(names, units[:len(names)]))
         m._other = units[-1] if other else None
-        if snap.version < 3:        # (no wait at the wrapper then)
-            stats = {**stats, "joined": 0, "unmatched": 0, "paired_alerts": 0}
-        if snap.version < 4 and "unrouted" in stats:    # (late and unmatched in one)
-            stats = {**stats, "early": 0, "early_lead": 0}
-            stats["dropped"] = stats.pop("unrouted")
-        if set(stats) != set(m.stats):
-            raise snap.corrupt("the statistics are not those to_bytes writes")
         m._clock = clock
-        m.stats = dict(stats)
+        m.stats = stats
         for name, unit in m._all():
             if unit.clock != clock and not (clock is not None and unit.clock is not None
                                             and unit.clock <= clock):

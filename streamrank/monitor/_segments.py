@@ -127,15 +127,13 @@ from typing import Any
 from .._typing import Number
 from .._validation import check_int, check_scalar, describe, param_error
 from ..batch._groups import check_group_id
-from . import _segment_state, _segment_wait, _wait
+from . import _segment_state, _segment_wait, _wait, counters
 from ._monitor import Monitor
 from ._segment_report import (CORRECTIONS, WEIGHTINGS, SegmentedReport, adjust_p_values,
                               paired_family, window_gauc)
 
 __all__ = ["SegmentedMonitor"]
 
-_STATS = ("events", "dropped", "unmatched", "early", "early_lead", "pooled_events",
-          "pooled_predictions", "reports", "alerts", "joined", "paired_alerts")
 _SWEEP_MIN = 1024       # the id map is swept when it exceeds max(this, 2 x live ids)
 
 
@@ -168,7 +166,8 @@ class SegmentedMonitor:
     alerts : collections.deque of SegmentedReport
         The reports at which a segment alerted (corrected) or drifted.
     stats : dict
-        ``events`` (all segments); of the events for an id in no window without a
+        The counters of `streamrank.monitor.counters.SEGMENTED`: ``events`` (all
+        segments); of the events for an id in no window without a
         segment that has a unit, ``dropped`` (late) and ``unmatched``, ``early`` and
         ``early_lead`` (as `Monitor.stats`'), and with a label wait ``joined``;
         ``pooled_events``, ``pooled_predictions``, ``reports``, ``alerts``. Each unit's
@@ -222,7 +221,7 @@ class SegmentedMonitor:
         self._where: dict = {}                  # id -> (segment given, prediction time)
         self._sweep_at = _SWEEP_MIN
         self._clock: float | None = None
-        self.stats: dict[str, int] = dict.fromkeys(_STATS, 0)
+        self.stats: dict[str, int] = counters.zeros(counters.SEGMENTED)
         self.segment_alerts: dict[Hashable, int] = {}   # segment -> reports it alerted
         self.history: deque[SegmentedReport] = deque(maxlen=max_history)
         self.alerts: deque[SegmentedReport] = deque(maxlen=max_history)
@@ -502,14 +501,12 @@ class SegmentedMonitor:
         out: dict[str, Any] = {"segments": segments,
                                "window_gauc": float("nan") if last is None else last.gauc,
                                "segments_held": len(segments)}
-        for key in ("events", "pooled_events", "pooled_predictions", "alerts"):
-            out[key] = stats[key]
-        out["late_dropped"], out["unmatched_labels"] = stats["dropped"], stats["unmatched"]
-        out["joined_labels"] = stats["joined"]
+        for c in counters.SEGMENTED:
+            if c.metric is not None and (c.name != "paired_alerts" or self._paired):
+                out[c.metric] = stats[c.name]
         if self._paired:
             out["challenger_window_gauc"] = (float("nan") if last is None
                                              else last.challenger_gauc)
-            out["paired_alerts"] = stats["paired_alerts"]
         out["waiting_labels"] = 0 if self._waits is None else len(self._waits)
         return out
 

@@ -26,7 +26,7 @@ import numpy as np
 
 from .. import _snapshot
 from .._validation import describe
-from . import _wait
+from . import _wait, counters
 from ._reference import _Reference
 from ._report import Report
 from .detectors import _dump_detector, _load_detector, detector_state, restore_state
@@ -38,10 +38,6 @@ _NAN = math.nan
 _CONFIG = {"window", "period", "reference", "test", "alpha", "detector", "labels",
            "min_window", "max_history", "level", "label_wait", "label_wait_period",
            "detector_signal"}
-#: The keys of `Monitor.stats`, in order.
-_STATS = ("events", "predictions", "labeled", "late", "rescored", "relabeled", "dropped",
-          "unmatched", "early", "early_lead", "evicted", "evicted_pending", "reports",
-          "alerts", "joined", "detections")
 
 
 def dump(m) -> bytes:
@@ -139,11 +135,10 @@ def load(cls, data: bytes):
             and type(state) is dict
             and set(state) - {"detector"} == {"clock", "stats", "history", "alerts"}):
         raise snap.corrupt("the settings or the state are not those to_bytes writes")
-    clock, stats = state["clock"], state["stats"]
-    if not (clock is None or type(clock) in (int, float) and math.isfinite(clock)) \
-            or type(stats) is not dict or not set(stats) <= set(_STATS) \
-            or not all(type(v) is int and v >= 0 for v in stats.values()):
-        raise snap.corrupt(f"bad clock {describe(clock)} or statistics")
+    clock = state["clock"]
+    if not (clock is None or type(clock) in (int, float) and math.isfinite(clock)):
+        raise snap.corrupt(f"bad clock {describe(clock)}")
+    stats = counters.from_snapshot(snap, state["stats"], counters.MONITOR)
     if np.isinf(times).any() or np.isinf(ys).any():
         raise snap.corrupt("a time or a label is infinite")
     if len(set(keys)) != n or len(set(store_keys)) != len(store_keys) \
@@ -164,7 +159,7 @@ def load(cls, data: bytes):
                 and (np.diff(times) >= 0).all() and times[0] > clock - period):
             raise snap.corrupt("the window holds predictions it would have evicted")
         m._clock = clock
-        m.stats = {k: stats.get(k, 0) for k in _STATS}
+        m.stats = stats
         if wait_keys or gone_keys or orphan_keys:
             _load_waits(m, snap, set(keys), wait_keys, wait_y, wait_w, wait_start,
                         gone_keys, gone_mark, orphan_keys, orphan_mark)

@@ -12,22 +12,20 @@ from __future__ import annotations
 
 import math
 
+from .counters import MONITOR
+
 __all__ = ["METRIC_KEYS", "metrics"]
 
 _NAN = math.nan
 
-#: The keys of `metrics`, in order: the latest report's readings, the counters, and the
-#: labels waiting for their prediction now (a label wait); then the detector's detections
-#: (a counter, added after the first release of the dict).
-METRIC_KEYS = ("window_auc", "window_auc_low", "window_auc_high", "reference_auc",
-               "p_value", "window_labeled", "window_pending", "events", "predictions",
-               "labels", "rescored", "late_dropped", "alerts", "joined_labels",
-               "unmatched_labels", "waiting_labels", "detections")
-
-# counter key -> the Monitor.stats entry it reads
-_COUNTERS = {"events": "events", "predictions": "predictions", "labels": "labeled",
-             "rescored": "rescored", "late_dropped": "dropped", "alerts": "alerts",
-             "joined_labels": "joined", "unmatched_labels": "unmatched"}
+#: The latest report's readings in `metrics`, in order.
+REPORT_KEYS = ("window_auc", "window_auc_low", "window_auc_high", "reference_auc",
+               "p_value", "window_labeled", "window_pending")
+# metrics key -> the Monitor.stats entry it reads: every counter with a metric key
+_COUNTERS = {c.metric: c.name for c in MONITOR if c.metric is not None}
+#: The keys of `metrics`, in order: the latest report's readings, the counters
+#: (`streamrank.monitor.counters`), and the labels waiting for their prediction now.
+METRIC_KEYS = REPORT_KEYS + tuple(_COUNTERS) + ("waiting_labels",)
 
 
 def metrics(mon) -> dict[str, float | int]:
@@ -37,7 +35,7 @@ def metrics(mon) -> dict[str, float | int]:
     history = mon.history
     last = history[-1] if history else None
     if last is None:
-        out: dict[str, float | int] = dict.fromkeys(METRIC_KEYS[:5], _NAN)
+        out: dict[str, float | int] = dict.fromkeys(REPORT_KEYS[:5], _NAN)
         out["window_labeled"] = out["window_pending"] = 0
     else:
         out = {"window_auc": last.auc, "window_auc_low": last.low,
@@ -47,5 +45,4 @@ def metrics(mon) -> dict[str, float | int]:
     for key, stat in _COUNTERS.items():
         out[key] = stats[stat]
     out["waiting_labels"] = mon.waiting
-    out["detections"] = stats["detections"]
     return out
