@@ -19,9 +19,6 @@ Keys (layout version 2) are stored exactly, by type, under a name ``K``:
   too), concatenated the same way. Every ``str`` comes back equal: ``""``, ``"\\x00"``,
   trailing NUL characters (which numpy's ``"U"`` dtype would strip), any code point.
 
-Layout version 1 held the keys as one numpy array (``"U"`` strings or ints); the
-`Monitor` snapshots of that layout still read it (`Snapshot.keys`).
-
 Pickles carry a format version too (`Pickled`): ``__getstate__`` wraps the state in
 ``{"format", "version", "state"}``, and ``__setstate__`` refuses any other (the pickles of
 earlier development formats, which had no version) with the same `SnapshotError` as a
@@ -384,20 +381,7 @@ class Snapshot:
         return arr
 
     def keys(self, name: str) -> list:
-        """The keys stored under ``name`` by `key_arrays` (layout version 2) or as one
-        numpy array (version 1, read for the `Monitor` snapshots of that layout), as
-        Python ints or strings."""
-        if self.version == 1:
-            arr = self._arrays.get(name)
-            if arr is not None and arr.dtype.kind == "f" and arr.shape == (0,):
-                self._unread.discard(name)      # np.array([]) of an empty key list
-                return []
-            keys = self.array(name, "iuU").tolist()
-            if len(set(keys)) != len(keys):
-                raise self.corrupt("two keys are equal: version 1 lost the trailing NUL "
-                                   "characters of string keys (\"a\" and \"a\\x00\" became "
-                                   "one key)")
-            return keys
+        """The keys stored under ``name`` by `key_arrays`, as Python ints or strings."""
         kind = self.text(f"{name}_type")
         if kind == "int64":
             return self.array(name, "i", itemsize=8).tolist()

@@ -2,9 +2,9 @@
 ``tests/data/snapshots/`` (tests only).
 
 The ``*_v1.npz`` files were written by ``to_bytes`` of snapshot format version 1, before
-the key layout changed: `tests/incremental/test_snapshot.py` checks that the `Monitor`
-ones still load, and equal the ones these functions build now, and that the
-`PairCounter` ones (an earlier development format) are refused. Never rewrite those files
+the key layout changed: `tests/incremental/test_snapshot.py` checks that they (earlier
+development formats) are refused with the version error, and that the objects these
+functions build now round-trip in the current version. Never rewrite those files
 with a newer ``to_bytes``: their point is to be old.
 """
 

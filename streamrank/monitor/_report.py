@@ -52,13 +52,11 @@ class Report:
         method: with whole-number weights, the ``low`` and ``high`` of
         `streamrank.roc_auc_ci` of the window's labeled predictions (``method`` the
         test); with non-binary labels `streamrank.concordance_ci`'s; nan while
-        undefined (one class, a class of weight 1). Reports written before they existed
-        load with nan.
+        undefined (one class, a class of weight 1).
     dropped, unmatched : int
         Labels (or weights) so far that came for a prediction that had left the window
         (late, dropped) and that met no prediction (unmatched: early, or never
         predicted): the monitor's ``stats`` at the report (`streamrank.monitor._wait`).
-        Reports written before they existed load with 0.
     """
 
     events: int
@@ -98,9 +96,7 @@ class Report:
 
     def _to_row(self) -> list:
         """The fields as a flat JSON-able list, the counts spliced in after ``pending``
-        (a list rather than a dict: a long history's snapshot stays small); ``low`` and
-        ``high``, then ``dropped`` and ``unmatched`` last (rows of 22 and 24 fields,
-        written before them, still load)."""
+        (a list rather than a dict: a long history's snapshot stays small)."""
         c = self.counts
         return [self.events, self.time, self.n, self.pending, c.concordant, c.discordant,
                 c.tied_score, c.tied_label, c.tied_both, c.n, c.weight_sum,
@@ -111,12 +107,9 @@ class Report:
     @classmethod
     def _from_row(cls, row) -> "Report":
         """The inverse of `_to_row`; `ValueError` for a row it cannot have written."""
-        ints, reals = (0, 2, 3, 9, 11, 12), (4, 5, 6, 7, 8, 10, 13, 14, 15, 16, 19, 20)
-        if type(row) is list and len(row) >= 24:        # 22: written before low, high
-            reals += (22, 23)
-        if type(row) is list and len(row) == 26:        # 24: before dropped, unmatched
-            ints += (24, 25)
-        if not (type(row) is list and len(row) in (22, 24, 26)
+        ints = (0, 2, 3, 9, 11, 12, 24, 25)
+        reals = (4, 5, 6, 7, 8, 10, 13, 14, 15, 16, 19, 20, 22, 23)
+        if not (type(row) is list and len(row) == 26
                 and row[21] in ("auc", "concordance")
                 and all(type(row[i]) is int and row[i] >= 0 for i in ints)
                 and all(type(row[i]) in (int, float) for i in reals)

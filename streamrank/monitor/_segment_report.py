@@ -150,8 +150,7 @@ class SegmentedReport:
         `gauc` of the champions'); nan and 0 otherwise.
     dropped, unmatched : int
         The whole stream's late and unmatched labels so far (`SegmentedMonitor.totals`:
-        every segment's and those without a segment); 0 in reports written before
-        they existed.
+        every segment's and those without a segment).
     """
 
     events: int
@@ -236,15 +235,14 @@ class SegmentedReport:
 
     @classmethod
     def _from_row(cls, row, names: list) -> "SegmentedReport":
-        """The inverse of `_to_row`; `ValueError` for a row it cannot have written (rows
-        of 11 and 15 fields, written before ``dropped`` and ``unmatched``, load)."""
-        counts = {}
-        if type(row) is list and len(row) in (13, 17):
-            *row, dropped, unmatched = row
-            if not all(type(v) is int and v >= 0 for v in (dropped, unmatched)):
-                raise ValueError("a segmented report that to_bytes does not write")
-            counts = dict(dropped=dropped, unmatched=unmatched)
-        if not (type(row) is list and len(row) in (11, 15) and type(row[0]) is int
+        """The inverse of `_to_row`; `ValueError` for a row it cannot have written."""
+        if not (type(row) is list and len(row) in (13, 17)):
+            raise ValueError("a segmented report that to_bytes does not write")
+        *row, dropped, unmatched = row
+        if not all(type(v) is int and v >= 0 for v in (dropped, unmatched)):
+            raise ValueError("a segmented report that to_bytes does not write")
+        counts = dict(dropped=dropped, unmatched=unmatched)
+        if not (len(row) in (11, 15) and type(row[0]) is int
                 and type(row[2]) is list and type(row[3]) is list
                 and len(row[2]) == len(row[3]) == len(row[4]) == len(row[5])
                 and all(type(i) is int and 0 <= i < len(names) for i in row[2])

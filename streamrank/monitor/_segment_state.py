@@ -2,19 +2,16 @@
 `SegmentedMonitor.from_bytes`.
 
 One ``np.savez`` archive (`streamrank._snapshot`: no pickled objects), format
-``"streamrank.SegmentedMonitor"``, version 3 (numbered from the key layout of
-`streamrank._snapshot`, version 2, that it uses; there is no version 1): the settings and the state (clock,
-statistics, history) as JSON, the segment values (stored exactly, as keys), the segment
+``"streamrank.SegmentedMonitor"``, version 4 (the only one read: the earlier ones, of
+development versions never released, are refused with the version error): the settings
+and the state (clock, statistics, history) as JSON, the segment values (stored exactly, as keys), the segment
 values given with the pooled unit's predictions (same order as its window), and the
 units' own snapshots (an empty template first, then each segment's, the pooled one
 last) concatenated in one byte array with their offsets. The id map is rebuilt from
-the windows' contents, plus (version 3) its entries of ids in no window (``stale``,
-with their segments: the ids evicted lately that a late label must find) and the
-wrapper's label wait (``waiting`` ids; their label, weight and start in the state's
-``waits``), and (version 4) the ids of the wrapper's unmatched labels (``orphans``;
-their events in the state's ``orphans``). Version 2 snapshots (no wait at the wrapper)
-load with none; versions 2 and 3 count the wrapper's late and unmatched labels in one
-``unrouted``, loaded as ``dropped``.
+the windows' contents, plus its entries of ids in no window (``stale``, with their
+segments: the ids evicted lately that a late label must find), the wrapper's label wait
+(``waiting`` ids; their label, weight and start in the state's ``waits``) and the ids of
+the wrapper's unmatched labels (``orphans``; their events in the state's ``orphans``).
 """
 
 from __future__ import annotations
@@ -75,27 +72,21 @@ def load(cls, data: bytes, unit_type):
     """`SegmentedMonitor.from_bytes`: a ``cls`` restored from ``data`` with units of
     ``unit_type`` (None: `Monitor` or `PairedMonitor`, as stored), or a
     `streamrank.exceptions.SnapshotError`."""
-    snap = _snapshot.load(data, _FORMAT, _VERSION, "SegmentedMonitor.from_bytes")
-    if snap.version not in (2, 3, _VERSION):
-        raise snap.corrupt(f"version {snap.version} was never written")
+    snap = _snapshot.load(data, _FORMAT, _VERSION, "SegmentedMonitor.from_bytes",
+                          oldest=_VERSION)
     config, state = snap.json("config"), snap.json("state")
     names = snap.keys("segments")
     pooled = snap.keys("pooled")
-    if snap.version >= 3:
-        stale, stale_segs = snap.keys("stale"), snap.keys("stale_segments")
-        waiting = snap.keys("waiting")
-    else:
-        stale, stale_segs, waiting = [], [], []
-    orphans = snap.keys("orphans") if snap.version >= 4 else []
+    stale, stale_segs = snap.keys("stale"), snap.keys("stale_segments")
+    waiting = snap.keys("waiting")
+    orphans = snap.keys("orphans")
     other = snap.flag("other")
     buf = snap.array("units", "u", itemsize=1).tobytes()
     off = snap.array("unit_offsets", "i", itemsize=8)
     snap.finish()
     if not (type(config) is dict and set(config) == _CONFIG and type(state) is dict
-            and set(state) - {"waits", "orphans"} == {"clock", "stats", "segment_alerts",
-                                                      "history", "alerts"}
-            and ("waits" in state) == (snap.version >= 3)
-            and ("orphans" in state) == (snap.version >= 4)
+            and set(state) == {"clock", "stats", "segment_alerts", "history", "alerts",
+                               "waits", "orphans"}
             and config["correction"] in CORRECTIONS
             and config["weighting"] in WEIGHTINGS):
         raise snap.corrupt("the settings or the state are not those to_bytes writes")
@@ -119,9 +110,6 @@ def load(cls, data: bytes, unit_type):
     clock, stats = state["clock"], state["stats"]
     if not (clock is None or type(clock) in (int, float) and math.isfinite(clock)):
         raise snap.corrupt(f"bad clock {describe(clock)}")
-    if snap.version < 4 and type(stats) is dict and "unrouted" in stats:
-        stats = {**stats, "dropped": stats["unrouted"]}     # (late and unmatched in one)
-        del stats["unrouted"]
     stats = counters.from_snapshot(snap, stats, counters.SEGMENTED)
     template = blobs[0]
     units = [unit_type.from_bytes(b) for b in blobs[1:]]
@@ -150,8 +138,8 @@ def load(cls, data: bytes, unit_type):
                 if key in m._where:
                     raise snap.corrupt(f"id {key!r} is in two segments' windows")
                 m._where[key] = (seg, t)
-        _load_orphans(m, snap, orphans, state.get("orphans", []))    # (the map: live)
-        _load_wait(m, snap, state.get("waits", []), waiting, stale, stale_segs)
+        _load_orphans(m, snap, orphans, state["orphans"])    # (the map: live)
+        _load_wait(m, snap, state["waits"], waiting, stale, stale_segs)
         m._sweep_at = max(m._sweep_at, 2 * len(m._where))
         order = list(names) + [m.OTHER]
         counts = state["segment_alerts"]

@@ -12,9 +12,10 @@ detectors, the series it was fed (replayed on load). Version 5 keeps the ids evi
 lately without a label wait too (late labels are told from unmatched ones) and adds the
 ids of the unmatched labels (``orphan_keys``, ``orphan_mark``); version 4 adds the
 detector's
-signal (``detector_signal``; a snapshot without it restores ``"window"``, the only
-signal before); version 3 adds the label wait and the detector's state; version 2 stores keys exactly; versions 1 and 2 (nothing waiting, a
-per-report series, replayed) are still read.
+signal (``detector_signal``); version 3 adds the label wait and the detector's state;
+version 2 stores keys exactly. Only version 5 is read: the earlier ones were written by
+development versions of streamrank, never released, and are refused with the version
+error.
 """
 
 from __future__ import annotations
@@ -33,7 +34,7 @@ from .detectors import _dump_detector, _load_detector, detector_state, restore_s
 
 _FORMAT = "streamrank.Monitor"
 _VERSION = 5    # 5: the unmatched ids; 4: detector_signal; 3: the label wait, the
-#                 detector's state; 2: keys stored exactly; 1 to 4 read
+#                 detector's state; 2: keys stored exactly; only 5 read
 _NAN = math.nan
 _CONFIG = {"window", "period", "reference", "test", "alpha", "detector", "labels",
            "min_window", "max_history", "level", "label_wait", "label_wait_period",
@@ -101,7 +102,7 @@ def dump(m) -> bytes:
 def load(cls, data: bytes):
     """`Monitor.from_bytes`: a ``cls`` (`Monitor`) restored from ``data``, or a
     `streamrank.exceptions.SnapshotError`; ``O(W log W + H + F)``."""
-    snap = _snapshot.load(data, _FORMAT, _VERSION, "Monitor.from_bytes")
+    snap = _snapshot.load(data, _FORMAT, _VERSION, "Monitor.from_bytes", oldest=_VERSION)
     config, state = snap.json("config"), snap.json("state")
     keys = snap.keys("keys")
     n = len(keys)
@@ -116,24 +117,16 @@ def load(cls, data: bytes):
     store_s = snap.floats("store_s", store_y.size)
     store_w = snap.floats("store_w", store_y.size, nonnegative=True)
     series = snap.floats("series")
-    if snap.version >= 3:
-        wait_keys, gone_keys = snap.keys("wait_keys"), snap.keys("gone_keys")
-        wait_y = snap.floats("wait_y", len(wait_keys), finite=False)
-        wait_w = snap.floats("wait_w", len(wait_keys), finite=False)
-        wait_start = snap.floats("wait_start", len(wait_keys))
-        gone_mark = snap.floats("gone_mark", len(gone_keys))
-    else:
-        wait_keys, gone_keys = [], []
-    orphan_keys, orphan_mark = [], None
-    if snap.version >= 5:
-        orphan_keys = snap.keys("orphan_keys")
-        orphan_mark = snap.array("orphan_mark", "i", size=len(orphan_keys))
+    wait_keys, gone_keys = snap.keys("wait_keys"), snap.keys("gone_keys")
+    wait_y = snap.floats("wait_y", len(wait_keys), finite=False)
+    wait_w = snap.floats("wait_w", len(wait_keys), finite=False)
+    wait_start = snap.floats("wait_start", len(wait_keys))
+    gone_mark = snap.floats("gone_mark", len(gone_keys))
+    orphan_keys = snap.keys("orphan_keys")
+    orphan_mark = snap.array("orphan_mark", "i", size=len(orphan_keys))
     snap.finish()
-    if not (type(config) is dict and _CONFIG - {"level", "label_wait", "label_wait_period",
-                                                "detector_signal"}
-            <= set(config) <= _CONFIG
-            and type(state) is dict
-            and set(state) - {"detector"} == {"clock", "stats", "history", "alerts"}):
+    if not (type(config) is dict and set(config) == _CONFIG and type(state) is dict
+            and set(state) == {"clock", "stats", "history", "alerts", "detector"}):
         raise snap.corrupt("the settings or the state are not those to_bytes writes")
     clock = state["clock"]
     if not (clock is None or type(clock) in (int, float) and math.isfinite(clock)):
@@ -150,9 +143,8 @@ def load(cls, data: bytes):
         raise snap.corrupt("a reference store without reference=N, or next to a "
                            "frozen reference")
     with snap.rebuild():
-        m = cls(detector=_load_detector(config["detector"], snap), **{
-            "detector_signal": "window",    # the signal of snapshots that do not name it
-            **{k: v for k, v in config.items() if k != "detector"}})
+        m = cls(detector=_load_detector(config["detector"], snap),
+                **{k: v for k, v in config.items() if k != "detector"})
         period = m.period
         if period is None and n > m.window or period is not None and n and not (
                 clock is not None and not np.isnan(times).any()
@@ -184,7 +176,7 @@ def load(cls, data: bytes):
             raise snap.corrupt("the history is not a list of reports")
         m.history.extend(Report._from_row(r) for r in state["history"])
         m.alerts.extend(Report._from_row(r) for r in state["alerts"])
-        _restore_detector(m, state.get("detector"), series, snap)
+        _restore_detector(m, state["detector"], series, snap)
     return m
 
 
@@ -208,27 +200,25 @@ def _load_waits(m, snap, window_keys, wait_keys, wait_y, wait_w, wait_start, gon
                      int(start) if m.label_wait is not None else start)
     for key, mark in zip(gone_keys, gone_mark.tolist()):
         m._gone.note(key, int(mark) if m.period is None else mark)
-    for key, mark in zip(orphan_keys, [] if orphan_mark is None else orphan_mark.tolist()):
+    for key, mark in zip(orphan_keys, orphan_mark.tolist()):
         m._orphans.note(key, mark)
 
 
 def _restore_detector(m, saved, series, snap) -> None:
-    """The detector of a snapshot: its exact state, or a replay of its series (a version
-    3 snapshot of a detector without a state, or any detector of versions 1 and 2: one
-    value per report then); the flags of its last detection."""
+    """The detector of a snapshot: its exact state, or a replay of its series (a River
+    detector without a state streamrank can store); the flags of its last detection."""
     det = m._detector
-    if saved is not None:
-        last = saved.get("last") if type(saved) is dict else None
-        if not (type(saved) is dict and set(saved) == {"fired", "last", "state"}
-                and type(saved["fired"]) is bool
-                and (last is None or type(last) is int and last >= 0)):
-            raise snap.corrupt("the detector's flags are damaged")
-        m._drift_since_report, m._last_detection = saved["fired"], last
-        if saved["state"] is not None:
-            if det is None or m._replay or series.size:
-                raise snap.corrupt("a detector state without a detector that has one")
-            restore_state(det, saved["state"], snap)
-            return
+    last = saved.get("last") if type(saved) is dict else None
+    if not (type(saved) is dict and set(saved) == {"fired", "last", "state"}
+            and type(saved["fired"]) is bool
+            and (last is None or type(last) is int and last >= 0)):
+        raise snap.corrupt("the detector's flags are damaged")
+    m._drift_since_report, m._last_detection = saved["fired"], last
+    if saved["state"] is not None:
+        if det is None or m._replay or series.size:
+            raise snap.corrupt("a detector state without a detector that has one")
+        restore_state(det, saved["state"], snap)
+        return
     if det is None:
         if series.size:
             raise snap.corrupt("a detector series without a detector")

@@ -13,9 +13,9 @@ replaced (atomically, in that file's folder).
 The file is an ``np.savez`` archive of two arrays, read back with the no-pickle archive
 reader of `streamrank._snapshot` (never ``np.load``): ``meta`` (JSON: ``format``,
 ``version``, the size and SHA-256 of the state, the run's metadata) and ``monitor``
-(`Monitor.to_bytes`). Version 3 (`VERSION`) is written; versions 2 (streamrank 0.1.0's:
-no device and inode of the input, no record of the output, no size and SHA-256 of the
-state) and 3 are read; version 1, of the development versions before 0.1.0, is refused.
+(`Monitor.to_bytes`). Version 3 (`VERSION`) is written and is the only one read: the
+earlier ones, written by development versions of streamrank (never released), are
+refused, as a checkpoint of another version.
 
 `read_checkpoint`, `load_checkpoint` and `check_meta` raise `CheckpointError` (a
 `ValueError`) naming the file: "not a streamrank monitor checkpoint: ..." (empty, another
@@ -64,9 +64,9 @@ FORMAT = "streamrank.monitor.checkpoint"
 #: The version written: 3 records the input's device and inode, the output (the last
 #: report printed, standard output's file) and the size and SHA-256 of the state.
 VERSION = 3
-#: The oldest version read: 2, streamrank 0.1.0's (1, of the development versions before
-#: it, is refused).
-OLDEST = 2
+#: The oldest version read (the earlier ones, of unreleased development versions, are
+#: refused).
+OLDEST = 3
 #: How the format name is stored in the ``meta`` array (numpy's ``U``: UTF-32).
 _FORMAT_TEXT = f'"format": "{FORMAT}"'.encode("utf-32-le")
 
@@ -211,13 +211,13 @@ def read_checkpoint(path: str | os.PathLike[str]) -> tuple[dict[str, object], by
                           "checkpoint")
     version = meta.get("version")
     if not (_count(version, min_value=OLDEST) and version <= VERSION):
+        reads = f"version {VERSION}" if OLDEST == VERSION else \
+            f"versions {OLDEST} to {VERSION}"
         raise CheckpointError(
             f"{path}: a checkpoint of version {version!r}, written by another streamrank "
-            f"(this one reads versions {OLDEST} to {VERSION}): start a new run (without "
-            "--resume), or resume it with the streamrank that wrote it")
+            f"(this one reads {reads}): start a new run (without --resume), or resume it "
+            "with the streamrank that wrote it")
     data = state.tobytes() if state.dtype == np.uint8 and state.ndim == 1 else None
-    if version == 2 and data is not None:
-        return meta, data               # (no size and SHA-256 of the state recorded)
     if data is None or len(data) != meta.get("state_bytes"):
         raise _damaged(path, f"its monitor state has {'no' if data is None else len(data)} "
                              f"bytes, {meta.get('state_bytes')!r} were written: it was "
@@ -278,7 +278,7 @@ def check_meta(meta: Mapping[str, object], path: str | os.PathLike[str]) -> None
             and isinstance(source.get("head_sha256"), str)
             and all(_count(source.get(k), none_ok=True) for k in ("device", "inode"))):
         damaged("source", source)
-    output = meta.get("output", {} if meta.get("version") == 2 else None)
+    output = meta.get("output")
     if not (isinstance(output, dict) and _count(output.get("reported"), none_ok=True)
             and (output.get("file") is None or (
                 isinstance(output["file"], list) and len(output["file"]) == 3

@@ -1,6 +1,7 @@
-"""Snapshots (`PairCounter.to_bytes` / `Monitor.to_bytes`): keys round-trip exactly, old
-`Monitor` snapshots still load, `PairCounter` snapshots of version 1 are refused, and `from_bytes` raises `SnapshotError` -- and nothing else -- for
-anything it cannot load."""
+"""Snapshots (`PairCounter.to_bytes` / `Monitor.to_bytes`): keys round-trip exactly, the
+committed snapshots of version 1 (an earlier development format, never released) are
+refused with the version error, and `from_bytes` raises `SnapshotError` -- and nothing
+else -- for anything it cannot load."""
 
 from __future__ import annotations
 
@@ -148,32 +149,27 @@ def test_pair_counter_version_1_snapshots_are_refused(name):
 
 
 @pytest.mark.parametrize("name", sorted(k for k in FIXTURES if k.startswith("monitor")))
-def test_version_1_monitor_snapshots_still_load(name):
+def test_version_1_monitor_snapshots_are_refused(name):
+    """The committed version-1 `Monitor` snapshots (development formats) are refused with
+    the version error, as are the monitor's versions 2 to 4 (forged from a current one);
+    the current version still loads what these builders make."""
     build, cls = FIXTURES[name]
     data = (DATA / name).read_bytes()
     with np.load(io.BytesIO(data)) as z:            # the committed file is version 1
         assert int(z["version"]) == 1 and "keys_type" not in z.files
-    old, now = cls.from_bytes(data), build()
-    assert _state(old, interval=False) == _state(now, interval=False)
-    # its reports had no interval: they load with nan
-    assert old.history and all(r.low != r.low and r.high != r.high for r in old.history)
-    old._check()
-    r_old, r_now = old.report(), now.report()
-    assert repr(r_old) == repr(r_now)
-    again = cls.from_bytes(old.to_bytes())          # rewritten as the current version
-    assert _state(again) == _state(old)
-    assert _state(again, interval=False) == _state(now, interval=False)
-
-
-def test_version_1_keys_that_lost_a_nul_are_refused_clearly():
-    # what version 1 (still read for Monitor snapshots) wrote for the keys "a" and
-    # "a\x00": two equal strings
-    data = _npz(format=np.array("streamrank.Demo"), version=np.array(1),
-                keys=np.array(["a", "a\x00"]))
-    snap = _snapshot.load(data, "streamrank.Demo", 1, "f")
-    with pytest.raises(SnapshotError, match="two keys are equal: version 1 lost the "
-                       "trailing NUL characters"):
-        snap.keys("keys")
+    with pytest.raises(SnapshotError, match=r"^Monitor.from_bytes: snapshot version 1 not "
+                       r"supported \(this streamrank reads version 5\)\.$"):
+        cls.from_bytes(data)
+    now = build()
+    arrays = dict(np.load(io.BytesIO(now.to_bytes())))
+    for version in (2, 3, 4, 6):
+        arrays["version"] = np.array(version)
+        with pytest.raises(SnapshotError, match=f"snapshot version {version} not "
+                           "supported"):
+            cls.from_bytes(_npz(**arrays))
+    again = cls.from_bytes(now.to_bytes())
+    assert _state(again) == _state(now)
+    again._check()
 
 
 # --------------------------------------------------------------------------- bad input

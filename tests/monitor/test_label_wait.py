@@ -398,12 +398,14 @@ def test_a_resumed_run_equals_an_uninterrupted_one(kw, keys):
     assert Monitor.from_bytes(whole.to_bytes()).label_wait == kw.get("label_wait")
 
 
-def test_old_snapshots_load_with_nothing_waiting():
+def test_snapshots_from_before_the_wait_are_refused():
+    """Snapshots written before the label wait (version 1, development formats) are
+    refused with the version error, not loaded with nothing waiting."""
+    from streamrank.exceptions import SnapshotError
+
     for name in ("monitor_count_window_v1.npz", "monitor_period_window_v1.npz"):
-        m = Monitor.from_bytes((DATA / "snapshots" / name).read_bytes())
-        assert m.waiting == 0 and m.label_wait is None and m._waits is None
-        assert m.stats["joined"] == m.stats["unmatched"] == 0
-        m._check()
+        with pytest.raises(SnapshotError, match="snapshot version 1 not supported"):
+            Monitor.from_bytes((DATA / "snapshots" / name).read_bytes())
 
 
 def test_a_damaged_wait_in_a_snapshot_is_refused():
