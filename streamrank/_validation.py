@@ -77,8 +77,18 @@ def describe(value) -> str:
 
 
 def param_error(name: str, func: str, expected: str, got: str, cls=ValueError) -> Exception:
-    """The one message format: ``The 'name' parameter of func must be expected. Got got instead.``"""
-    return cls(f"The {name!r} parameter of {func} must be {expected}. Got {got} instead.")
+    """The one message format: ``The 'name' parameter of func must be expected. Got got
+    instead.`` The exception also carries them as data: ``param`` (``name``), ``func``,
+    ``expected`` and ``got``, so a caller that locates the error (the command line: the
+    column of the parameter) reads them instead of parsing the message.
+
+    >>> exc = param_error("w", "PairCounter.insert", "a number >= 0", "-1.0")
+    >>> exc.param, exc.func, exc.expected
+    ('w', 'PairCounter.insert', 'a number >= 0')
+    """
+    exc = cls(f"The {name!r} parameter of {func} must be {expected}. Got {got} instead.")
+    exc.param, exc.func, exc.expected, exc.got = name, func, expected, got
+    return exc
 
 
 def _first_bad(mask: np.ndarray, arr: np.ndarray) -> str:

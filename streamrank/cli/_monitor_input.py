@@ -38,8 +38,8 @@ def _name(source):
     return "<stdin>" if source == "-" else source
 
 
-_OBSERVE_PARAM = re.compile(r"The '(\w+)' parameter of (?:Paired|Segmented)?"
-                            r"Monitor\.observe must be ")
+#: The functions whose parameter errors name an event's field (`_rejected`).
+_OBSERVE = ("Monitor.observe", "PairedMonitor.observe", "SegmentedMonitor.observe")
 
 
 _SECONDS = re.compile(r"-?\d+(?:\.\d*)?(?:e[+-]?\d+)?")
@@ -50,17 +50,16 @@ def _rejected(name, row, exc, event_columns, line=None, iso_time=False) -> str:
     ``--labels binary``), located like an `EventError`: file, line and row, the column.
     With ISO 8601 input times (``iso_time``), the times of a refused time are written
     so too."""
-    text = str(exc)
-    m = _OBSERVE_PARAM.match(text)
-    if m and m.group(1) == "time" and iso_time:
+    param = getattr(exc, "param", None) if getattr(exc, "func", None) in _OBSERVE else None
+    column = event_columns.get(param)
+    if column is None:
+        return f"{location(name, row, line=line)}: {exc}"
+    text = f"{exc.expected}. Got {exc.got} instead."
+    if param == "time" and iso_time:
         from ..io.events import format_time
 
-        text = text[:m.end()] + _SECONDS.sub(lambda t: format_time(float(t.group())),
-                                             text[m.end():])
-    column = event_columns.get(m.group(1)) if m else None
-    if column is None:
-        return f"{location(name, row, line=line)}: {text}"
-    return f"{location(name, row, column, line=line)}: must be {text[m.end():]}"
+        text = _SECONDS.sub(lambda t: format_time(float(t.group())), text)
+    return f"{location(name, row, column, line=line)}: must be {text}"
 
 
 def _note(text) -> None:
