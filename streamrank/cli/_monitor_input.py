@@ -120,7 +120,7 @@ def _detector(ctx, param, value):
 def _option_differences(ctx, given, mon, period, meta, every) -> list:
     """The options given on the command line that differ from the checkpoint's run."""
     current = {"window": mon.window, "period": mon.period, "reference": mon.reference,
-               "test": mon.test, "alpha": mon.alpha, "detector": mon._detector_spec,
+               "test": mon.test, "alpha": mon.alpha, "detector": mon.detector,
                "detector_signal": getattr(mon, "champion", mon).detector_signal,
                "min_window": mon.min_window, "labels": mon.labels,
                "max_history": mon.max_history, "label_wait": LabelWait.of(mon),

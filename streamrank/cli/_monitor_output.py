@@ -200,10 +200,11 @@ def _summary(mon, skipped, plot, stopped_by, iso_time) -> None:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", UndefinedMetricWarning)
         base = mon.champion if paired else mon
-        ref_text = (f"{'AUC' if len(base._ref.labels) <= 2 else 'concordance'} "
-                    f"{ref.auc:.4f} (n={ref.n})" if base._ref is not None
+        levels = base.reference_levels
+        ref_text = (f"{'AUC' if levels <= 2 else 'concordance'} "
+                    f"{ref.auc:.4f} (n={ref.n})" if levels is not None
                     else "not frozen yet")
-        if base._ref is not None and len(base._ref.labels) < 2:
+        if levels is not None and levels < 2:
             ref_text += (" — fewer than two label values, so no test can run against it"
                          + one_class_hint(st))
     first = ""
@@ -226,7 +227,7 @@ def _summary(mon, skipped, plot, stopped_by, iso_time) -> None:
     models = (("champion ", mon.champion), ("challenger ", mon.challenger)) if paired \
         else (("", mon),)
     for who, model in models:
-        if model._detector is not None:
+        if model.detector is not None:
             last = model.last_detection
             fired = model.stats["detections"]
             lines[-1] += (f"; the {who}detector fired {fired} time{'' if fired == 1 else 's'}"

@@ -128,7 +128,7 @@ def summary(mon, skipped, plot, stopped_by, iso_time) -> None:
         f"  {_count(len(mon.units), 'segment')} (max {mon.max_segments})"
         + (f" + {mon.OTHER}: {_count(own['pooled_predictions'], 'prediction')} of other "
            f"values pooled ({_count(own['pooled_events'], 'event')})"
-           if mon._other is not None else "")
+           if mon.OTHER in mon.segments else "")
         + f"; {mon.correction} correction{gauc}",
     ]
     if wait_summary(mon):
@@ -137,13 +137,14 @@ def summary(mon, skipped, plot, stopped_by, iso_time) -> None:
     paired = is_paired(mon)
     if paired and last is not None and last.challenger_gauc == last.challenger_gauc:
         lines[-1] += f"; challenger group AUC {last.challenger_gauc:.4f}"
-    for name, unit in mon._all():
+    for name in mon.segments:
+        unit = mon.unit(name)
         base = unit.champion if paired else unit
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", UndefinedMetricWarning)
             ref = unit.reference_counts
             ref_text = (f"reference AUC {ref.auc:.4f} (n={ref.n})" if ref is not None
-                        and ref.n and len(base._ref.labels) <= 2 else
+                        and ref.n and base.reference_levels <= 2 else
                         f"reference concordance {ref.auc:.4f} (n={ref.n})" if ref is not None
                         and ref.n else "reference not frozen yet")
         count = mon.segment_alerts.get(name, 0)

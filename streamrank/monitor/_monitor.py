@@ -250,6 +250,19 @@ class Monitor:
         return self._ref is not None
 
     @property
+    def reference_levels(self) -> int | None:
+        """Label values in the frozen reference window (None until frozen): with two (or
+        one) its metric is the AUC, with more the concordance; with fewer than two no
+        test can run against it."""
+        return None if self._ref is None else len(self._ref.labels)
+
+    @property
+    def detector(self) -> _Detector:
+        """The ``detector`` setting: its spec (``"adwin"``, ...), the River detector
+        given (a clone of it is fed), or None."""
+        return self._detector_spec
+
+    @property
     def reference_counts(self) -> PairCounts | None:
         """Counts of the frozen reference window (None until frozen)."""
         return None if self._ref is None else self._ref.counts

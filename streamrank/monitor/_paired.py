@@ -162,8 +162,8 @@ class PairedMonitor:
     # ------------------------------------------------------------------ settings
     def __getattr__(self, name):
         """The shared settings (``window``, ``period``, ``reference``, ``test``,
-        ``alpha``, ``labels``, ``min_window``, ``max_history``, ``level``) are the
-        champion's."""
+        ``alpha``, ``labels``, ``min_window``, ``max_history``, ``level``, ``detector``,
+        ...) are the champion's."""
         champion = self.__dict__.get("champion")
         if name in _SETTINGS and champion is not None:
             return getattr(champion, name)
@@ -408,7 +408,6 @@ class PairedMonitor:
         a._check()
         b._check()
         assert all(getattr(a, k) == getattr(b, k) for k in _SETTINGS)
-        assert a._detector_spec == b._detector_spec
         assert self.alternative == _ALTERNATIVE[self.alert_on]
         st = self.stats
         assert tuple(st) == counters.names(counters.PAIRED)
@@ -429,7 +428,7 @@ class PairedMonitor:
 
 
 _SETTINGS = ("window", "period", "reference", "test", "alpha", "labels", "min_window",
-             "max_history", "level", "_detector_spec", "label_wait", "label_wait_period",
+             "max_history", "level", "detector", "label_wait", "label_wait_period",
              "detector_signal")
 
 

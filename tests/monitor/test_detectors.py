@@ -185,7 +185,7 @@ def test_spec_parse(spec, canonical, params):
     assert got == canonical and parse_detector(got)[0] == canonical
     assert full == {**{p: v[-1] for p, v in _PARAMS[name].items()}, **params}
     m = Monitor(detector=spec)
-    assert m._detector_spec == canonical
+    assert m.detector == m._detector_spec == canonical
     assert {p: getattr(m._detector, p) for p in full} == full
 
 

@@ -140,3 +140,17 @@ def test_a_snapshot_from_before_the_test_is_refused():
     y, s, w = ordinal_stream(seed=6)
     feed(back, y, s, w, 250, 320)                     # its reports test
     assert any(r.p_value == r.p_value for r in back.history)
+
+
+def test_reference_levels_tell_the_reference_metric():
+    """`Monitor.reference_levels`: None until the reference freezes, then its label
+    values (the summary's "AUC" up to two, "concordance" beyond)."""
+    y, s, w = ordinal_stream(seed=6)
+    m = Monitor(window=WINDOW, reference=REFERENCE, min_window=20)
+    assert m.reference_levels is None
+    feed(m, y, s, w, 0, 250, check=False)
+    assert m.reference_frozen and m.reference_levels == len(set(m._ref.labels)) > 2
+    binary = Monitor(window=4, reference=2, min_window=2)
+    for i, (label, score) in enumerate([(0, 0.2), (1, 0.7), (0, 0.4)]):
+        binary.observe(i, score=score, label=label)
+    assert binary.reference_levels == 2
