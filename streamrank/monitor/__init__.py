@@ -209,7 +209,6 @@ A label that arrives before its prediction waits for it with ``label_wait``:
 from ._monitor import TESTS, Monitor
 from ._paired import ALERT_ON, PairedMonitor
 from ._paired_report import PairedReport
-from ._reference import _Reference  # noqa: F401 (pickles of the one-module layout name it)
 from ._report import Report
 from ._segment_report import SegmentedReport
 from ._segments import SegmentedMonitor

@@ -15,13 +15,13 @@ from typing import TYPE_CHECKING, Literal, Union
 
 from .._typing import Count, LabelKind, Number
 
-from .._validation import (check_int, check_level, check_option, check_period, check_scalar,
-                           check_weight, describe, param_error)
+from .._validation import check_scalar, check_weight, describe, param_error
 from ..counts import PairCounts
-from ..engine import LABEL_KINDS, PairEngine
+from ..engine import PairEngine
 from ..structures._cwindow import RowWindow
 from ..windows import sync
-from . import _read, _signal, _state, _wait, counters
+from . import _read, _settings, _signal, _state, _wait, counters
+from ._settings import SETTINGS, TESTS
 from ._reference import _Reference
 from ._report import Report
 from .detectors import _make_detector, replays
@@ -30,9 +30,7 @@ from .metrics import metrics as _metrics
 if TYPE_CHECKING:   # (River is imported only when a detector is built)
     from river.base import BinaryDriftDetector, DriftDetector
 
-__all__ = ["TESTS", "Monitor"]
-
-TESTS = ("hanley-mcneil", "delong")
+__all__ = ["SETTINGS", "TESTS", "Monitor"]
 
 #: The ``detector`` of a `Monitor`: a spec (a name of `streamrank.monitor.DETECTORS`,
 #: optionally with River parameters: ``"adwin:delta=0.002"``), a River drift detector
@@ -135,40 +133,15 @@ class Monitor:
                  level: float = 0.95, label_wait: int | None = None,
                  label_wait_period: float | None = None,
                  detector_signal: Literal["reference", "window"] = "reference") -> None:
-        func = "Monitor"
-        check_option(detector_signal, "detector_signal", func, _signal.SIGNALS)
-        if label_wait is not None and label_wait_period is not None:
-            raise param_error("label_wait", func, "None when 'label_wait_period' is given "
-                              "(a wait of events or of time, not both)", describe(label_wait))
-        label_wait = check_int(label_wait, "label_wait", func, allow_none=True)
-        if label_wait_period is not None:
-            label_wait_period = check_period(label_wait_period, "label_wait_period", func)
-        if window is not None and period is not None:
-            raise param_error("window", func, "None when 'period' is given (a window of "
-                              "events or of time, not both)", describe(window))
-        if period is None:
-            window = 1000 if window is None else window
-            window = check_int(window, "window", func)
-        else:
-            period = check_period(period, "period", func)
-        reference = check_int(reference, "reference", func, minimum=2, allow_none=True)
-        if test not in TESTS:
-            raise param_error("test", func, f"one of {TESTS}", describe(test))
-        if isinstance(alpha, bool) or not isinstance(alpha, (int, float)) \
-                or not 0 < alpha < 1:
-            raise param_error("alpha", func, "a number in (0, 1)", describe(alpha))
-        if labels not in LABEL_KINDS:
-            raise param_error("labels", func, f"one of {LABEL_KINDS}", describe(labels))
-        min_window = check_int(min_window, "min_window", func, minimum=2)
-        max_history = check_int(max_history, "max_history", func, allow_none=True)
-        level = check_level(level, func)
-        self.window, self.period, self.reference, self.test = window, period, reference, test
-        self.alpha = float(alpha)
-        self.labels = labels
-        self.min_window = int(min_window)
-        self.max_history = None if max_history is None else int(max_history)
-        self.level = level
-        self.label_wait, self.label_wait_period = label_wait, label_wait_period
+        v = _settings.checked(window, period, reference, test, alpha, labels, min_window,
+                              max_history, level, label_wait, label_wait_period,
+                              detector_signal)
+        window, period = v["window"], v["period"]
+        self.window, self.period, self.reference, self.test = window, period, \
+            v["reference"], v["test"]
+        self.alpha, self.labels, self.min_window = v["alpha"], v["labels"], v["min_window"]
+        self.max_history, self.level = v["max_history"], v["level"]
+        self.label_wait, self.label_wait_period = v["label_wait"], v["label_wait_period"]
         # the ids evicted lately, those of the unmatched labels (`streamrank.monitor._wait`)
         # and with a label wait the labels waiting (else None)
         waits = label_wait is not None or label_wait_period is not None

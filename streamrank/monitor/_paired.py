@@ -79,7 +79,7 @@ from .._typing import LabelKind, Number
 from .._validation import check_option, check_scalar
 from ..batch.paired import delong_test
 from . import _paired_state, counters
-from ._monitor import Monitor, _Detector
+from ._monitor import SETTINGS, Monitor, _Detector
 from ._paired_report import PairedReport
 
 __all__ = ["ALERT_ON", "PairedMonitor"]
@@ -165,7 +165,7 @@ class PairedMonitor:
         ``alpha``, ``labels``, ``min_window``, ``max_history``, ``level``, ``detector``,
         ...) are the champion's."""
         champion = self.__dict__.get("champion")
-        if name in _SETTINGS and champion is not None:
+        if name in SETTINGS and champion is not None:
             return getattr(champion, name)
         raise AttributeError(f"'PairedMonitor' object has no attribute {name!r}")
 
@@ -407,7 +407,7 @@ class PairedMonitor:
         a, b = self.champion, self.challenger
         a._check()
         b._check()
-        assert all(getattr(a, k) == getattr(b, k) for k in _SETTINGS)
+        assert all(getattr(a, k) == getattr(b, k) for k in SETTINGS)
         assert self.alternative == _ALTERNATIVE[self.alert_on]
         st = self.stats
         assert tuple(st) == counters.names(counters.PAIRED)
@@ -425,11 +425,6 @@ class PairedMonitor:
         for k, y, *_ in b.items():
             if y is not None and k in labels:
                 assert labels[k] == y, (k, labels[k], y)
-
-
-_SETTINGS = ("window", "period", "reference", "test", "alpha", "labels", "min_window",
-             "max_history", "level", "detector", "label_wait", "label_wait_period",
-             "detector_signal")
 
 
 def _may_refuse(mon: Monitor, key, score, label, time) -> bool:

@@ -21,7 +21,7 @@ import numpy as np
 from .. import _snapshot
 from ..exceptions import SnapshotError
 from . import counters
-from ._monitor import Monitor
+from ._monitor import SETTINGS, Monitor
 from ._paired_report import PairedReport
 from ._report import Report
 
@@ -87,9 +87,7 @@ def load(cls, data: bytes):
 
 
 def _check_same(snap, a, b) -> None:
-    from ._paired import _SETTINGS
-
-    if any(getattr(a, k) != getattr(b, k) for k in _SETTINGS):
+    if any(getattr(a, k) != getattr(b, k) for k in SETTINGS):
         raise snap.corrupt("the champion's and the challenger's settings differ")
 
 

@@ -29,6 +29,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ._paired_report import PairedReport
 from ._report import Report
 
 __all__ = ["CORRECTIONS", "WEIGHTINGS", "SegmentedReport", "adjust_p_values",
@@ -281,8 +282,6 @@ def _report_from(row, paired: bool):
     """The inverse of `_report_row`."""
     if not paired:
         return Report._from_row(row)
-    from ._paired_report import PairedReport
-
     if not (type(row) is list and len(row) == 3):
         raise ValueError("a paired segment report that to_bytes does not write")
     return PairedReport._from_row(row[2], Report._from_row(row[0]),

@@ -24,6 +24,8 @@ import numpy as np
 from .. import _snapshot
 from .._validation import describe
 from . import _wait, counters
+from ._monitor import Monitor
+from ._paired import PairedMonitor
 from ._segment_report import CORRECTIONS, WEIGHTINGS, SegmentedReport
 
 _FORMAT = "streamrank.SegmentedMonitor"
@@ -91,9 +93,6 @@ def load(cls, data: bytes, unit_type):
             and config["weighting"] in WEIGHTINGS):
         raise snap.corrupt("the settings or the state are not those to_bytes writes")
     if unit_type is None:       # the units' class, by its name (one of the package's)
-        from ._monitor import Monitor
-        from ._paired import PairedMonitor
-
         unit_type = {"Monitor": Monitor, "PairedMonitor": PairedMonitor}.get(
             config["unit"], Monitor)
     if config["unit"] != unit_type.__qualname__:

@@ -1,0 +1,67 @@
+"""The settings of a `streamrank.monitor.Monitor`: their names and their checks.
+
+`checked` validates every setting of a `Monitor` but its ``detector`` (built and checked
+by `streamrank.monitor.detectors`) once, with the one message format of
+`streamrank._validation`; `SETTINGS` names them all, each a read-only attribute of a
+monitor (a `PairedMonitor`'s are its champion's, and both models' agree).
+"""
+
+from __future__ import annotations
+
+from .._validation import check_int, check_level, check_option, check_period, describe, \
+    param_error
+from ..engine import LABEL_KINDS
+from ._signal import SIGNALS
+
+__all__ = ["SETTINGS", "TESTS", "checked"]
+
+#: The drop tests of a window against its reference.
+TESTS = ("hanley-mcneil", "delong")
+#: The settings of a `Monitor`, in its signature's order (``detector`` included).
+SETTINGS = ("window", "period", "reference", "test", "alpha", "labels", "min_window",
+            "max_history", "level", "detector", "label_wait", "label_wait_period",
+            "detector_signal")
+
+
+def checked(window, period, reference, test, alpha, labels, min_window, max_history,
+            level, label_wait, label_wait_period, detector_signal) -> dict:
+    """The settings of a `Monitor` (every one of `SETTINGS` but ``detector``), checked
+    and in their canonical types: ``window`` 1000 when neither it nor ``period`` is
+    given, ``alpha`` a float. Raises `ValueError` / `TypeError` naming the first bad one.
+
+    >>> checked(None, None, None, "delong", 0.05, "auto", 30, None, 0.95, None, None,
+    ...         "reference")["window"]
+    1000
+    """
+    func = "Monitor"
+    check_option(detector_signal, "detector_signal", func, SIGNALS)
+    if label_wait is not None and label_wait_period is not None:
+        raise param_error("label_wait", func, "None when 'label_wait_period' is given "
+                          "(a wait of events or of time, not both)", describe(label_wait))
+    label_wait = check_int(label_wait, "label_wait", func, allow_none=True)
+    if label_wait_period is not None:
+        label_wait_period = check_period(label_wait_period, "label_wait_period", func)
+    if window is not None and period is not None:
+        raise param_error("window", func, "None when 'period' is given (a window of "
+                          "events or of time, not both)", describe(window))
+    if period is None:
+        window = 1000 if window is None else window
+        window = check_int(window, "window", func)
+    else:
+        period = check_period(period, "period", func)
+    reference = check_int(reference, "reference", func, minimum=2, allow_none=True)
+    if test not in TESTS:
+        raise param_error("test", func, f"one of {TESTS}", describe(test))
+    if isinstance(alpha, bool) or not isinstance(alpha, (int, float)) \
+            or not 0 < alpha < 1:
+        raise param_error("alpha", func, "a number in (0, 1)", describe(alpha))
+    if labels not in LABEL_KINDS:
+        raise param_error("labels", func, f"one of {LABEL_KINDS}", describe(labels))
+    min_window = check_int(min_window, "min_window", func, minimum=2)
+    max_history = check_int(max_history, "max_history", func, allow_none=True)
+    level = check_level(level, func)
+    return {"window": window, "period": period, "reference": reference, "test": test,
+            "alpha": float(alpha), "labels": labels, "min_window": int(min_window),
+            "max_history": None if max_history is None else int(max_history),
+            "level": level, "label_wait": label_wait,
+            "label_wait_period": label_wait_period, "detector_signal": detector_signal}
