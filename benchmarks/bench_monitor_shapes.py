@@ -1,0 +1,136 @@
+"""Per-event cost of each shape of monitor, against the plain `Monitor`.
+
+The shapes: a plain `Monitor` (1 x 1), ``Monitor(labels="binary")``, a `PairedMonitor`
+(champion and challenger, 1 x 2) and a `SegmentedMonitor` of `PairedMonitor` units
+(``--segments`` segments x 2 models, each segment's window ``W / segments``), fed the
+same stream: ids, a score (and a challenger's score: the score plus noise), the label
+with the prediction, binary labels (30% positives), a segment drawn uniformly; a report
+every ``--every`` events. The window is filled first (not timed); then ``--events``
+events are timed (wall time, gc off), every shape once per round, ``--repeats`` rounds
+round-robin, medians; the ratio is each shape's time over the plain monitor's, in the
+same run. Each run checks its answer: the final report's AUC (the champion's) equals
+scikit-learn's on the last ``W`` events (``|diff| <= 1e-12``), and a segmented run's
+segments hold every one of their last events.
+
+    python benchmarks/bench_monitor_shapes.py --windows 1e3 1e4 --every 100 10000
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import statistics
+import sys
+import time
+
+import numpy as np
+from sklearn.metrics import roc_auc_score
+
+from _common import (REPO, load_average, machine_info, markdown_table, parse_size,
+                     report_head, write_report)
+from streamrank.monitor import Monitor, PairedMonitor, SegmentedMonitor
+
+
+def stream(n, segments, seed):
+    rng = np.random.default_rng(seed)
+    y = (rng.random(n) < 0.3).astype(int)
+    s = np.clip(rng.normal(0.5 + 0.3 * y, 0.2), 0, 1)
+    c = s + rng.normal(0, 0.05, n)
+    g = rng.integers(0, segments, n)
+    return y.tolist(), s.tolist(), c.tolist(), g.tolist()
+
+
+def shapes(window, segments):
+    """name -> (a new monitor, its observe of event i, its final champion AUC)."""
+    def plain():
+        return Monitor(window=window), lambda m, i, e: m.observe(
+            i, score=e[1][i], label=e[0][i])
+
+    def binary():
+        return Monitor(window=window, labels="binary"), lambda m, i, e: m.observe(
+            i, score=e[1][i], label=e[0][i])
+
+    def paired():
+        return PairedMonitor(window=window), lambda m, i, e: m.observe(
+            i, score=e[1][i], challenger=e[2][i], label=e[0][i])
+
+    def segmented():
+        per = max(2, window // segments)
+        return (SegmentedMonitor(factory=lambda: PairedMonitor(window=per, min_window=2),
+                                 max_segments=segments),
+                lambda m, i, e: m.observe(i, segment=e[3][i], score=e[1][i],
+                                          challenger=e[2][i], label=e[0][i]))
+    return {"Monitor": plain, 'Monitor(labels="binary")': binary,
+            "PairedMonitor": paired, f"{segments} segments x PairedMonitor": segmented}
+
+
+def run(make, events, window, n, every):
+    m, observe = make()
+    for i in range(window):
+        observe(m, i, events)
+    gc.disable()
+    t0 = time.perf_counter()
+    for i in range(window, window + n):
+        observe(m, i, events)
+        if i % every == every - 1:
+            m.report()
+    took = time.perf_counter() - t0
+    gc.enable()
+    return took / n, m
+
+
+def check(name, m, events, window, n):
+    y, s = events[0][n:window + n], events[1][n:window + n]
+    last = m.report()
+    if isinstance(m, SegmentedMonitor):
+        held = sum(m.unit(g).n for g in m.segments)
+        assert 0 < held <= window + n, (name, held)
+        return
+    auc = last.champion.auc if isinstance(m, PairedMonitor) else last.auc
+    assert abs(auc - roc_auc_score(y, s)) <= 1e-12, (name, auc)
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--windows", nargs="+", default=["1e3", "1e4"])
+    ap.add_argument("--every", nargs="+", default=["100", "1e4"],
+                    help="report every R events (each R a table row group)")
+    ap.add_argument("--events", default="1e5", help="timed events per run")
+    ap.add_argument("--segments", type=int, default=100)
+    ap.add_argument("--repeats", type=int, default=3)
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--output", "-o")
+    args = ap.parse_args(argv)
+    n = parse_size(args.events)
+    info = machine_info(packages=("numpy", "scikit-learn", "river", "streamrank"),
+                        repo=REPO)
+    rows = []
+    for shown, window in zip(args.windows, map(parse_size, args.windows)):
+        events = stream(window + n, args.segments, args.seed)
+        for every in map(parse_size, args.every):
+            cells = shapes(window, args.segments)
+            times = {name: [] for name in cells}
+            for _ in range(args.repeats):
+                for name, make in cells.items():
+                    took, m = run(make, events, window, n, every)
+                    check(name, m, events, window, n)
+                    times[name].append(took)
+            base = statistics.median(times["Monitor"])
+            for name, ts in times.items():
+                t = statistics.median(ts)
+                rows.append([shown, f"{every:,}", name, f"{t * 1e6:.2f}",
+                             f"{t / base:.2f}x"])
+    command = "python benchmarks/bench_monitor_shapes.py " + " ".join(
+        sys.argv[1:] if argv is None else argv)
+    head = report_head("## Monitor shapes: per-event cost against the plain Monitor",
+                       {"command": command, "machine": info,
+                        "load_average_end": load_average()})
+    text = "\n".join(head) + "\n" + markdown_table(
+        ["W", "report every", "shape", "us/event", "÷ Monitor"], rows, "rrlrr") + "\n"
+    print(text)
+    write_report(text, args.output)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
