@@ -68,7 +68,7 @@ class PairedCollector:
             family = GaugeMetricFamily(name, text, labels=["model", "champion"])
             family.add_metric(pair, float(values[key]))
             yield family
-        paired_alerts = PAIRED[-1]
+        paired_alerts = next(c for c in PAIRED if c.name == "paired_alerts")
         family = CounterMetricFamily(paired_alerts.family, paired_alerts.help,
                                      labels=["model", "champion"])
         family.add_metric(pair, float(values["paired_alerts"]))

@@ -4,9 +4,9 @@
 One ``np.savez`` archive (`streamrank._snapshot`: no pickled objects), format
 ``"streamrank.SegmentedMonitor"``, version 4 (the only one read: the earlier ones, of
 development versions never released, are refused with the version error): the settings
-and the state (clock, statistics, history) as JSON, the segment values (stored exactly, as keys), the segment
-values given with the pooled unit's predictions (same order as its window), and the
-units' own snapshots (an empty template first, then each segment's, the pooled one
+and the state (clock, statistics, history) as JSON, the segment values (stored exactly,
+as keys), the segment values given with the pooled unit's predictions (same order as its
+window), and the units' own snapshots (an empty template first, then each segment's, the pooled one
 last) concatenated in one byte array with their offsets. The id map is rebuilt from
 the windows' contents, plus its entries of ids in no window (``stale``, with their
 segments: the ids evicted lately that a late label must find), the wrapper's label wait
