@@ -56,7 +56,7 @@ def continue_output(meta: dict, mon) -> tuple[bool, int | None]:
     to there), after cutting standard output back to the checkpoint's size when it is
     the file the checkpoint's run printed to (see the module docstring)."""
     last = mon.history[-1].events if mon.history else None
-    out = meta.get("output", {"reported": last, "file": None})   # (version 2: none)
+    out = meta["output"]
     f, was = _stdout_file(), out["file"]
     if f is not None and was is not None and f[:2] == tuple(was[:2]) and f[2] >= was[2]:
         fd = sys.stdout.fileno()

@@ -499,10 +499,11 @@ class Monitor:
         a plain dict: of the latest report, ``window_auc`` (or the concordance),
         ``window_auc_low`` and ``window_auc_high`` (its interval), ``reference_auc``,
         ``p_value``, ``window_labeled``, ``window_pending`` (nan / 0 before the first
-        report); of `stats` (cumulative), ``events``, ``predictions``, ``labels``,
-        ``rescored``, ``late_dropped`` and ``unmatched_labels`` (``stats["dropped"]``,
-        ``stats["unmatched"]``), ``alerts``, ``joined_labels`` (``stats["joined"]``);
-        ``waiting_labels`` (`waiting`, now); and ``detections``.
+        report); then the counters with a metrics key, in the order of
+        `streamrank.monitor.counters.MONITOR`: ``events``, ``predictions``, ``labels``
+        (``stats["labeled"]``), ``rescored``, ``late_dropped`` (``stats["dropped"]``),
+        ``unmatched_labels`` (``stats["unmatched"]``), ``alerts``, ``joined_labels``
+        (``stats["joined"]``), ``detections``; and ``waiting_labels`` (`waiting`, now).
 
         Changes nothing (no report is made): a scraping thread may call it while another
         feeds the monitor (README, "Thread safety": a lock makes its numbers add up).

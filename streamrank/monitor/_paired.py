@@ -207,6 +207,11 @@ class PairedMonitor:
         """The champion's frozen reference counts (None until frozen)."""
         return self.champion.reference_counts
 
+    @property
+    def reference_levels(self):
+        """The label values of the champion's frozen reference (None until frozen)."""
+        return self.champion.reference_levels
+
     def items(self):
         """``(key, label or None, score, weight, time)`` of each id in either window: the
         champion's window, oldest first, then the ids only the challenger holds (with its

@@ -154,3 +154,10 @@ def test_reference_levels_tell_the_reference_metric():
     for i, (label, score) in enumerate([(0, 0.2), (1, 0.7), (0, 0.4)]):
         binary.observe(i, score=score, label=label)
     assert binary.reference_levels == 2
+    from streamrank.monitor import PairedMonitor
+
+    pair = PairedMonitor(window=4, reference=2, min_window=2)
+    assert pair.reference_levels is None
+    for i, (label, score) in enumerate([(0, 0.2), (1, 0.7), (0, 0.4)]):
+        pair.observe(i, score=score, challenger=1 - score, label=label)
+    assert pair.reference_levels == pair.champion.reference_levels == 2
