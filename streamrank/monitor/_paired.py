@@ -80,6 +80,7 @@ from .._validation import check_option, check_scalar
 from ..batch.paired import delong_test
 from . import _paired_state, counters
 from ._monitor import SETTINGS, Monitor, _Detector
+from ._settings import same_settings
 from ._paired_report import PairedReport
 
 __all__ = ["ALERT_ON", "PairedMonitor"]
@@ -412,7 +413,7 @@ class PairedMonitor:
         a, b = self.champion, self.challenger
         a._check()
         b._check()
-        assert all(getattr(a, k) == getattr(b, k) for k in SETTINGS)
+        assert same_settings(a, b)
         assert self.alternative == _ALTERNATIVE[self.alert_on]
         st = self.stats
         assert tuple(st) == counters.names(counters.PAIRED)

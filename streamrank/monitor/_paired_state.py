@@ -21,9 +21,10 @@ import numpy as np
 from .. import _snapshot
 from ..exceptions import SnapshotError
 from . import counters
-from ._monitor import SETTINGS, Monitor
+from ._monitor import Monitor
 from ._paired_report import PairedReport
 from ._report import Report
+from ._settings import same_settings
 
 __all__ = ["FORMAT", "dump", "load", "same_rows"]
 
@@ -87,7 +88,7 @@ def load(cls, data: bytes):
 
 
 def _check_same(snap, a, b) -> None:
-    if any(getattr(a, k) != getattr(b, k) for k in SETTINGS):
+    if not same_settings(a, b):
         raise snap.corrupt("the champion's and the challenger's settings differ")
 
 

@@ -12,8 +12,9 @@ from .._validation import check_int, check_level, check_option, check_period, de
     param_error
 from ..engine import LABEL_KINDS
 from ._signal import SIGNALS
+from .detectors import same_detector
 
-__all__ = ["SETTINGS", "TESTS", "checked"]
+__all__ = ["SETTINGS", "TESTS", "checked", "same_settings"]
 
 #: The drop tests of a window against its reference.
 TESTS = ("hanley-mcneil", "delong")
@@ -65,3 +66,10 @@ def checked(window, period, reference, test, alpha, labels, min_window, max_hist
             "max_history": None if max_history is None else int(max_history),
             "level": level, "label_wait": label_wait,
             "label_wait_period": label_wait_period, "detector_signal": detector_signal}
+
+
+def same_settings(a, b) -> bool:
+    """Whether two monitors (a `PairedMonitor`'s models) have the same settings: each of
+    `SETTINGS` equal, the detectors by `streamrank.monitor.detectors.same_detector`."""
+    return all(getattr(a, k) == getattr(b, k) for k in SETTINGS if k != "detector") \
+        and same_detector(a.detector, b.detector)

@@ -35,6 +35,7 @@ River is imported only when a detector is built or restored.
 from __future__ import annotations
 
 import math
+from collections import deque
 
 from .._validation import describe, param_error
 
@@ -236,11 +237,35 @@ def restore_state(det, state, snap) -> None:
 
 def _dump_detector(spec):
     """The detector setting as a snapshot stores it: None, a spec, or a River drift
-    detector's class, module and parameters (`_load_detector` restores it)."""
+    detector's class, module and parameters (`_load_detector` restores it): JSON
+    numbers, strings, booleans and None, sequences (a deque of initial data) as lists.
+    A parameter of another kind raises `TypeError` naming it."""
     if spec is None or isinstance(spec, str):
         return spec
+    params = {}
+    for name, value in spec._get_params().items():
+        if isinstance(value, (list, tuple, deque)):
+            value = list(value)
+        if not all(v is None or type(v) in (bool, int, float, str)
+                   for v in (value if type(value) is list else [value])):
+            raise TypeError(f"Monitor.to_bytes: the detector {type(spec).__name__}'s "
+                            f"parameter {name!r} is {describe(value)}, which a snapshot "
+                            "cannot store (numbers, strings and lists of them)")
+        params[name] = value
     return {"class": type(spec).__name__, "module": type(spec).__module__,
-            "params": spec._get_params()}
+            "params": params}
+
+
+def same_detector(a, b) -> bool:
+    """Whether two ``detector`` settings are the same: equal specs, or River detectors
+    of one class with equal parameters (two restored copies of one are not the same
+    object)."""
+    if a is b or a is None or b is None or isinstance(a, str) or isinstance(b, str):
+        return a == b
+    try:
+        return type(a) is type(b) and _dump_detector(a) == _dump_detector(b)
+    except TypeError:       # parameters a snapshot cannot store: only the same object
+        return False
 
 
 def _load_detector(spec, snap):
