@@ -79,18 +79,16 @@ from functools import wraps
 import click
 from click.core import ParameterSource
 
-from ..monitor.checkpoint import (CheckpointError, check_meta, load_checkpoint,
-                                  read_checkpoint, write_checkpoint)
+from ..monitor.checkpoint import CheckpointError, read_checkpoint, write_checkpoint
 from ._common import (EXIT_ALERT, InputError, check_distinct_columns, format_option,
                       on_error_option, progress_option, read_error)
 from ._monitor_append import continue_output, output_state
 from ._monitor_input import (_READ_ERRORS, _check_input, _check_outputs, _detector, _name,
-                             _note, _note_skip, _option_differences, _progress_bar, _read_error,
-                             _rejected)
+                             _note, _note_skip, _progress_bar, _read_error, _rejected)
 from ._monitor_output import _Printer, _summary
 from ._monitor_wait import label_wait_option, wait_columns
-from ._monitor_segments import (champion_history, is_paired, make_monitor,
-                                segment_differences)
+from ._monitor_segments import champion_history, is_paired
+from ._monitor_start import start_monitor
 
 # read_checkpoint and write_checkpoint: streamrank.monitor.checkpoint's, named here too
 __all__ = ["monitor", "read_checkpoint", "write_checkpoint"]
@@ -274,8 +272,6 @@ def monitor(ctx, source, id_col, score_col, label_col, require_score, weight_col
     """
     from ..io.events import (HEAD_BYTES, Columns, EventError, EventParser, EventSource,
                           InputMismatch, Position, StopGate)
-    from ..monitor import Monitor, PairedMonitor
-
     resume = resume or force_resume
     if window is not None and period is not None:
         raise click.UsageError("--window and --period are exclusive (a window of events or "
@@ -321,44 +317,7 @@ def monitor(ctx, source, id_col, score_col, label_col, require_score, weight_col
             raise click.UsageError(f"--{opt.replace('_', '-')} needs --segment COLUMN.")
 
     # ---- state: fresh, or from the checkpoint
-    meta = None
-    differences: list = []      # how this run differs from the checkpoint's
-    if resume:
-        if os.path.exists(checkpoint):
-            meta, mon = load_checkpoint(checkpoint)
-            check_meta(meta, checkpoint)
-            segmented = hasattr(mon, "segments")
-            differences += _option_differences(ctx, given, mon.template() if segmented
-                                               else mon, period, meta, every)
-            differences += segment_differences(given, ctx.params, mon, meta)
-            if segmented and segment_col is None:   # --force-resume: the checkpoint's
-                segment_col = (meta.get("columns") or {}).get("segment")
-            elif segment_col is not None and not segmented and force_resume:
-                raise click.UsageError("--segment: the checkpoint's monitor has one "
-                                       "window; it cannot be resumed with segments.")
-            if "every" in meta and "every" not in given:
-                every = meta["every"]
-        else:
-            _note(f"no checkpoint at {checkpoint} yet; starting from the beginning.")
-    if meta is None and segment_col is not None:
-        mon = make_monitor(max_segments, correction, alert_on=(
-                               None if challenger_col is None else alert_on),
-                           window=window, period=period,
-                           reference=reference, test=test, alpha=alpha,
-                           detector=detector, detector_signal=detector_signal,
-                           labels=labels, min_window=min_window, max_history=max_history,
-                           **({} if label_wait is None else label_wait.kwargs()))
-    elif meta is None:
-        try:
-            settings = dict(window=window, period=period, reference=reference, test=test,
-                            alpha=alpha, detector=detector, labels=labels,
-                            min_window=min_window, max_history=max_history,
-                            detector_signal=detector_signal,
-                            **({} if label_wait is None else label_wait.kwargs()))
-            mon = (Monitor(**settings) if challenger_col is None else
-                   PairedMonitor(**settings, alert_on=alert_on))
-        except (ValueError, TypeError) as exc:
-            raise click.UsageError(str(exc)) from None
+    meta, mon, differences, every, segment_col = start_monitor(ctx, given, resume)
     segmented = hasattr(mon, "segments")
     paired = is_paired(mon)
     if paired != (challenger_col is not None):

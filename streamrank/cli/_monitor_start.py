@@ -1,0 +1,61 @@
+"""What a ``streamrank monitor`` run starts from: a monitor built from the options, or
+the one of a ``--checkpoint`` being resumed, with the ways this run's options differ from
+the checkpoint's (`streamrank.cli._monitor_input._option_differences`; the command refuses
+them unless ``--force-resume``)."""
+
+from __future__ import annotations
+
+import os
+
+import click
+
+from ..monitor import Monitor, PairedMonitor
+from ..monitor.checkpoint import check_meta, load_checkpoint
+from ._monitor_input import _note, _option_differences
+from ._monitor_segments import make_monitor, segment_differences
+
+__all__ = ["start_monitor"]
+
+#: The command's options that are a `Monitor` setting of the same name.
+_SETTINGS = ("window", "period", "reference", "test", "alpha", "detector", "labels",
+             "min_window", "max_history", "detector_signal")
+
+
+def start_monitor(ctx, given, resume):
+    """``(meta, monitor, differences, every, segment_col)``: the checkpoint's metadata
+    (None for a fresh run) and its monitor, or a new one of the options' shape (one
+    window, a challenger, segments); the differences found so far; ``--every`` and
+    ``--segment`` as the run goes on with them (a resumed run keeps its checkpoint's
+    unless given). A bad option is a usage error."""
+    p = ctx.params
+    checkpoint, every, segment_col = p["checkpoint"], p["every"], p["segment_col"]
+    if resume and os.path.exists(checkpoint):
+        meta, mon = load_checkpoint(checkpoint)
+        check_meta(meta, checkpoint)
+        segmented = hasattr(mon, "segments")
+        differences = _option_differences(ctx, given, mon.template() if segmented else mon,
+                                          p["period"], meta, every)
+        differences += segment_differences(given, p, mon, meta)
+        if segmented and segment_col is None:   # --force-resume: the checkpoint's
+            segment_col = (meta.get("columns") or {}).get("segment")
+        elif segment_col is not None and not segmented and p["force_resume"]:
+            raise click.UsageError("--segment: the checkpoint's monitor has one window; it "
+                                   "cannot be resumed with segments.")
+        if "every" in meta and "every" not in given:
+            every = meta["every"]
+        return meta, mon, differences, every, segment_col
+    if resume:
+        _note(f"no checkpoint at {checkpoint} yet; starting from the beginning.")
+    settings = {name: p[name] for name in _SETTINGS}
+    if p["label_wait"] is not None:
+        settings.update(p["label_wait"].kwargs())
+    alert_on = None if p["challenger_col"] is None else p["alert_on"]
+    if segment_col is not None:
+        return None, make_monitor(p["max_segments"], p["correction"], alert_on=alert_on,
+                                  **settings), [], every, segment_col
+    try:
+        mon = Monitor(**settings) if alert_on is None else \
+            PairedMonitor(**settings, alert_on=alert_on)
+    except (ValueError, TypeError) as exc:
+        raise click.UsageError(str(exc)) from None
+    return None, mon, [], every, segment_col
