@@ -12,15 +12,26 @@ same run. Each run checks its answer: the final report's AUC (the champion's) eq
 scikit-learn's on the last ``W`` events (``|diff| <= 1e-12``), and a segmented run's
 segments hold every one of their last events.
 
+With ``--cli-rows N`` it also times the command, ``streamrank monitor FILE --window W
+--every R`` (``--cli-every``) as a subprocess on a CSV of the first ``N`` events, once
+with the columns id, score, label and once with a challenger and a segment column too
+(``--challenger-score challenger --segment segment``): wall time, median of
+``--repeats``, rows a second (its last JSON line checked as above).
+
     python benchmarks/bench_monitor_shapes.py --windows 1e3 1e4 --every 100 10000
+    python benchmarks/bench_monitor_shapes.py --windows 1e3 --every 1e4 --cli-rows 1e6
 """
 
 from __future__ import annotations
 
 import argparse
 import gc
+import json
+import os
 import statistics
+import subprocess
 import sys
+import tempfile
 import time
 
 import numpy as np
@@ -90,6 +101,43 @@ def check(name, m, events, window, n):
     assert abs(auc - roc_auc_score(y, s)) <= 1e-12, (name, auc)
 
 
+def run_cli(events, window, rows, every, segments, repeats) -> list:
+    """Table rows of ``streamrank monitor`` on CSVs of the first ``rows`` events."""
+    y, s, c, g = (col[:rows] for col in events)
+    out = []
+    with tempfile.TemporaryDirectory() as tmp:
+        plain, shaped = os.path.join(tmp, "plain.csv"), os.path.join(tmp, "shaped.csv")
+        with open(plain, "w") as f:
+            f.write("id,score,label\n")
+            f.writelines(f"{i},{a!r},{b}\n" for i, (a, b) in enumerate(zip(s, y)))
+        with open(shaped, "w") as f:
+            f.write("id,score,challenger,segment,label\n")
+            f.writelines(f"{i},{a!r},{cc!r},g{gg},{b}\n"
+                         for i, (a, cc, gg, b) in enumerate(zip(s, c, g, y)))
+        base = [sys.executable, "-m", "streamrank.cli", "monitor", "--window", str(window),
+                "--every", str(every), "--format", "json", "--no-progress"]
+        for name, path, more in (
+                ("streamrank monitor", plain, []),
+                (f"streamrank monitor, {segments} segments x challenger", shaped,
+                 ["--challenger-score", "challenger", "--segment", "segment",
+                  "--max-segments", str(segments)])):
+            times = []
+            for _ in range(repeats):
+                t0 = time.perf_counter()
+                res = subprocess.run(base + [path] + more, check=True, capture_output=True,
+                                     text=True)
+                times.append(time.perf_counter() - t0)
+            last = json.loads(res.stdout.splitlines()[-1])
+            if not more:
+                exact = roc_auc_score(y[rows - window:], s[rows - window:])
+                assert abs(last["auc"] - exact) <= 1e-12, (last["auc"], exact)
+            else:
+                assert last["segment"] is None and last["events"] == rows, last
+            t = statistics.median(times)
+            out.append([name, f"{rows:,}", f"{every:,}", f"{t:.2f}", f"{rows / t:,.0f}"])
+    return out
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--windows", nargs="+", default=["1e3", "1e4"])
@@ -99,6 +147,8 @@ def main(argv=None) -> int:
     ap.add_argument("--segments", type=int, default=100)
     ap.add_argument("--repeats", type=int, default=3)
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--cli-rows", default="0", help="rows of the command's CSV (0: off)")
+    ap.add_argument("--cli-every", default="1e4", help="the command's --every")
     ap.add_argument("--output", "-o")
     args = ap.parse_args(argv)
     n = parse_size(args.events)
@@ -127,6 +177,16 @@ def main(argv=None) -> int:
                         "load_average_end": load_average()})
     text = "\n".join(head) + "\n" + markdown_table(
         ["W", "report every", "shape", "us/event", "÷ Monitor"], rows, "rrlrr") + "\n"
+    cli_rows = parse_size(args.cli_rows)
+    if cli_rows:
+        window = parse_size(args.windows[0])
+        events = stream(max(cli_rows, window), args.segments, args.seed)
+        table = run_cli(events, window, cli_rows, parse_size(args.cli_every),
+                        args.segments, args.repeats)
+        text += (f"\n`streamrank monitor` on a CSV, W = {args.windows[0]} (wall time, "
+                 f"start-up included, median of {args.repeats}):\n\n"
+                 + markdown_table(["command", "rows", "--every", "s", "rows/s"], table,
+                                  "lrrrr") + "\n")
     print(text)
     write_report(text, args.output)
     return 0
