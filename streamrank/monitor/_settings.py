@@ -18,7 +18,7 @@ __all__ = ["SETTINGS", "TESTS", "checked", "same_settings"]
 
 #: The drop tests of a window against its reference.
 TESTS = ("hanley-mcneil", "delong")
-#: The settings of a `Monitor`, in its signature's order (``detector`` included).
+#: The names of the settings of a `Monitor` (``detector`` included).
 SETTINGS = ("window", "period", "reference", "test", "alpha", "labels", "min_window",
             "max_history", "level", "detector", "label_wait", "label_wait_period",
             "detector_signal")
@@ -51,13 +51,11 @@ def checked(window, period, reference, test, alpha, labels, min_window, max_hist
     else:
         period = check_period(period, "period", func)
     reference = check_int(reference, "reference", func, minimum=2, allow_none=True)
-    if test not in TESTS:
-        raise param_error("test", func, f"one of {TESTS}", describe(test))
+    check_option(test, "test", func, TESTS)
     if isinstance(alpha, bool) or not isinstance(alpha, (int, float)) \
             or not 0 < alpha < 1:
         raise param_error("alpha", func, "a number in (0, 1)", describe(alpha))
-    if labels not in LABEL_KINDS:
-        raise param_error("labels", func, f"one of {LABEL_KINDS}", describe(labels))
+    check_option(labels, "labels", func, LABEL_KINDS)
     min_window = check_int(min_window, "min_window", func, minimum=2)
     max_history = check_int(max_history, "max_history", func, allow_none=True)
     level = check_level(level, func)

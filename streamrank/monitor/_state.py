@@ -30,15 +30,13 @@ from .._validation import describe
 from . import _wait, counters
 from ._reference import _Reference
 from ._report import Report
+from ._settings import SETTINGS
 from .detectors import _dump_detector, _load_detector, detector_state, restore_state
 
 _FORMAT = "streamrank.Monitor"
 _VERSION = 5    # 5: the unmatched ids; 4: detector_signal; 3: the label wait, the
 #                 detector's state; 2: keys stored exactly; only 5 read
 _NAN = math.nan
-_CONFIG = {"window", "period", "reference", "test", "alpha", "detector", "labels",
-           "min_window", "max_history", "level", "label_wait", "label_wait_period",
-           "detector_signal"}
 
 
 def dump(m) -> bytes:
@@ -60,13 +58,8 @@ def dump(m) -> bytes:
                                                  *m._ref_store.values()))
     else:
         rkeys, ry, rs, rw = [], [], [], []
-    det = _dump_detector(m._detector_spec)
-    config = {"window": m.window, "period": m.period, "reference": m.reference,
-              "test": m.test, "alpha": m.alpha, "detector": det,
-              "labels": m.labels, "min_window": m.min_window,
-              "max_history": m.max_history, "level": m.level,
-              "label_wait": m.label_wait, "label_wait_period": m.label_wait_period,
-              "detector_signal": m.detector_signal}
+    config = {name: getattr(m, name) for name in SETTINGS}
+    config["detector"] = _dump_detector(m.detector)
     waits = [] if m._waits is None else m._waits.rows()
     gone, orphans = m._gone.rows(), m._orphans.rows()
     state = {"clock": m._clock, "stats": m.stats,
@@ -125,7 +118,7 @@ def load(cls, data: bytes):
     orphan_keys = snap.keys("orphan_keys")
     orphan_mark = snap.array("orphan_mark", "i", size=len(orphan_keys))
     snap.finish()
-    if not (type(config) is dict and set(config) == _CONFIG and type(state) is dict
+    if not (type(config) is dict and set(config) == set(SETTINGS) and type(state) is dict
             and set(state) == {"clock", "stats", "history", "alerts", "detector"}):
         raise snap.corrupt("the settings or the state are not those to_bytes writes")
     clock = state["clock"]
