@@ -1,14 +1,14 @@
 """``streamrank monitor --metrics-port``: a Prometheus ``/metrics`` endpoint of the run.
 
 `serve_metrics` starts `prometheus_client.start_http_server` (a daemon thread) on a
-private `prometheus_client.CollectorRegistry` holding one collector, `_MonitorCollector`,
-which reads the monitor's numbers at scrape time (`streamrank.monitor.Monitor.metrics`:
-the latest report's readings and the cumulative statistics), so a scrape never sees a
-stale value and nothing is updated per event. The command feeds the monitor holding a
+private `prometheus_client.CollectorRegistry` holding one collector, `Collector`, which
+reads the monitor's numbers at scrape time (`streamrank.monitor.metrics.live_table`: the
+latest report's table and the counters now, for every shape of monitor), so a scrape
+never sees a stale value and nothing is updated per event. The command feeds the monitor holding a
 lock for each event and report (`locked`), and a scrape reads holding it too, so every
 scrape is of the state between two events: its counters add up (README, "Thread
 safety"). Every sample has the label ``model`` (``--name``), and with ``--segment`` the
-label ``segment`` (`_monitor_segments`). ``prometheus_client`` is imported here only,
+label ``segment``. ``prometheus_client`` is imported here only,
 when the option is given.
 """
 
@@ -21,31 +21,59 @@ import click
 from ..monitor import counters
 from ._common import InputError
 
-__all__ = ["locked", "serve_metrics"]
+__all__ = ["Collector", "locked", "serve_metrics"]
 
-# (name, key of Monitor.metrics, help): gauges of the latest report
-_GAUGES = (
-    ("streamrank_window_auc", "window_auc",
-     "AUC (or concordance) of the window at the latest report."),
-    ("streamrank_window_auc_low", "window_auc_low",
-     "Lower bound of the window AUC's interval at the latest report."),
-    ("streamrank_window_auc_high", "window_auc_high",
-     "Upper bound of the window AUC's interval at the latest report."),
+# (family, table column, help, champion only): the gauges of a cell (segment, model); the
+# last two a segmented monitor's only
+_CELL_GAUGES = (
+    ("streamrank_window_auc", "auc",
+     "AUC (or concordance) of the window at the latest report.", False),
+    ("streamrank_window_auc_low", "auc_low",
+     "Lower bound of the window AUC's interval at the latest report.", False),
+    ("streamrank_window_auc_high", "auc_high",
+     "Upper bound of the window AUC's interval at the latest report.", False),
     ("streamrank_reference_auc", "reference_auc",
-     "AUC (or concordance) of the frozen reference window (nan until frozen)."),
+     "AUC (or concordance) of the frozen reference window (nan until frozen).", False),
     ("streamrank_p_value", "p_value",
-     "One-sided p-value of a drop from the reference at the latest report."),
-    ("streamrank_window_labeled", "window_labeled",
-     "Labeled predictions in the window at the latest report."),
-    ("streamrank_window_pending", "window_pending",
-     "Predictions in the window waiting for their label at the latest report."),
-    ("streamrank_waiting_labels", "waiting_labels",
-     "Labels or weights waiting for their prediction now (--label-wait)."),
+     "One-sided p-value of a drop from the reference at the latest report.", False),
+    ("streamrank_window_labeled", "n",
+     "Labeled predictions in the window at the latest report.", False),
+    ("streamrank_window_pending", "pending",
+     "Predictions in the window waiting for their label at the latest report.", False),
+    ("streamrank_waiting_labels", "waiting",
+     "Labels or weights waiting for their prediction now (--label-wait).", False),
 )
-# (name without _total, key, help): cumulative counters, every one of a model's monitor
-# with a metrics key (`streamrank.monitor.counters`) and the rows the command skipped
-_COUNTERS = tuple((c.family, c.metric, c.help) for c in counters.MONITOR + counters.COMMAND
-                  if c.metric is not None)
+_SEGMENT_GAUGES = (
+    ("streamrank_p_value_adjusted", "p_adjusted",
+     "The p-value corrected across segments at the latest report.", True),
+    ("streamrank_segment_alert", "alert",
+     "1 if the segment alerted (corrected p < alpha) at the latest report.", True),
+)
+# (family, table column, help): the gauges of a pair (the challenger against the
+# champion); the last two a segmented monitor's only
+_PAIR_GAUGES = (
+    ("streamrank_paired_labeled", "paired_n",
+     "Ids labeled in both models' windows (the rows of the paired test)."),
+    ("streamrank_paired_auc_difference", "diff",
+     "Challenger AUC minus champion AUC on the paired rows at the latest report."),
+    ("streamrank_paired_auc_difference_low", "diff_low",
+     "Lower bound of the AUC difference's interval at the latest report."),
+    ("streamrank_paired_auc_difference_high", "diff_high",
+     "Upper bound of the AUC difference's interval at the latest report."),
+    ("streamrank_paired_z", "paired_z",
+     "DeLong's paired z of the AUC difference at the latest report."),
+    ("streamrank_paired_p_value", "paired_p_value",
+     "P-value of DeLong's paired test (--alert-on) at the latest report."),
+)
+_SEGMENT_PAIR_GAUGES = (
+    ("streamrank_paired_p_value_adjusted", "paired_p_adjusted",
+     "The paired p-value corrected across segments at the latest report."),
+    ("streamrank_segment_paired_alert", "challenger_alert",
+     "1 if the segment's paired test alerted (corrected p < alpha) at the latest "
+     "report."),
+)
+# the counters of a cell: every one of a model's monitor with a metrics key
+_CELL_COUNTERS = tuple(c for c in counters.MONITOR if c.metric is not None)
 
 
 def locked(lock, fn):
@@ -57,40 +85,104 @@ def locked(lock, fn):
     return call
 
 
-class _Locked:
-    """The monitor as a scrape reads it: `metrics` holding the feeding thread's lock."""
+class Collector:
+    """A `prometheus_client` collector of a monitor of any shape: at each scrape it reads
+    `streamrank.monitor.metrics.live_table` (the latest report's table, every cell's
+    counters now) and ``skipped()`` (the rows the command skipped).
 
-    def __init__(self, mon, lock):
-        self.metrics = locked(lock, mon.metrics)
+    Every sample of a cell is labeled ``model`` (``model``, the champion's name, or
+    ``challenger``'s) and, with segments, ``segment``; a pair's samples ``model`` (the
+    challenger), ``champion`` and ``segment``. A segmented monitor adds, labeled
+    ``model`` only, the group AUC (``streamrank_window_gauc``), the segments held, the
+    labels without a segment waiting, and the counters of the whole stream
+    (`streamrank.monitor.counters.SEGMENTED`); the skipped rows are the champion's.
+    With ``lock``, a scrape reads holding it (the feeding thread's: `locked`)."""
 
+    def __init__(self, mon, skipped, model, challenger=None, lock=None):
+        from ..monitor.metrics import live_table
 
-class _MonitorCollector:
-    """A `prometheus_client` collector reading ``mon.metrics()`` (and ``skipped()``, the
-    rows the command skipped) at each scrape."""
-
-    def __init__(self, mon, skipped, model, challenger=None):
-        self._mon, self._skipped, self._model = mon, skipped, model
-        self._challenger = challenger   # a segmented run's challenger name
+        read = functools.partial(live_table, mon)
+        self._read = read if lock is None else locked(lock, read)
+        self._skipped = skipped
+        self._names = (model, challenger)
 
     def collect(self):
         from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily
 
-        values = self._mon.metrics()
-        if "segments" in values:        # a SegmentedMonitor (--segment)
-            from ._monitor_segments import collect_segments
+        table, stream = self._read()
+        seg = table.segmented
+        names = self._names
+        where = (lambda row, model: [names[model], str(row["segment"])]) if seg else \
+            (lambda row, model: [names[model]])
+        labels = ["model", "segment"] if seg else ["model"]
+        for family, column, text, champion in _CELL_GAUGES + _SEGMENT_GAUGES * seg:
+            metric = GaugeMetricFamily(family, text, labels=labels)
+            for row in table.cells:
+                if not (champion and row["model"]):
+                    metric.add_metric(where(row, row["model"]), float(row[column]))
+            yield metric
+        for c in _CELL_COUNTERS:
+            metric = CounterMetricFamily(c.family, c.help, labels=labels)
+            for row in table.cells:
+                metric.add_metric(where(row, row["model"]), float(row["stats"][c.name]))
+            yield metric
+        if not seg:
+            yield self._skipped_rows()
+        if table.models == 2:
+            pair = ["model", "champion"] + labels[1:]
+            for family, column, text in _PAIR_GAUGES + _SEGMENT_PAIR_GAUGES * seg:
+                metric = GaugeMetricFamily(family, text, labels=pair)
+                for row in table.pairs:
+                    metric.add_metric([names[1], *where(row, 0)], float(row[column]))
+                yield metric
+            if not seg:
+                yield self._paired_alerts(counters.PAIRED, stream)
+        if seg:
+            yield from self._stream(table, stream)
 
-            yield from collect_segments(values, self._skipped(), self._model, _GAUGES,
-                                        _COUNTERS, self._challenger)
-            return
-        values["skipped_rows"] = self._skipped()
-        for name, key, text in _GAUGES:
-            family = GaugeMetricFamily(name, text, labels=["model"])
-            family.add_metric([self._model], float(values[key]))
-            yield family
-        for name, key, text in _COUNTERS:
-            family = CounterMetricFamily(name, text, labels=["model"])
-            family.add_metric([self._model], float(values[key]))
-            yield family
+    def _skipped_rows(self):
+        from prometheus_client.core import CounterMetricFamily
+
+        c, = counters.COMMAND
+        metric = CounterMetricFamily(c.family, c.help, labels=["model"])
+        metric.add_metric([self._names[0]], float(self._skipped()))
+        return metric
+
+    def _paired_alerts(self, declared, stream):
+        from prometheus_client.core import CounterMetricFamily
+
+        c = next(c for c in declared if c.name == "paired_alerts")
+        metric = CounterMetricFamily(c.family, c.help, labels=["model", "champion"])
+        metric.add_metric(list(self._names[::-1]), float(stream["paired_alerts"]))
+        return metric
+
+    def _stream(self, table, stream):
+        """A segmented monitor's own families: the group AUC per model, its segments,
+        its waiting labels, the whole stream's counters."""
+        from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily
+
+        metric = GaugeMetricFamily("streamrank_window_gauc", "Group AUC of the window over "
+                                   "the segments at the latest report.", labels=["model"])
+        for row in table.totals:
+            if "model" in row:
+                metric.add_metric([self._names[row["model"]]], float(row["auc"]))
+        yield metric
+        if table.models == 2:
+            yield self._paired_alerts(counters.SEGMENTED, stream)
+        for family, key, text in (
+                ("streamrank_segments", "segments_held", "Segments held (with the pooled "
+                 "one)."),
+                ("streamrank_stream_waiting_labels", "waiting", "Labels without a segment "
+                 "waiting for their prediction now (--label-wait).")):
+            metric = GaugeMetricFamily(family, text, labels=["model"])
+            metric.add_metric([self._names[0]], float(stream[key]))
+            yield metric
+        for c in counters.SEGMENTED:
+            if c.metric is not None and c.name != "paired_alerts":
+                metric = CounterMetricFamily(c.family, c.help, labels=["model"])
+                metric.add_metric([self._names[0]], float(stream[c.name]))
+                yield metric
+        yield self._skipped_rows()
 
 
 def serve_metrics(mon, skipped, host, port, model, challenger=None, lock=None):
@@ -98,25 +190,15 @@ def serve_metrics(mon, skipped, host, port, model, challenger=None, lock=None):
     address to stderr; return the server (``shutdown()`` it at the end).
 
     ``skipped`` is a callable returning the rows skipped so far; ``lock``, held by a
-    scrape while it reads ``mon.metrics()``, is the one the feeding thread holds for
-    each event (`locked`). A port that cannot be bound (in use, no permission) or an
-    unknown host exits 2. With ``challenger`` (the ``--challenger-name`` of a
-    `PairedMonitor`), `streamrank.cli._monitor_paired.PairedCollector`: every sample per
-    model, and the paired gauges.
+    scrape while it reads the monitor, is the one the feeding thread holds for each
+    event (`locked`). A port that cannot be bound (in use, no permission) or an unknown
+    host exits 2. ``challenger``: the ``--challenger-name`` of a monitor with a
+    challenger (`Collector`).
     """
     from prometheus_client import CollectorRegistry, start_http_server
 
     registry = CollectorRegistry(auto_describe=False)
-    segmented = hasattr(mon, "segments")
-    if lock is not None:
-        mon = _Locked(mon, lock)
-    if challenger is None or segmented:
-        registry.register(_MonitorCollector(mon, skipped, model, challenger))
-    else:
-        from ._monitor_paired import PairedCollector
-
-        registry.register(PairedCollector(mon, skipped, model, challenger, _GAUGES,
-                                          _COUNTERS))
+    registry.register(Collector(mon, skipped, model, challenger, lock))
     try:
         server, _ = start_http_server(port, addr=host, registry=registry)
     except OSError as exc:   # in use, no permission, an unknown host (socket.gaierror)

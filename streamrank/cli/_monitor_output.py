@@ -18,17 +18,8 @@ import sys
 import click
 
 from ._common import _plain
-from ._monitor_wait import one_class_hint, unmatched_advice, wait_summary
 
-__all__ = ["COLUMNS"]
-
-#: Report columns, in output order (``Report.as_dict`` keys).
-COLUMNS = ("events", "time", "n", "pending", "dropped", "unmatched", "metric", "auc",
-           "auc_low", "auc_high",
-           "reference_auc", "se", "z", "p_value", "alert", "drift", "concordant",
-           "discordant", "tied_score", "comparable", "tied_label", "tied_both")
-_TABLE = (("events", 10), ("time", 20), ("n", 8), ("pending", 8), ("auc", 9),
-          ("reference_auc", 13), ("z", 8), ("p_value", 10), ("alert", 5), ("drift", 5))
+__all__ = ["champion_history", "shown_value", "stop_words", "stream_counts"]
 
 
 class _Printer:
@@ -36,20 +27,14 @@ class _Printer:
 
     def __init__(self, fmt, iso_time, show_time=True, paired=False, segmented=False,
                  extra=None):
-        from ._monitor_paired import PAIRED_COLUMNS, PAIRED_TABLE
-        from ._monitor_segments import (SEGMENT_COLUMNS, SEGMENT_PAIRED_EXTRA,
-                                        SEGMENT_PAIRED_TABLE, SEGMENT_TABLE)
+        from ..monitor.table import line_columns, table_columns
 
         self.fmt = fmt
         self.extra = extra      # a callable: more columns for json and csv (a label wait)
         self.iso_time = iso_time
-        self.segmented = segmented      # a SegmentedReport: a line per segment + total
-        self.columns = (SEGMENT_COLUMNS + (PAIRED_COLUMNS + SEGMENT_PAIRED_EXTRA) * paired
-                        if segmented
-                        else COLUMNS + PAIRED_COLUMNS if paired else COLUMNS)
-        self.table = [(c, w) for c, w in (
-            SEGMENT_TABLE + SEGMENT_PAIRED_TABLE * paired if segmented else
-            _TABLE + (PAIRED_TABLE if paired else ())) if show_time or c != "time"]
+        models = 2 if paired else 1
+        self.columns = line_columns(models, segmented)
+        self.table = table_columns(models, segmented, show_time)
         self.started = False
         self.last_events = None
         self.closed = False     # the reader of stdout went away (a closed pipe)
@@ -76,8 +61,10 @@ class _Printer:
 
     def _write(self, report) -> None:
         self.last_events = report.events
+        from ..monitor.table import table_of
+
         more = {} if self.extra is None else self.extra()
-        for rec in (report.rows() if self.segmented else [report.as_dict()]):
+        for rec in table_of(report).lines():
             self._write_row(rec, more)
 
     def _write_row(self, rec, more) -> None:
@@ -182,65 +169,13 @@ def stream_counts(st, skipped, note="") -> str:
             f"{_count(skipped, 'row')} skipped")
 
 
-def _summary(mon, skipped, plot, stopped_by, iso_time) -> None:
-    """The stderr summary of a run (``stopped_by``: the signal that stopped it, or
-    None)."""
-    if hasattr(mon, "segments"):    # a SegmentedMonitor (--segment)
-        from ._monitor_segments import summary
+def champion_history(mon) -> list:
+    """The segmented history of ``mon`` with each segment's report its champion's (what
+    the plot draws); the history itself without a challenger."""
+    from dataclasses import replace
 
-        return summary(mon, skipped, plot, stopped_by, iso_time)
-    import warnings
+    from ..monitor.table import shape_of
 
-    from ..exceptions import UndefinedMetricWarning
-
-    paired = getattr(mon, "challenger", None) is not None    # a PairedMonitor
-    st = mon.stats
-    alerts = mon.alerts
-    ref = mon.reference_counts
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", UndefinedMetricWarning)
-        base = mon.champion if paired else mon
-        levels = base.reference_levels
-        ref_text = (f"{'AUC' if levels <= 2 else 'concordance'} "
-                    f"{ref.auc:.4f} (n={ref.n})" if levels is not None
-                    else "not frozen yet")
-        if levels is not None and levels < 2:
-            ref_text += (" — fewer than two label values, so no test can run against it"
-                         + one_class_hint(st))
-    first = ""
-    if alerts:
-        from ..io.events import format_time
-
-        r = alerts[0]
-        when = "" if r.time is None else \
-            f" ({format_time(r.time) if iso_time else f'time {r.time:g}'})"
-        first = (f", first at event {r.events}{when}" if len(alerts) == st["alerts"] else
-                 f", the first kept (--max-history) at event {r.events}{when}")
-    lines = [
-        stop_words(stopped_by) + stream_counts(st, skipped),
-        f"  window: {mon.n} labeled + {mon.pending} pending; {st['evicted']} evicted "
-        f"({st['evicted_pending']} never labeled); reference {ref_text}",
-        f"  {_count(st['reports'], 'report')}, "
-        + (f"{st['alerts']} with an alert ({st['paired_alerts']} with a paired alert)"
-           if paired else _count(st['alerts'], 'alert')) + first,
-    ]
-    models = (("champion ", mon.champion), ("challenger ", mon.challenger)) if paired \
-        else (("", mon),)
-    for who, model in models:
-        if model.detector is not None:
-            last = model.last_detection
-            fired = model.stats["detections"]
-            lines[-1] += (f"; the {who}detector fired {fired} time{'' if fired == 1 else 's'}"
-                          + ("" if last is None else f", last at event {last}"))
-    if wait_summary(mon):
-        lines.insert(1, wait_summary(mon))
-    advice = unmatched_advice(mon, st)
-    if advice:
-        lines.insert(-1, advice)
-    if paired:
-        from ._monitor_paired import paired_summary
-
-        lines += paired_summary(mon, iso_time)
-    if plot is not None:
-        lines.append(f"  plot: {plot}")
-    click.echo("\n".join(lines), err=True)
+    if shape_of(mon).models == 1:
+        return list(mon.history)
+    return [replace(r, reports=tuple(x.champion for x in r.reports)) for r in mon.history]

@@ -9,10 +9,10 @@ import os
 
 import click
 
-from ..monitor import Monitor, PairedMonitor
+from ..monitor import Monitor, PairedMonitor, SegmentedMonitor
 from ..monitor.checkpoint import check_meta, load_checkpoint
-from ._monitor_input import _note, _option_differences
-from ._monitor_segments import make_monitor, segment_differences
+from ..monitor.table import shape_of
+from ._monitor_input import _note, _option_differences, as_typed
 
 __all__ = ["start_monitor"]
 
@@ -32,7 +32,7 @@ def start_monitor(ctx, given, resume):
     if resume and os.path.exists(checkpoint):
         meta, mon = load_checkpoint(checkpoint)
         check_meta(meta, checkpoint)
-        segmented = hasattr(mon, "segments")
+        segmented = shape_of(mon).segmented
         differences = _option_differences(ctx, given, mon.template() if segmented else mon,
                                           p["period"], meta, every)
         differences += segment_differences(given, p, mon, meta)
@@ -59,3 +59,38 @@ def start_monitor(ctx, given, resume):
     except (ValueError, TypeError) as exc:
         raise click.UsageError(str(exc)) from None
     return None, mon, [], every, segment_col
+
+
+def make_monitor(max_segments, correction, alert_on=None, **options):
+    """The `SegmentedMonitor` of a fresh run, of `PairedMonitor` units with ``alert_on``
+    (``--challenger-score``); a bad option is a usage error."""
+    try:
+        if alert_on is None:
+            return SegmentedMonitor(max_segments=max_segments, correction=correction,
+                                    **options)
+        return SegmentedMonitor(max_segments=max_segments, correction=correction,
+                                factory=lambda: PairedMonitor(**options,
+                                                              alert_on=alert_on))
+    except (ValueError, TypeError) as exc:
+        raise click.UsageError(str(exc)) from None
+
+
+def segment_differences(given, params, mon, meta) -> list:
+    """How ``--segment``, ``--max-segments`` and ``--correction`` given on the command
+    line differ from the checkpoint's run (``mon`` its monitor)."""
+    segmented = shape_of(mon).segmented   # (--segment left out: the checkpoint's)
+    out = []
+    if params["segment_col"] is not None and not segmented:
+        out.append(f"--segment {params['segment_col']!r}: the checkpoint's monitor has "
+                   "one window (no segments)")
+    for name in ("max_segments", "correction"):
+        if name in given and not segmented:
+            out.append(f"--{name.replace('_', '-')} {params[name]}: the checkpoint's "
+                       "monitor has one window (no segments)")
+    if segmented:
+        for name in ("max_segments", "correction"):
+            if name in given and params[name] != getattr(mon, name):
+                out.append(f"{as_typed(name, params[name])}: the checkpoint's run has "
+                           f"{as_typed(name, getattr(mon, name))} (which a resumed run "
+                           "keeps)")
+    return out

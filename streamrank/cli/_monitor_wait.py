@@ -81,7 +81,9 @@ label_wait_option = click.option(
 def _of(mon):
     """The wait of a monitor (a `SegmentedMonitor`'s: its units'), and a callable giving
     its statistics (a segmented run's: all segments' and the wrapper's, `totals`)."""
-    if hasattr(mon, "segments"):
+    from ..monitor.table import shape_of
+
+    if shape_of(mon).segmented:
         return LabelWait.of(mon.template()), mon.totals
     return LabelWait.of(mon), lambda: mon.stats
 

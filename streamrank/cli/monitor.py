@@ -80,14 +80,15 @@ import click
 from click.core import ParameterSource
 
 from ..monitor.checkpoint import CheckpointError, read_checkpoint, write_checkpoint
+from ..monitor.table import shape_of
 from ._common import (EXIT_ALERT, InputError, check_distinct_columns, format_option,
                       on_error_option, progress_option, read_error)
 from ._monitor_append import continue_output, output_state
 from ._monitor_input import (_READ_ERRORS, _check_input, _check_outputs, _detector, _name,
                              _note, _note_skip, _progress_bar, _read_error, _rejected)
-from ._monitor_output import _Printer, _summary
+from ._monitor_output import _Printer, champion_history
+from ._monitor_summary import summary as _summary
 from ._monitor_wait import label_wait_option, wait_columns
-from ._monitor_segments import champion_history, is_paired
 from ._monitor_start import start_monitor
 
 # read_checkpoint and write_checkpoint: streamrank.monitor.checkpoint's, named here too
@@ -318,8 +319,8 @@ def monitor(ctx, source, id_col, score_col, label_col, require_score, weight_col
 
     # ---- state: fresh, or from the checkpoint
     meta, mon, differences, every, segment_col = start_monitor(ctx, given, resume)
-    segmented = hasattr(mon, "segments")
-    paired = is_paired(mon)
+    segmented, models = shape_of(mon)
+    paired = models == 2
     if paired != (challenger_col is not None):
         raise click.UsageError(
             "the checkpoint's monitor compares a challenger: it needs --challenger-score."

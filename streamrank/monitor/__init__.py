@@ -5,7 +5,11 @@ arrives later for an earlier id, a corrected score. `Monitor.observe` takes them
 time and keeps the exact pair counts (`streamrank.PairCounts`: AUC with ties, Kendall's
 tau, C-index, ...) of the labeled predictions of a sliding window, updated in ``O(log W)``
 per event; `Monitor.report` reads them in ``O(1)``, tests the window against a frozen
-reference window, and optionally feeds a River drift detector.
+reference window, and optionally feeds a River drift detector. `PairedMonitor` compares a
+challenger with the champion on the same ids, `SegmentedMonitor` keeps a window per
+segment; whatever the shape, a report is one table (`table_of`, `ReportTable`: a row per
+(segment, model), a row per champion/challenger pair, the total rows), which
+``streamrank monitor`` prints, serves to Prometheus and sums up.
 
 Semantics
 ---------
@@ -212,7 +216,8 @@ from ._paired_report import PairedReport
 from ._report import Report
 from ._segment_report import SegmentedReport
 from ._segments import SegmentedMonitor
+from .table import ReportTable, table_of
 from .detectors import DETECTORS
 
 __all__ = ["ALERT_ON", "DETECTORS", "TESTS", "Monitor", "PairedMonitor", "PairedReport",
-           "Report", "SegmentedMonitor", "SegmentedReport"]
+           "Report", "ReportTable", "SegmentedMonitor", "SegmentedReport", "table_of"]

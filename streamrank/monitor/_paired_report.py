@@ -9,20 +9,9 @@ from dataclasses import dataclass
 from .._validation import describe
 from ._report import Report
 
-__all__ = ["PAIRED_KEYS", "PairedReport"]
+__all__ = ["PairedReport"]
 
 _NAN = math.nan
-
-#: The keys `PairedReport.as_dict` adds after the champion's `Report.as_dict` keys: the
-#: challenger's own readings (its window and its test against its own reference), then
-#: the paired test.
-PAIRED_KEYS = ("challenger_n", "challenger_pending", "challenger_dropped",
-               "challenger_unmatched", "challenger_auc",
-               "challenger_auc_low", "challenger_auc_high", "challenger_reference_auc",
-               "challenger_z", "challenger_p_value", "challenger_drop_alert",
-               "challenger_drift", "paired_n", "diff", "diff_low", "diff_high", "paired_se",
-               "paired_z", "paired_p_value", "challenger_alert")
-
 
 @dataclass(frozen=True)
 class PairedReport:
@@ -83,27 +72,16 @@ class PairedReport:
         return self.champion.drift or self.challenger.drift
 
     def as_dict(self) -> dict[str, object]:
-        """A flat ``dict``: the champion's `Report.as_dict` (its ``auc``, ``z``,
-        ``p_value``, ``alert`` ... are the champion's own, against its reference), then
-        `PAIRED_KEYS`: the challenger's readings (``challenger_drop_alert``: its own test
-        against its reference) and the paired test (``diff``, ``paired_z``,
-        ``paired_p_value``; ``challenger_alert`` is `paired_alert`). ``events`` and
-        ``time`` are the paired monitor's."""
-        out = self.champion.as_dict()
-        out["events"], out["time"] = self.events, self.time
-        b = self.challenger
-        out.update({
-            "challenger_n": b.n, "challenger_pending": b.pending,
-            "challenger_dropped": b.dropped, "challenger_unmatched": b.unmatched,
-            "challenger_auc": b.auc,
-            "challenger_auc_low": b.low, "challenger_auc_high": b.high,
-            "challenger_reference_auc": b.reference_auc, "challenger_z": b.z,
-            "challenger_p_value": b.p_value, "challenger_drop_alert": b.alert,
-            "challenger_drift": b.drift, "paired_n": self.n, "diff": self.difference,
-            "diff_low": self.low, "diff_high": self.high, "paired_se": self.se,
-            "paired_z": self.z, "paired_p_value": self.p_value,
-            "challenger_alert": self.paired_alert})
-        return out
+        """A flat ``dict``, the line ``streamrank monitor`` prints
+        (`streamrank.monitor.table.ReportTable.lines`): the champion's `Report.as_dict`
+        (its ``auc``, ``z``, ``p_value``, ``alert`` ... are the champion's own, against
+        its reference), the challenger's readings (``challenger_auc``, ...;
+        ``challenger_drop_alert``: its own test against its reference) and the paired
+        test (``diff``, ``paired_z``, ``paired_p_value``; ``challenger_alert`` is
+        `paired_alert`). ``events`` and ``time`` are the paired monitor's."""
+        from .table import table_of
+
+        return table_of(self).lines()[0]
 
     def _to_row(self) -> list:
         """The paired fields as a flat JSON-able list (the two `Report` rows apart)."""

@@ -192,35 +192,11 @@ class SegmentedReport:
         ``segment_challenger_alert`` by the uncorrected paired p-value; the total adds
         ``challenger_auc`` (the challengers' group AUC), ``challenger_n``,
         ``challenger_pending`` and ``paired_n`` summed, ``challenger_alert`` (any
-        segment's corrected paired alert) and ``challenger_drift``."""
-        out = []
-        paired = self.paired_alerts or [None] * len(self.segments)
-        for i, (seg, r, p, a) in enumerate(zip(self.segments, self.reports,
-                                               self.p_adjusted, self.alerts)):
-            d = r.as_dict()
-            d.update(events=self.events, time=self.time, segment=seg, p_adjusted=p,
-                     segment_alert=d["alert"], alert=a)
-            if paired[i] is not None:
-                d.update(paired_p_adjusted=self.paired_p_adjusted[i],
-                         segment_challenger_alert=d["challenger_alert"],
-                         challenger_alert=paired[i])
-            out.append(d)
-        drops = [getattr(r, "champion", r) for r in self.reports]
-        total = dict.fromkeys(out[0] if out else (), None)
-        total.update(events=self.events, time=self.time, segment=None, metric="gauc",
-                     auc=self.gauc, n=sum(r.n for r in drops),
-                     pending=sum(r.pending for r in drops), dropped=self.dropped,
-                     unmatched=self.unmatched, alert=any(self.alerts),
-                     drift=self.drift, p_adjusted=None, segment_alert=None)
-        if self.paired_alerts:
-            total.update(challenger_auc=self.challenger_gauc,
-                         challenger_n=sum(r.challenger.n for r in self.reports),
-                         challenger_pending=sum(r.challenger.pending for r in self.reports),
-                         paired_n=sum(r.n for r in self.reports),
-                         challenger_alert=any(self.paired_alerts),
-                         challenger_drift=any(r.challenger.drift for r in self.reports))
-        out.append(total)
-        return out
+        segment's corrected paired alert) and ``challenger_drift``: the lines of its
+        `streamrank.monitor.table.ReportTable`. Runtime: ``O(S)``."""
+        from .table import table_of
+
+        return table_of(self).lines()
 
     def _to_row(self, index: dict) -> list:
         """A JSON-able list: the segments as indexes into the monitor's segment list

@@ -257,8 +257,13 @@ class SegmentedMonitor:
     @property
     def waiting(self) -> int:
         """Labels (or weights) waiting now, at the wrapper and in the units' waits."""
-        own = 0 if self._waits is None else len(self._waits)
-        return own + sum(getattr(u, "waiting", 0) for _, u in self._all())
+        return self.waiting_unrouted + sum(getattr(u, "waiting", 0) for _, u in self._all())
+
+    @property
+    def waiting_unrouted(self) -> int:
+        """Labels (or weights) without a segment waiting now, at the wrapper (for an id
+        in no window yet)."""
+        return 0 if self._waits is None else len(self._waits)
 
     def __len__(self) -> int:
         """Predictions in all the windows (brought up to the shared clock)."""
@@ -507,7 +512,7 @@ class SegmentedMonitor:
         if self._paired:
             out["challenger_window_gauc"] = (float("nan") if last is None
                                              else last.challenger_gauc)
-        out["waiting_labels"] = 0 if self._waits is None else len(self._waits)
+        out["waiting_labels"] = self.waiting_unrouted
         return out
 
     def totals(self) -> dict[str, int]:

@@ -130,7 +130,7 @@ def test_the_contract_holds_for_json_nulls_and_the_challengers_score(tmp_path):
 def test_metrics_say_what_each_counter_counts():
     """The /metrics collector: late drops and unmatched labels are separate counters,
     their help says which is which (read without a server)."""
-    from streamrank.cli._monitor_metrics import _MonitorCollector
+    from streamrank.cli._monitor_metrics import Collector
     from streamrank.monitor import Monitor
 
     m = Monitor(window=2, min_window=2)
@@ -138,7 +138,7 @@ def test_metrics_say_what_each_counter_counts():
         m.observe(k, score=0.5)             # "a" is evicted
     m.observe("a", label=1)                 # late
     m.observe("never", label=0)             # unmatched
-    fams = {f.name: f for f in _MonitorCollector(m, lambda: 0, "model").collect()}
+    fams = {f.name: f for f in Collector(m, lambda: 0, "model").collect()}
     late, unmatched = fams["streamrank_late_dropped"], fams["streamrank_unmatched_labels"]
     assert [s.value for s in late.samples] == [1.0] and "left the window" in \
         late.documentation

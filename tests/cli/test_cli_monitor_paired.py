@@ -18,9 +18,8 @@ from test_cli_monitor import PNG, last_json, run
 from test_cli_monitor_metrics import _Lines, _scrape, kill, spawn, stop
 
 from streamrank import delong_test
-from streamrank.cli._monitor_metrics import _COUNTERS, _GAUGES
-from streamrank.cli._monitor_output import COLUMNS
-from streamrank.cli._monitor_paired import PAIRED_COLUMNS, PairedCollector
+from streamrank.cli._monitor_metrics import Collector
+from streamrank.monitor.table import line_columns
 from streamrank.monitor import PairedMonitor
 
 FIELDS = ("id", "score", "challenger", "label")
@@ -89,7 +88,7 @@ def test_json_reports_equal_the_library(tmp_path, split):
                            max_history=10000)
     assert len(got) == len(want) > 5
     for g, w in zip(got, want):
-        assert list(g) == list(COLUMNS + PAIRED_COLUMNS)
+        assert list(g) == list(line_columns(2, False))
         assert {k: _plain(g[k]) for k in w} == {k: _plain(w[k]) for k in w}
     assert any(g["challenger_alert"] for g in got)
     assert "paired (worse): challenger AUC - champion AUC" in res.stderr
@@ -123,7 +122,7 @@ def test_csv_and_table_formats(tmp_path):
     res = run([path, *ARGS, "--format", "csv"])
     assert res.exit_code == 0, res.output
     recs = list(csv.DictReader(io.StringIO(res.stdout)))
-    assert list(recs[0]) == list(COLUMNS + PAIRED_COLUMNS)
+    assert list(recs[0]) == list(line_columns(2, False))
     want = library_reports(rows, 150, window=200, min_window=20)
     assert [float(r["paired_p_value"]) for r in recs] == pytest.approx(
         [w["paired_p_value"] for w in want], rel=1e-15)
@@ -234,7 +233,7 @@ def test_the_collector_carries_both_models_and_the_paired_gauges():
                    label=r.get("label"))
     rep = pm.report()
     reg = CollectorRegistry(auto_describe=False)
-    reg.register(PairedCollector(pm, lambda: 3, "champ", "chall", _GAUGES, _COUNTERS))
+    reg.register(Collector(pm, lambda: 3, "champ", "chall"))
     got = _families(generate_latest(reg).decode())
     champ, chall = (("model", "champ"),), (("model", "chall"),)
     assert got["streamrank_window_auc"] == {champ: rep.champion.auc,

@@ -190,14 +190,14 @@ def test_the_metrics_endpoint_exposes_the_wait():
     from prometheus_client import CollectorRegistry, generate_latest
     from prometheus_client.parser import text_string_to_metric_families
 
-    from streamrank.cli._monitor_metrics import _MonitorCollector
+    from streamrank.cli._monitor_metrics import Collector
 
     mon = Monitor(window=10, min_window=2, label_wait=2)
     for key, kw in [("x", {"label": 1}), ("y", {"label": 0}), ("x", {"score": 0.3}),
                     ("z", {"score": 0.1}), ("w", {"label": 1})]:
         mon.observe(key, **kw)
     registry = CollectorRegistry(auto_describe=False)
-    registry.register(_MonitorCollector(mon, lambda: 0, "m"))
+    registry.register(Collector(mon, lambda: 0, "m"))
     samples = {s.name: s.value for f in text_string_to_metric_families(
         generate_latest(registry).decode()) for s in f.samples}
     assert samples["streamrank_joined_labels_total"] == 1

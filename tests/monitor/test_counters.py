@@ -132,10 +132,13 @@ def test_metrics_and_prometheus_derive_from_the_counters():
     d = m.metrics()
     exported = [c for c in counters.MONITOR if c.metric is not None]
     assert all(d[c.metric] == m.stats[c.name] for c in exported)
-    families = {name: text for name, _, text in _monitor_metrics._COUNTERS}
+    collected = {f.name: f for f in _monitor_metrics.Collector(m, lambda: 5, "x").collect()
+                 if f.type == "counter"}
     for c in exported + list(counters.COMMAND):
-        assert families[c.family] == c.help
-    assert len(families) == len(exported) + len(counters.COMMAND)
+        family = collected.pop(c.family)
+        assert family.documentation == c.help
+        assert family.samples[0].value == (5 if c in counters.COMMAND else m.stats[c.name])
+    assert not collected
 
 
 def test_segmented_metrics_carry_the_stream_counters():
