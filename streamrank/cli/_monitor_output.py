@@ -32,7 +32,7 @@ class _Printer:
         self.fmt = fmt
         self.extra = extra      # a callable: more columns for json and csv (a label wait)
         self.iso_time = iso_time
-        models = 2 if paired else 1
+        models = self.models = 2 if paired else 1
         self.columns = line_columns(models, segmented)
         self.table = table_columns(models, segmented, show_time)
         self.started = False
@@ -64,7 +64,7 @@ class _Printer:
         from ..monitor.table import table_of
 
         more = {} if self.extra is None else self.extra()
-        for rec in table_of(report).lines():
+        for rec in table_of(report, self.models).lines():
             self._write_row(rec, more)
 
     def _write_row(self, rec, more) -> None:

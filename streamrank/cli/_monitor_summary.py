@@ -24,7 +24,7 @@ def summary(mon, skipped, plot, stopped_by, iso_time) -> None:
     """Write the summary of a run of ``mon`` (``stopped_by``: the signal that stopped it,
     or None; ``iso_time``: the input's times are ISO 8601 timestamps)."""
     shape = shape_of(mon)
-    last = table_of(mon.history[-1]) if mon.history else None
+    last = table_of(mon.history[-1], shape.models) if mon.history else None
     st = mon.totals() if shape.segmented else mon.stats
     lines = [_head(mon, shape, st, skipped, stopped_by)]
     if wait_summary(mon):

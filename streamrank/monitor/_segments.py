@@ -260,6 +260,11 @@ class SegmentedMonitor:
         return self.waiting_unrouted + sum(getattr(u, "waiting", 0) for _, u in self._all())
 
     @property
+    def models(self) -> int:
+        """The models each unit compares: 1, or 2 with `PairedMonitor` units."""
+        return 2 if self._paired else 1
+
+    @property
     def waiting_unrouted(self) -> int:
         """Labels (or weights) without a segment waiting now, at the wrapper (for an id
         in no window yet)."""

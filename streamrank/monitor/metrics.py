@@ -68,11 +68,11 @@ def live_table(mon) -> tuple:
     nothing). Runtime: ``O(S)``."""
     from .table import CELL, PAIR, ReportTable, shape_of, table_of
 
-    last = table_of(mon.history[-1]) if mon.history else None
+    segmented, models = shape_of(mon)
+    last = table_of(mon.history[-1], models) if mon.history else None
     made = {} if last is None else {
         (row["total"], type(row["segment"]), row["segment"], row.get("model")): row
         for row in (*last.cells, *last.pairs, *last.totals)}
-    segmented, models = shape_of(mon)
     paired = models == 2
     units = [(s, mon.unit(s)) for s in mon.segments] if segmented else [(None, mon)]
     cells, pairs = [], []

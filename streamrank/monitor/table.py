@@ -64,9 +64,9 @@ def shape_of(mon) -> Shape:
     from ._paired import PairedMonitor
     from ._segments import SegmentedMonitor
 
-    segmented = isinstance(mon, SegmentedMonitor)
-    base = mon.template() if segmented else mon
-    return Shape(segmented, 2 if isinstance(base, PairedMonitor) else 1)
+    if isinstance(mon, SegmentedMonitor):
+        return Shape(True, mon.models)
+    return Shape(False, 2 if isinstance(mon, PairedMonitor) else 1)
 
 
 class Column(NamedTuple):
@@ -242,14 +242,18 @@ def _pair(report, segment) -> dict:
             "segment": segment, "total": False}
 
 
-def table_of(report) -> ReportTable:
-    """The table of a `Report`, a `PairedReport` or a `SegmentedReport`. Runtime:
-    ``O(S)``."""
+def table_of(report, models: int | None = None) -> ReportTable:
+    """The table of a `Report`, a `PairedReport` or a `SegmentedReport`; ``models``: a
+    segmented monitor's (`SegmentedMonitor.models`), which a report of no segment yet
+    cannot tell (default: read from its reports). Runtime: ``O(S)``."""
     from ._paired_report import PairedReport
     from ._segment_report import SegmentedReport
 
     if isinstance(report, SegmentedReport):
-        return _segmented(report)
+        if models is None:
+            models = 2 if report.paired_alerts or any(
+                isinstance(r, PairedReport) for r in report.reports) else 1
+        return _segmented(report, models == 2)
     if isinstance(report, PairedReport):
         return ReportTable(report.events, report.time, 2, False,
                            (_cell(report.champion, None, 0),
@@ -257,8 +261,7 @@ def table_of(report) -> ReportTable:
     return ReportTable(report.events, report.time, 1, False, (_cell(report, None, 0),))
 
 
-def _segmented(report) -> ReportTable:
-    paired = bool(report.paired_alerts)
+def _segmented(report, paired) -> ReportTable:
     cells, pairs = [], []
     for i, (seg, r) in enumerate(zip(report.segments, report.reports)):
         champion = _cell(r.champion if paired else r, seg, 0)

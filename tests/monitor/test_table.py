@@ -150,3 +150,17 @@ def test_every_report_field_of_a_cell_is_a_column():
         m.observe(i, score=s, label=y)
     keys = set(m.report().as_dict()) - {"events", "time"}
     assert keys == {c.name for c in CELL if not c.segments}
+
+
+def test_a_report_before_any_segment_keeps_the_monitors_shape():
+    """Labels only, no prediction yet: the report holds no segment, and its table is
+    still one of two models (a line has the challenger's and the pair's columns)."""
+    mon = _make(True, 2)
+    for i in range(5):
+        mon.observe(f"u{i}", label=1.0)
+    r = mon.report()
+    t = table_of(r, mon.models)
+    assert (t.models, t.cells, t.pairs) == (2, (), ())
+    total, = t.lines()
+    assert tuple(total) == line_columns(2, True) and total["unmatched"] == 5
+    assert live_table(mon)[0].models == 2 and shape_of(mon) == (True, 2)
