@@ -64,8 +64,8 @@ def live_table(mon) -> tuple:
     without a report yet reads 0 / nan), each cell row adding ``stats`` (its model's
     counters now) and ``waiting``; and ``stream``, the monitor's own counters now (a
     `PairedMonitor`'s or a `SegmentedMonitor`'s), with ``segments_held`` and
-    ``waiting`` (`SegmentedMonitor.waiting_unrouted`) for a segmented one. What a scrape reads (`Monitor.metrics`: it changes
-    nothing). Runtime: ``O(S)``."""
+    ``waiting`` (`SegmentedMonitor.waiting_unrouted`) for a segmented one. What a
+    scrape reads (as `Monitor.metrics`, it changes nothing). Runtime: ``O(S)``."""
     from .table import CELL, PAIR, ReportTable, shape_of, table_of
 
     segmented, models = shape_of(mon)
@@ -77,8 +77,7 @@ def live_table(mon) -> tuple:
     units = [(s, mon.unit(s)) for s in mon.segments] if segmented else [(None, mon)]
     cells, pairs = [], []
     for segment, unit in units:
-        models = (unit.champion, unit.challenger) if paired else (unit,)
-        for model, m in enumerate(models):
+        for model, m in enumerate((unit.champion, unit.challenger) if paired else (unit,)):
             row = dict(made.get((False, type(segment), segment, model)) or _defaults(CELL),
                        segment=segment, model=model, total=False)
             row["stats"], row["waiting"] = dict(m.stats), m.waiting
