@@ -20,7 +20,9 @@ from ..counts import PairCounts
 from ..engine import PairEngine
 from ..structures._cwindow import RowWindow
 from ..windows import sync
-from . import _read, _settings, _signal, _state, _wait, counters
+from . import _read, _settings, _signal, _state, counters
+from ._join import Join, Recent
+from ._join_side import HELD as _HELD, JoinSide
 from ._settings import SETTINGS, TESTS
 from ._reference import _Reference
 from ._report import Report
@@ -50,7 +52,7 @@ def _plain_label(label):
     return None
 
 
-class Monitor:
+class Monitor(JoinSide):
     """Exact rolling AUC (or concordance) of a prediction stream, tested against a frozen
     reference window; see the module docstring for every rule.
 
@@ -118,7 +120,7 @@ class Monitor:
         never predicted; with a label wait, counted when the wait runs out), ``early``
         (unmatched ones whose prediction came afterwards) and ``early_lead`` (the most
         events from such a label to its prediction: the ``label_wait`` that would have
-        joined them; `streamrank.monitor._wait`); ``evicted`` (predictions that left
+        joined them; `streamrank.monitor._join`); ``evicted`` (predictions that left
         the window), ``evicted_pending`` (of which never labeled), ``reports``,
         ``alerts`` (reports with ``alert`` or ``drift``; kept even when `history` is
         trimmed), ``joined`` (waiting labels or weights that met their prediction),
@@ -142,12 +144,11 @@ class Monitor:
         self.alpha, self.labels, self.min_window = v["alpha"], v["labels"], v["min_window"]
         self.max_history, self.level = v["max_history"], v["level"]
         self.label_wait, self.label_wait_period = v["label_wait"], v["label_wait_period"]
-        # the ids evicted lately, those of the unmatched labels (`streamrank.monitor._wait`)
-        # and with a label wait the labels waiting (else None)
-        waits = label_wait is not None or label_wait_period is not None
-        self._waits = _wait._Waits() if waits else None
-        self._gone = _wait._Recent(window if period is None else period)
-        self._orphans = _wait._Recent()
+        self.stats: dict[str, int] = counters.zeros(counters.MONITOR)
+        # the ids evicted lately (`left_lately`), and the join (`streamrank.monitor._join`):
+        # the labels waiting, the ids of the unmatched ones
+        self._gone = Recent(window if period is None else period)
+        self._join = Join(label_wait, label_wait_period, (self.stats,))
         self._detector_spec, self._detector = _make_detector(detector)
         self.detector_signal, self._placer = detector_signal, None  # (`_signal._Placer`)
         # what the detector was fed, in order: kept only for a detector without an exact
@@ -169,7 +170,6 @@ class Monitor:
         # those of the ones already evicted (their id may come back as a new prediction)
         self._ref_store: dict = {}
         self._ref_left: list = []
-        self.stats: dict[str, int] = counters.zeros(counters.MONITOR)
         self.history: deque[Report] = deque(maxlen=self.max_history)
         self.alerts: deque[Report] = deque(maxlen=self.max_history)
 
@@ -200,12 +200,6 @@ class Monitor:
     def pending(self) -> int:
         """Predictions in the window without a label yet."""
         return len(self._win) - self._win.n_labeled
-
-    @property
-    def waiting(self) -> int:
-        """Labels (or weights) waiting for their prediction now (0 without a label
-        wait)."""
-        return 0 if self._waits is None else len(self._waits)
 
     @property
     def clock(self) -> float | None:
@@ -282,8 +276,8 @@ class Monitor:
                         if evicted == 2:
                             st["evicted_pending"] += 1
                         self._gone.note(win.last_evicted, st["evicted"])
-                    if self._orphans.mark:      # a label of this id came first?
-                        _wait.predicted(self, key)
+                    if self._join.orphans.mark:     # a label of this id came first?
+                        self._join.predicted(key, st["events"])
                     if win.full:
                         self._fresh_counts()
                     if label is not None and self._detector is not None:
@@ -327,9 +321,9 @@ class Monitor:
             raise ValueError("Monitor.observe: an event needs a score, a label or a "
                              f"weight; got none for key {key!r}.")
         # a label or weight for an id neither in the window nor evicted lately is
-        # unmatched (`streamrank.monitor._wait`); with a label wait, it waits (early)
-        orphan = row < 0 and score is None and not _wait.recent(self, key)
-        waits = self._waits
+        # unmatched (`streamrank.monitor._join`); with a label wait, it waits (early)
+        orphan = row < 0 and score is None and not self.left_lately(key)
+        waits = self._join.waits
         early = waits is not None and orphan
         # -- the evictions this event causes (counted first, applied after the checks)
         evict = 0
@@ -348,7 +342,7 @@ class Monitor:
                 if row >= 0 and win.store.value(row)[0] <= horizon:
                     row = -1    # the event's own prediction leaves before it applies
         if waits is not None:
-            joined = _wait.joining(self, key, row, score, label, evict, time, early)
+            joined = self._joining(key, row, score, label, evict, time, early)
         if label is not None and self.labels == "binary":
             self._check_binary(label, row, evict)
         # -- apply
@@ -359,14 +353,17 @@ class Monitor:
         st = self.stats
         st["events"] += 1
         if waits is not None:
-            label, weight = _wait.step(self, key, label, weight, joined, early, time)
-            if label is _wait.HELD:
+            label, weight = self._wait_step(key, label, weight, joined, early, time)
+            if label is _HELD:
                 return
         if row < 0:
             if score is None:   # a label or weight for a prediction outside the window
-                _wait.outside(self, key, orphan)
+                if orphan:
+                    self._join.unmatched(key, st["events"])
+                else:
+                    self._join.dropped()
                 return
-            _wait.predicted(self, key)      # a new prediction: a label of it came first?
+            self._join.predicted(key, st["events"])     # a label of it came first?
             w = 1 if weight is None else weight
             if win.push(_NAN if time is None else time, _NAN if label is None else label,
                         score, w, key):
@@ -420,24 +417,8 @@ class Monitor:
         if self.period is not None:
             self._evict(self._win.count_through(time - self.period), time)
         self._clock = time
-        if self._waits:     # time waits run out as the clock moves
-            _wait.ran_out(self)
-
-    def _check_binary(self, label, row, evict) -> None:
-        """Raise if ``label`` would be a third label value after this event's evictions
-        (``row``: the event's prediction, -1 for none)."""
-        after = {y: c[0] for y, c in self._win.classes.items()}
-        for y in self._win.oldest_labels(evict):   # O(evict)
-            if y == y:
-                after[y] -= 1
-        if row >= 0:
-            y = self._win.store.value(row)[1]
-            if y == y:
-                after[y] -= 1
-        held = {y for y, c in after.items() if c > 0}
-        if len(held | {label}) > 2:
-            raise param_error("label", "Monitor.observe", "one of at most two labels in all "
-                              "(labels='binary')", f"{label!r} with {sorted(held)} held")
+        if len(self._join):     # time waits run out as the clock moves
+            self._run_out()
 
     def _ref_note(self, key, y, s, w) -> None:
         """A prediction got its label: count it towards ``reference=N``."""
@@ -462,14 +443,14 @@ class Monitor:
                 self._ref_left.append(store.pop(key))
             if y != y:
                 st["evicted_pending"] += 1
-            _wait.note_gone(self, key, st["evicted"] + i + 1, time)
+            self._gone.note(key, st["evicted"] + i + 1 if self.period is None else time)
         st["evicted"] += k
 
     def _steady(self) -> bool:
         """Whether new predictions and late labels may take the per-event paths once
         the reference is frozen: a count window, not ``labels="binary"``, no label
-        waiting (`streamrank.monitor._wait`), no detector fed against the window."""
-        return (self.period is None and self.labels != "binary" and not self._waits
+        waiting (`streamrank.monitor._join`), no detector fed against the window."""
+        return (self.period is None and self.labels != "binary" and not len(self._join)
                 and (self._detector is None or self.detector_signal == "reference"))
 
     def _freeze_window(self) -> None:

@@ -12,12 +12,19 @@ test, interval, detector) on the events it receives:
   the challenger: a row may carry both (a second score column on the same prediction
   rows) or one only (a second score per id arriving on its own row, before or after the
   first);
-* ``label``, ``weight`` and ``time`` go to both (a label row updates the id in both
-  windows; a model that does not hold the id counts it late, dropped, or unmatched, as a
-  `Monitor` does: with split score rows, a label before a model's score row is unmatched
-  in that model, or waits for it with a label wait);
-* a model that receives nothing of an event (a row with only the other model's score)
-  does not see it: its count window does not slide, its clock does not move.
+* **one label per id**: ``label`` and ``weight`` are the id's, not a model's. They go to
+  each model that holds the id (a label row updates the id in both windows); a model's
+  new prediction of an id the other model holds takes that model's label and weight
+  (split score rows: the label may come between them);
+* **one join for the pair**: a label or weight for an id that neither model holds is
+  counted once, by the pair's join: late, dropped, if
+  a model evicted the prediction lately; otherwise unmatched, or, with ``label_wait`` /
+  ``label_wait_period``, it waits for the first prediction of the id (either model's)
+  and joins it. Both models' ``stats`` show the join's counts (``dropped``,
+  ``unmatched``, ``early``, ``early_lead``, ``joined``) and `waiting` is the pair's;
+* a model that receives nothing of an event (a row with only the other model's score,
+  or a label for an id only the other holds) does not see it: its count window does not
+  slide, and its clock moves only with a label or weight (the id's ``time``).
 
 With both scores on every prediction row the two windows hold the same ids.
 
@@ -76,9 +83,10 @@ from collections.abc import Hashable
 import numpy as np
 
 from .._typing import LabelKind, Number
-from .._validation import check_option, check_scalar
+from .._validation import check_option, check_scalar, check_weight, describe, param_error
 from ..batch.paired import delong_test
-from . import _paired_state, counters
+from . import _paired_state, _settings, counters
+from ._join import Join
 from ._monitor import SETTINGS, Monitor, _Detector
 from ._settings import same_settings
 from ._paired_report import PairedReport
@@ -92,6 +100,8 @@ _NAN = math.nan
 #: `stats` entries read from the champion (the pair counts its own events and reports).
 _CHAMPION_STATS = tuple(k for k in counters.names(counters.MONITOR)
                         if k not in ("events", "reports", "alerts"))
+#: The counters of the pair's join, the same in both models' `stats`.
+_JOIN_STATS = ("dropped", "unmatched", "early", "early_lead", "joined")
 #: The keys `PairedMonitor.metrics` adds after the champion's and the challenger's.
 PAIRED_METRIC_KEYS = ("paired_labeled", "auc_difference", "auc_difference_low",
                       "auc_difference_high", "paired_z", "paired_p_value", "paired_alerts")
@@ -143,13 +153,16 @@ class PairedMonitor:
                  label_wait: int | None = None, label_wait_period: float | None = None,
                  detector_signal: str = "reference", alert_on: str = "both") -> None:
         alert_on = check_option(alert_on, "alert_on", "PairedMonitor", ALERT_ON)
-        settings = dict(window=window, period=period, reference=reference, test=test,
-                        alpha=alpha, detector=detector, labels=labels,
-                        min_window=min_window, max_history=max_history, level=level,
-                        label_wait=label_wait, label_wait_period=label_wait_period,
-                        detector_signal=detector_signal)
-        self.champion = Monitor(**settings)     # validates every setting
+        v = _settings.checked(window, period, reference, test, alpha, labels, min_window,
+                              max_history, level, label_wait, label_wait_period,
+                              detector_signal)
+        # the models' windows; the label wait is the pair's (`_join`), one for both
+        self.label_wait, self.label_wait_period = v["label_wait"], v["label_wait_period"]
+        settings = dict(v, detector=detector, label_wait=None, label_wait_period=None)
+        self.champion = Monitor(**settings)
         self.challenger = Monitor(**settings)
+        self._join = Join(self.label_wait, self.label_wait_period)
+        self._share_counts()
         self.alert_on = alert_on
         self.alternative = _ALTERNATIVE[alert_on]
         self.stats = counters.zeros(counters.PAIRED)
@@ -193,9 +206,24 @@ class PairedMonitor:
 
     @property
     def waiting(self) -> int:
-        """Labels waiting for their prediction in the champion's window (see
-        `Monitor.waiting`)."""
-        return self.champion.waiting
+        """Labels (or weights) waiting now for the prediction of their id (in either
+        model: one wait for both)."""
+        return len(self._join)
+
+    def holds(self, key: Hashable, time: Number | None = None) -> bool:
+        """Whether either model's window holds the prediction of ``key`` (after the
+        clock's move to ``time``; `Monitor.holds`)."""
+        return self.champion.holds(key, time) or self.challenger.holds(key, time)
+
+    def left_lately(self, key: Hashable) -> bool:
+        """Whether the prediction of ``key`` left either model's window lately
+        (`Monitor.left_lately`)."""
+        return self.champion.left_lately(key) or self.challenger.left_lately(key)
+
+    def _share_counts(self) -> None:
+        """The join counts into both models' ``stats`` (each model's report shows the
+        labels of the pair's join)."""
+        self._join.count_into((self.champion.stats, self.challenger.stats))
 
     @property
     def clock(self) -> float | None:
@@ -229,67 +257,168 @@ class PairedMonitor:
                     yield row
 
     def advance(self, time: Number) -> None:
-        """Move both models' clocks to ``time`` (`Monitor.advance`), for a wrapper that
-        shares one clock (`streamrank.monitor.SegmentedMonitor`). Runtime ``O(1 +
-        evicted)``."""
+        """Move both models' clocks to ``time`` (`Monitor.advance`; time waits run out),
+        for a wrapper that shares one clock (`streamrank.monitor.SegmentedMonitor`).
+        Runtime ``O(1 + evicted)``."""
         self.champion.advance(time)
         self.challenger.advance(time)
-        st, a = self.stats, self.champion.stats     # the evictions are counted there
-        for k in _CHAMPION_STATS:
-            st[k] = a[k]
+        self._run_out()
+        self._copy_stats()
 
     # ------------------------------------------------------------------ events
     def observe(self, key: Hashable, *, score: Number | None = None,
                 challenger: Number | None = None, label: Number | None = None,
                 weight: Number | None = None, time: Number | None = None) -> None:
         """Observe one event: ``score`` is the champion's, ``challenger`` the
-        challenger's; ``label``, ``weight`` and ``time`` go to both.
+        challenger's; ``label``, ``weight`` and ``time`` are the id's (module docstring:
+        "One label per id").
 
         Validated before anything changes (in either window): a non-finite score,
         challenger score, label, weight or time, an event with none of the four, and
         what either `Monitor.observe` refuses (a new prediction older than that model's
         clock, a third label with ``labels="binary"``) raise `ValueError` / `TypeError`.
 
-        Runtime complexity: two `Monitor.observe` calls, ``O(1)`` amortized. (When both
-        models might refuse a third label, the first is copied before and restored if
-        the second refuses: ``O(W log W)``, only then.)
+        Runtime complexity: ``O(1)`` amortized plus at most two `Monitor.observe` calls.
+        (When both models might refuse a third label, the first is copied before and
+        restored if the second refuses: ``O(W log W)``, only then.)
         """
+        score, challenger, label, weight, time = self._checked(key, score, challenger,
+                                                               label, weight, time)
+        a, b = self.champion, self.challenger
+        held = (a.holds(key, time), b.holds(key, time))
+        if score is None and challenger is None and not any(held):
+            self._outside(key, label, weight, time)
+            return
+        join, st = self._join, self.stats
+        clock = self.clock
+        bound = join.bound(st["events"], clock if time is None or clock is not None
+                           and time <= clock else time)
+        joined = None if any(held) else join.waiting_for(key, bound)
+        calls = self._calls(key, (score, challenger), held, label, weight, joined)
+        self._apply(key, calls, time)
+        st["events"] += 1
+        if time is not None and (label is not None or weight is not None):
+            for mon in (a, b):      # the id's label or weight, for a model without the
+                if all(mon is not c[0] for c in calls):     # id: its clock moves
+                    mon.advance(time)
+        if joined is not None:
+            join.joined(key)
+        if not any(held):           # a new prediction: a label of it came first?
+            join.predicted(key, st["events"])
+        self._run_out()
+        if (score is None) != (challenger is None):
+            self._aligned = False
+        self._copy_stats()
+
+    def _checked(self, key, score, challenger, label, weight, time) -> tuple:
+        """The event's values, checked as `Monitor.observe` checks them."""
         func = "PairedMonitor.observe"
         if score is not None and not (type(score) is float and score - score == 0.0):
             score = check_scalar(score, "score", func)
         if challenger is not None and not (type(challenger) is float
                                            and challenger - challenger == 0.0):
             challenger = check_scalar(challenger, "challenger", func)
-        shared = label is not None or weight is not None
-        if score is None and challenger is None and not shared:
+        if label is not None and not (type(label) is float and label - label == 0.0):
+            label = check_scalar(label, "label", func)
+        if weight is not None:
+            weight = check_weight(weight, func, "weight")
+        if time is not None:
+            if not (type(time) is float and time - time == 0.0):
+                time = check_scalar(time, "time", func)
+        elif self.period is not None or self.label_wait_period is not None:
+            raise param_error("time", func, "a finite number (the monitor has a period "
+                              + ("window)" if self.period is not None else
+                                 "label wait)"), "None")
+        if key is None or key.__hash__ is None:
+            raise param_error("key", func, "an id (a hashable value other than None)",
+                              describe(key), TypeError)
+        if score is None and challenger is None and label is None and weight is None:
             raise ValueError(f"{func}: an event needs a score, a challenger score, a label "
                              f"or a weight; got none for key {key!r}.")
+        return score, challenger, label, weight, time
+
+    def _calls(self, key, scores, held, label, weight, joined) -> list:
+        """``(model, score, label, weight)`` of each model this event reaches: a model
+        given a score, and a model holding the id when the event carries a label or a
+        weight. A new prediction of a model takes the id's label and weight when the
+        event has none: the waiting ones it ``joined``, or those the other model holds
+        for the id."""
+        models = (self.champion, self.challenger)
+        shared = label is not None or weight is not None
         calls = []
-        if score is not None or shared:
-            calls.append((self.champion, score))
-        if challenger is not None or shared:
-            calls.append((self.challenger, challenger))
+        for i, (mon, s) in enumerate(zip(models, scores)):
+            if s is None and not (held[i] and shared):
+                continue
+            lab, w = label, weight
+            if s is not None and not held[i]:
+                src = joined
+                if src is None and held[1 - i]:
+                    y, _, w_other = models[1 - i].prediction(key)
+                    src = (y, w_other)
+                if src is not None:
+                    lab = src[0] if lab is None else lab
+                    w = src[1] if w is None else w
+            calls.append((mon, s, lab, w))
+        return calls
+
+    def _apply(self, key, calls, time) -> None:
+        """Feed the models their part of the event, both or neither: a model that may
+        refuse it goes first; if both may, the first is copied and restored when the
+        second refuses."""
         backup = None
         if len(calls) == 2:
-            risk = [_may_refuse(m, key, s, label, time) for m, s in calls]
+            risk = [_may_refuse(m, key, s, lab, time) for m, s, lab, _ in calls]
             if risk[1] and not risk[0]:
-                calls.reverse()         # the one that may refuse goes first
+                calls = calls[::-1]
             elif risk[0] and risk[1]:
                 backup = copy.copy(calls[0][0])
-        for i, (mon, s) in enumerate(calls):
+        for i, (mon, s, lab, w) in enumerate(calls):
             try:
-                mon.observe(key, score=s, label=label, weight=weight, time=time)
+                mon.observe(key, score=s, label=lab, weight=w, time=time)
             except (ValueError, TypeError):
                 if i and backup is not None:    # undo the first model's event
                     if calls[0][0] is self.champion:
                         self.champion = backup
                     else:
                         self.challenger = backup
+                    self._share_counts()
                 raise
-        if (score is None) != (challenger is None):
-            self._aligned = False
+
+    def _outside(self, key, label, weight, time) -> None:
+        """A label or weight for an id neither model holds (the pair's join): late,
+        dropped, if a model evicted the prediction lately (or evicts it at ``time``);
+        otherwise unmatched, or it waits with a label wait (moving no clock)."""
+        a, b = self.champion, self.challenger
+        if label is not None:
+            a.check_label(label, time, "PairedMonitor.observe")
+            b.check_label(label, time, "PairedMonitor.observe")
+        join, st = self._join, self.stats
+        late = key in a or key in b or self.left_lately(key)
+        if join.waits is not None and not late:
+            st["events"] += 1
+            join.hold(key, label, weight, join.start(st["events"], self.clock, time))
+        else:
+            if time is not None:
+                a.advance(time)
+                b.advance(time)
+            st["events"] += 1
+            if late:
+                join.dropped()
+            else:
+                join.unmatched(key, st["events"])
+        self._run_out()
+        self._copy_stats()
+
+    def _run_out(self) -> None:
+        """The pair's waits that can no longer join (after each event, and after the
+        clocks moved): unmatched."""
+        join = self._join
+        if len(join) and (self.label_wait is not None or self.clock is not None):
+            events = self.stats["events"]
+            join.run_out(join.bound(events, self.clock), events)
+
+    def _copy_stats(self) -> None:
         st, a = self.stats, self.champion.stats
-        st["events"] += 1
         for k in _CHAMPION_STATS:
             st[k] = a[k]
 
@@ -378,6 +507,7 @@ class PairedMonitor:
                        auc_difference_low=last.low, auc_difference_high=last.high,
                        paired_z=last.z, paired_p_value=last.p_value)
         out["paired_alerts"] = self.stats["paired_alerts"]
+        out["waiting_labels"] = out["challenger_waiting_labels"] = self.waiting
         return out
 
     # ------------------------------------------------------------------ persistence
@@ -418,8 +548,7 @@ class PairedMonitor:
         st = self.stats
         assert tuple(st) == counters.names(counters.PAIRED)
         assert all(st[k] == a.stats[k] for k in _CHAMPION_STATS)
-        assert max(a.stats["events"], b.stats["events"]) <= st["events"] \
-            <= a.stats["events"] + b.stats["events"]
+        assert max(a.stats["events"], b.stats["events"]) <= st["events"]
         assert st["reports"] == a.stats["reports"] == b.stats["reports"]
         assert st["paired_alerts"] <= st["alerts"] <= st["reports"]
         assert len(self.history) == len(a.history) == len(b.history)
@@ -427,6 +556,10 @@ class PairedMonitor:
             assert _paired_state.same_rows(a._win.items(), b._win.items(), self.period)
         for r, ra, rb in zip(self.history, a.history, b.history):
             assert r.champion is ra and r.challenger is rb
+        held = {k for k, *_ in a.items()} | {k for k, *_ in b.items()}
+        self._join._check(held, st["events"], self.clock)
+        assert self._join.waits is not None or not st["joined"]
+        assert all(a.stats[k] == b.stats[k] for k in _JOIN_STATS)
         labels = {k: y for k, y, *_ in a.items() if y is not None}
         for k, y, *_ in b.items():
             if y is not None and k in labels:

@@ -9,7 +9,6 @@ import math
 from .. import _engine_ci
 from ..intervals import logit_interval
 from . import _ordinal
-from . import _wait
 from ._report import Report
 from .drift import _delong, auc_drop_test, hanley_mcneil_variance
 
@@ -114,4 +113,4 @@ def check(mon) -> None:
     for y, c in tally.items():
         assert math.isclose(c[1], classes[y][1], rel_tol=1e-9, abs_tol=1e-9 * total)
     mon._engine._check(*mon._window_arrays())
-    _wait.check(mon, set(keys))
+    mon._check_join(set(keys))

@@ -56,7 +56,7 @@ class Report:
     dropped, unmatched : int
         Labels (or weights) so far that came for a prediction that had left the window
         (late, dropped) and that met no prediction (unmatched: early, or never
-        predicted): the monitor's ``stats`` at the report (`streamrank.monitor._wait`).
+        predicted): the monitor's ``stats`` at the report (`streamrank.monitor._join`).
     """
 
     events: int

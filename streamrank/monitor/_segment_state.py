@@ -23,7 +23,8 @@ import numpy as np
 
 from .. import _snapshot
 from .._validation import describe
-from . import _wait, counters
+from . import counters
+from ._join import ORPHANS
 from ._monitor import Monitor
 from ._paired import PairedMonitor
 from ._segment_report import CORRECTIONS, WEIGHTINGS, SegmentedReport
@@ -50,8 +51,7 @@ def dump(m) -> bytes:
               "weighting": m.weighting, "unit": m._unit_type.__qualname__}
     live = {key for _, u in m._all() for key, *_ in u.items()}
     stale = [(k, v[0]) for k, v in m._where.items() if k not in live]
-    waits = [] if m._waits is None else m._waits.rows()
-    orphans = m._orphans.rows()
+    waits, orphans = m._join.rows()
     state = {"clock": m._clock, "stats": m.stats,
              "waits": [[y, w, start] for _, y, w, start in waits],
              "orphans": [mark for _, mark in orphans],
@@ -121,7 +121,7 @@ def load(cls, data: bytes, unit_type):
         m.units = dict(zip(names, units[:len(names)]))
         m._other = units[-1] if other else None
         m._clock = clock
-        m.stats = stats
+        m.stats.update(stats)       # (the dict the join counts into)
         for name, unit in m._all():
             if unit.clock != clock and not (clock is not None and unit.clock is not None
                                             and unit.clock <= clock):
@@ -158,11 +158,10 @@ def load(cls, data: bytes, unit_type):
 def _load_orphans(m, snap, keys, marks) -> None:
     """The ids of the wrapper's unmatched labels and their events."""
     if not (type(marks) is list and len(marks) == len(keys) == len(set(keys))
-            and len(keys) <= _wait.ORPHANS and not set(keys) & set(m._where)
+            and len(keys) <= ORPHANS and not set(keys) & set(m._where)
             and all(type(v) is int and v >= 0 for v in marks) and marks == sorted(marks)):
         raise snap.corrupt("the ids of the unmatched labels are not those to_bytes writes")
-    for key, mark in zip(keys, marks):
-        m._orphans.note(key, mark)
+    m._join.restore([], zip(keys, marks))
 
 
 def _load_wait(m, snap, rows, waiting, stale, stale_segs) -> None:
@@ -180,7 +179,6 @@ def _load_wait(m, snap, rows, waiting, stale, stale_segs) -> None:
                             for v in r) and r[2] is not None for r in rows)
             and [r[2] for r in rows] == sorted(r[2] for r in rows)):
         raise snap.corrupt("the waiting labels are not those to_bytes writes")
-    if rows and m._waits is None:
+    if rows and m._join.waits is None:
         raise snap.corrupt("waiting labels without a label wait")
-    for key, (y, w, start) in zip(waiting, rows):
-        m._waits.add(key, y, w, start)
+    m._join.restore([(key, y, w, start) for key, (y, w, start) in zip(waiting, rows)], [])

@@ -15,7 +15,7 @@ prediction is in its segment's window. A segment given on such an event must be 
 prediction's (a `ValueError` otherwise). An event for an id in no window (a label whose
 prediction has left, or never came) goes to its segment's unit when it names a segment
 that has one (counted there, late or unmatched, as a `Monitor` counts it), and is
-counted at the wrapper otherwise (`streamrank.monitor._segment_wait`): late, dropped
+counted at the wrapper otherwise (`streamrank.monitor._join`): late, dropped
 (``stats["dropped"]``) when the id's prediction left its segment's window lately,
 unmatched (``stats["unmatched"]``) when no prediction of it was seen lately; a new
 prediction without a segment is a `ValueError`.
@@ -24,7 +24,7 @@ model's score, ``challenger=``) makes an event a prediction as a score does.
 
 **Label wait.** With the units' ``label_wait`` or ``label_wait_period``, an event for
 an id in no window, without a segment that has a unit, waits at the wrapper, by the
-units' bound and rules (`streamrank.monitor._segment_wait`): the prediction, when it
+units' bound and rules (`streamrank.monitor._join`): the prediction, when it
 comes in time, takes the waiting label and weight to its unit (``stats["joined"]``); a
 wait that runs out counts ``stats["unmatched"]``; an id evicted lately is a late drop.
 `totals` and `waiting` add the units' own waits.
@@ -127,7 +127,9 @@ from typing import Any
 from .._typing import Number
 from .._validation import check_int, check_scalar, describe, param_error
 from ..batch._groups import check_group_id
-from . import _segment_state, _segment_wait, _wait, counters
+from . import _segment_state, counters
+from ._join import Join
+from ._segment_join import UnroutedSide
 from ._monitor import Monitor
 from ._segment_report import (CORRECTIONS, WEIGHTINGS, SegmentedReport, adjust_p_values,
                               paired_family, window_gauc)
@@ -137,7 +139,7 @@ __all__ = ["SegmentedMonitor"]
 _SWEEP_MIN = 1024       # the id map is swept when it exceeds max(this, 2 x live ids)
 
 
-class SegmentedMonitor:
+class SegmentedMonitor(UnroutedSide):
     """One exact rolling window per segment value, tested per segment with a correction
     across segments, and the group AUC in total; see the module docstring for every
     rule.
@@ -225,11 +227,9 @@ class SegmentedMonitor:
         self.segment_alerts: dict[Hashable, int] = {}   # segment -> reports it alerted
         self.history: deque[SegmentedReport] = deque(maxlen=max_history)
         self.alerts: deque[SegmentedReport] = deque(maxlen=max_history)
-        # the units' label wait, for labels without a segment (`_segment_wait`)
-        self._label_wait, self._label_wait_period = _segment_wait.wait_of(probe)
-        self._waits: _wait._Waits | None = None if self._label_wait is None and \
-            self._label_wait_period is None else _wait._Waits()
-        self._orphans = _wait._Recent()     # the ids of its unmatched labels
+        # the units' label wait, for labels without a segment (`_unrouted`)
+        self._join = Join(getattr(probe, "label_wait", None),
+                          getattr(probe, "label_wait_period", None), (self.stats,))
 
     # ------------------------------------------------------------------ reads
     @property
@@ -268,7 +268,7 @@ class SegmentedMonitor:
     def waiting_unrouted(self) -> int:
         """Labels (or weights) without a segment waiting now, at the wrapper (for an id
         in no window yet)."""
-        return 0 if self._waits is None else len(self._waits)
+        return len(self._join)
 
     def __len__(self) -> int:
         """Predictions in all the windows (brought up to the shared clock)."""
@@ -344,14 +344,14 @@ class SegmentedMonitor:
                                   repr(segment))
         if time is not None:
             time = check_scalar(time, "time", func)
-        elif self.period is not None or self._label_wait_period is not None:
+        elif self.period is not None or self._join.label_wait_period is not None:
             raise param_error("time", func, "a finite number (the monitor has a period "
                               + ("window)" if self.period is not None else
                                  "label wait)"), "None")
         clock = self._clock
         alive = where is not None and self._alive(key, time, where)
         st = self.stats
-        waits = self._waits
+        join = self._join
         # a second model's score (a keyword field) makes a prediction, as a score does
         scored = score is not None or any(v is not None for v in fields.values())
         if alive:
@@ -366,7 +366,7 @@ class SegmentedMonitor:
                     and len(self.units) >= self.max_segments:
                 unit = self._other
             if unit is None:       # counted (or held) here: late, unmatched or waiting
-                _segment_wait.unrouted(self, key, label, weight, time, where)
+                self._unrouted(key, label, weight, time, where)
                 return
         elif segment is None:
             raise param_error("segment", func, "a segment value on a new prediction "
@@ -385,10 +385,10 @@ class SegmentedMonitor:
         if clock is not None:
             unit.advance(clock)
         joined = None
-        if waits is not None:       # a new prediction takes its waiting label and weight
-            b = _segment_wait.bound(self, time, False)
+        if join.waits is not None:  # a new prediction takes its waiting label and weight
+            b = self._bound(time, False)
             if not alive and scored:
-                joined = _segment_wait.joining(self, key, b)
+                joined = join.waiting_for(key, b)
             if joined is not None:
                 label = joined[0] if label is None else label
                 weight = joined[1] if weight is None else weight
@@ -402,11 +402,13 @@ class SegmentedMonitor:
         if time is not None and (clock is None or time > clock):
             self._clock = time
         st["events"] += 1
-        if waits is not None:
-            _segment_wait.settle(self, b, key, joined)
+        if join.waits is not None:
+            join.run_out(b, st["events"])
+            if joined is not None:
+                join.joined(key)
         new = not alive and scored
-        if new and self._orphans.mark:      # a label of it came first, without a segment
-            _wait.predicted(self, key)
+        if new:         # a label of it came first, without a segment?
+            join.predicted(key, st["events"])
         if pooled:
             st["pooled_events"] += 1
             st["pooled_predictions"] += new
@@ -421,9 +423,9 @@ class SegmentedMonitor:
         ``O(M)`` for ``M`` ids, once the map has doubled since the last sweep (amortized
         ``O(1)``; the ids evicted lately are at most a window's)."""
         self._sync()
-        gone = _segment_wait.gone_lately
+        gone = self._gone_lately
         self._where = {k: v for k, v in self._where.items()
-                       if k in self._unit_of(v[0]) or gone(self, k, v)}
+                       if k in self._unit_of(v[0]) or gone(k, v)}
         self._sweep_at = max(_SWEEP_MIN, 2 * len(self._where))
 
     def _sync(self) -> None:
@@ -582,7 +584,10 @@ class SegmentedMonitor:
                 assert self._unit_of(seg) is unit, (key, seg, name)
                 assert t0 == t or (t0 is None and t is None), (key, t0, t)
         assert len(self._where) <= max(self._sweep_at, _SWEEP_MIN)
-        _segment_wait.check(self, seen)
+        st = self.stats
+        assert st["early"] <= st["unmatched"]
+        assert self._join.waits is not None or not st["joined"]
+        self._join._check(seen, st["events"], self._clock)
 
 
 def _from_bytes(cls, data, unit_type):

@@ -3,7 +3,7 @@
 One ``np.savez`` archive (`streamrank._snapshot`: no pickled objects), format
 ``"streamrank.Monitor"``: the settings and the state (clock, statistics, history) as JSON,
 the window's predictions as columns (keys stored exactly), the frozen reference window or
-the ``reference=N`` store, the memories of `streamrank.monitor._wait` (the ids evicted
+the ``reference=N`` store, the memories of `streamrank.monitor._join` (the ids evicted
 lately, the ids of the unmatched labels, and with a label wait the labels waiting for
 their prediction), and the detector: whether it fired since
 the last report, the event of its last detection, and its exact state (River's ADWIN and
@@ -27,7 +27,8 @@ import numpy as np
 
 from .. import _snapshot
 from .._validation import describe
-from . import _wait, counters
+from . import counters
+from ._join import Join
 from ._reference import _Reference
 from ._report import Report
 from ._settings import SETTINGS
@@ -60,8 +61,7 @@ def dump(m) -> bytes:
         rkeys, ry, rs, rw = [], [], [], []
     config = {name: getattr(m, name) for name in SETTINGS}
     config["detector"] = _dump_detector(m.detector)
-    waits = [] if m._waits is None else m._waits.rows()
-    gone, orphans = m._gone.rows(), m._orphans.rows()
+    gone = m._gone.rows()
     state = {"clock": m._clock, "stats": m.stats,
              "history": [r._to_row() for r in m.history],
              "alerts": [r._to_row() for r in m.alerts],
@@ -81,14 +81,8 @@ def dump(m) -> bytes:
         **_snapshot.key_arrays(rkeys, "store_keys", func),
         store_y=np.array(ry, dtype=f64), store_s=np.array(rs, dtype=f64),
         store_w=np.array(rw, dtype=f64), series=np.array(m._series, dtype=f64),
-        **_snapshot.key_arrays([r[0] for r in waits], "wait_keys", func),
-        wait_y=np.array([_NAN if r[1] is None else r[1] for r in waits], dtype=f64),
-        wait_w=np.array([_NAN if r[2] is None else r[2] for r in waits], dtype=f64),
-        wait_start=np.array([r[3] for r in waits], dtype=f64),
         **_snapshot.key_arrays([k for k, _ in gone], "gone_keys", func),
-        gone_mark=np.array([g for _, g in gone], dtype=f64),
-        **_snapshot.key_arrays([k for k, _ in orphans], "orphan_keys", func),
-        orphan_mark=np.array([g for _, g in orphans], dtype=np.int64))
+        gone_mark=np.array([g for _, g in gone], dtype=f64), **m._join.to_arrays(func))
 
 
 
@@ -110,13 +104,9 @@ def load(cls, data: bytes):
     store_s = snap.floats("store_s", store_y.size)
     store_w = snap.floats("store_w", store_y.size, nonnegative=True)
     series = snap.floats("series")
-    wait_keys, gone_keys = snap.keys("wait_keys"), snap.keys("gone_keys")
-    wait_y = snap.floats("wait_y", len(wait_keys), finite=False)
-    wait_w = snap.floats("wait_w", len(wait_keys), finite=False)
-    wait_start = snap.floats("wait_start", len(wait_keys))
+    gone_keys = snap.keys("gone_keys")
     gone_mark = snap.floats("gone_mark", len(gone_keys))
-    orphan_keys = snap.keys("orphan_keys")
-    orphan_mark = snap.array("orphan_mark", "i", size=len(orphan_keys))
+    join = Join.read_arrays(snap)
     snap.finish()
     if not (type(config) is dict and set(config) == set(SETTINGS) and type(state) is dict
             and set(state) == {"clock", "stats", "history", "alerts", "detector"}):
@@ -144,10 +134,14 @@ def load(cls, data: bytes):
                 and (np.diff(times) >= 0).all() and times[0] > clock - period):
             raise snap.corrupt("the window holds predictions it would have evicted")
         m._clock = clock
-        m.stats = stats
-        if wait_keys or gone_keys or orphan_keys:
-            _load_waits(m, snap, set(keys), wait_keys, wait_y, wait_w, wait_start,
-                        gone_keys, gone_mark, orphan_keys, orphan_mark)
+        m.stats.update(stats)       # (the dict the join counts into)
+        # the join and the ids evicted lately (before the reference: the per-event
+        # paths stay off while a label waits)
+        m._join.load_arrays(snap, join, set(keys))
+        if (np.diff(gone_mark) < 0).any():
+            raise snap.corrupt("the evicted ids are not those to_bytes writes")
+        for key, mark in zip(gone_keys, gone_mark.tolist()):
+            m._gone.note(key, int(mark) if period is None else mark)
         win = m._win
         for key, t, y, s, w in zip(keys, times.tolist(), ys.tolist(), ss.tolist(),
                                    ws.tolist()):
@@ -171,30 +165,6 @@ def load(cls, data: bytes):
         m.alerts.extend(Report._from_row(r) for r in state["alerts"])
         _restore_detector(m, state["detector"], series, snap)
     return m
-
-
-def _load_waits(m, snap, window_keys, wait_keys, wait_y, wait_w, wait_start, gone_keys,
-                gone_mark, orphan_keys, orphan_mark) -> None:
-    """Restore the memories and the label wait of ``m`` (before the reference: the
-    per-event paths stay off while a label waits)."""
-    if wait_keys and m._waits is None:
-        raise snap.corrupt("waiting labels without a label wait")
-    if len(set(wait_keys)) != len(wait_keys) or set(wait_keys) & window_keys \
-            or np.isinf(wait_y).any() or (wait_w < 0).any() or np.isinf(wait_w).any() \
-            or (np.diff(wait_start) < 0).any() or (np.diff(gone_mark) < 0).any() \
-            or len(set(orphan_keys)) != len(orphan_keys) \
-            or set(orphan_keys) & window_keys or len(orphan_keys) > _wait.ORPHANS \
-            or orphan_keys and ((np.diff(orphan_mark) < 0).any() or orphan_mark[0] < 0):
-        raise snap.corrupt("the waiting labels, the evicted ids or the ids of the "
-                           "unmatched labels are not those to_bytes writes")
-    for key, y, w, start in zip(wait_keys, wait_y.tolist(), wait_w.tolist(),
-                                wait_start.tolist()):
-        m._waits.add(key, None if y != y else y, None if w != w else _num(w),
-                     int(start) if m.label_wait is not None else start)
-    for key, mark in zip(gone_keys, gone_mark.tolist()):
-        m._gone.note(key, int(mark) if m.period is None else mark)
-    for key, mark in zip(orphan_keys, orphan_mark.tolist()):
-        m._orphans.note(key, mark)
 
 
 def _restore_detector(m, saved, series, snap) -> None:

@@ -62,7 +62,7 @@ def live_table(mon) -> tuple:
     """``(table, stream)``: the `streamrank.monitor.table.ReportTable` of the latest report
     of ``mon`` (any shape) with a row for every cell the monitor holds now (a cell
     without a report yet reads 0 / nan), each cell row adding ``stats`` (its model's
-    counters now) and ``waiting``; and ``stream``, the monitor's own counters now (a
+    counters now) and ``waiting`` (its unit's: a pair has one wait); and ``stream``, the monitor's own counters now (a
     `PairedMonitor`'s or a `SegmentedMonitor`'s), with ``segments_held`` and
     ``waiting`` (`SegmentedMonitor.waiting_unrouted`) for a segmented one. What a
     scrape reads (as `Monitor.metrics`, it changes nothing). Runtime: ``O(S)``."""
@@ -80,7 +80,7 @@ def live_table(mon) -> tuple:
         for model, m in enumerate((unit.champion, unit.challenger) if paired else (unit,)):
             row = dict(made.get((False, type(segment), segment, model)) or _defaults(CELL),
                        segment=segment, model=model, total=False)
-            row["stats"], row["waiting"] = dict(m.stats), m.waiting
+            row["stats"], row["waiting"] = dict(m.stats), unit.waiting
             cells.append(row)
         if paired:
             pairs.append(dict(made.get((False, type(segment), segment, None))

@@ -9,7 +9,7 @@ ids were predicted when, which were evicted), not by calling the monitor.
 import random
 
 from streamrank.monitor import Monitor, PairedMonitor, SegmentedMonitor
-from streamrank.monitor._wait import ORPHANS
+from streamrank.monitor._join import ORPHANS
 
 
 def _labels_first(n, seed=0):
@@ -112,7 +112,7 @@ def test_the_memory_of_unmatched_ids_is_bounded():
     extra = 25
     for i in range(ORPHANS + extra):
         m.observe(i, label=1)
-    assert len(m._orphans) == ORPHANS and m.stats["unmatched"] == ORPHANS + extra
+    assert len(m._join.orphans) == ORPHANS and m.stats["unmatched"] == ORPHANS + extra
     for i in range(ORPHANS + extra):
         m.observe(i, score=0.5)
     assert m.stats["early"] == ORPHANS        # the first `extra` were forgotten
@@ -120,7 +120,7 @@ def test_the_memory_of_unmatched_ids_is_bounded():
     for i in range(3 * ORPHANS):              # labels predicted at once: taken out
         m.observe(("x", i), label=0)
         m.observe(("x", i), score=0.1)
-    assert len(m._orphans) == 0 and len(m._orphans.order) <= 16
+    assert len(m._join.orphans) == 0 and len(m._join.orphans.order) <= 16
     m._check()
 
 
@@ -149,24 +149,31 @@ def test_a_period_window_and_a_time_wait():
     t._check()
 
 
-def test_paired_split_rows_count_each_model_apart():
-    """A label before the challenger's score row (split rows) is unmatched in the
-    challenger and then early; the pair's stats are the champion's; the report's
-    as_dict carries both models' counts."""
+def test_paired_split_rows_share_the_ids_label_and_one_join():
+    """A label is the id's, not a model's: a label before the challenger's score row
+    (split rows) labels the champion's prediction, and the challenger's prediction takes
+    it when it comes; a label for an id neither model holds is counted once, by the
+    pair's join, and both models' stats (and the report's columns) show that count."""
     m = PairedMonitor(window=3, min_window=2)
     m.observe("a", score=0.9)
-    m.observe("a", label=1)                 # the challenger has no "a" yet: unmatched
-    m.observe("a", challenger=0.4)          # ... and its prediction comes: early
+    m.observe("a", label=1)                 # the champion's "a" is labeled ...
+    m.observe("a", challenger=0.4)          # ... and the challenger's prediction takes it
+    assert m.champion.prediction("a") == (1.0, 0.9, 1)
+    assert m.challenger.prediction("a") == (1.0, 0.4, 1)
+    m.observe("z", label=1)                 # no model holds "z": unmatched, once
     for k in "bcd":
         m.observe(k, score=0.5, challenger=0.5)
-    m.observe("a", label=0)                 # "a" left both windows lately: late in both
+    m.observe("a", label=0)                 # "a" left both windows lately: late, once
     a, b = m.champion.stats, m.challenger.stats
-    assert (a["dropped"], a["unmatched"], a["early"]) == (1, 0, 0)
-    assert (b["dropped"], b["unmatched"], b["early"], b["early_lead"]) == (1, 1, 1, 1)
-    assert all(m.stats[k] == a[k] for k in ("dropped", "unmatched", "early"))
+    for st in (a, b, m.stats):
+        assert (st["dropped"], st["unmatched"], st["early"]) == (1, 1, 0)
+    assert (a["events"], b["events"], m.stats["events"]) == (5, 4, 8)
+    assert (a["labeled"], b["labeled"]) == (1, 1)
+    m.observe("z", score=0.2, challenger=0.3)   # "z"'s label came first: early
+    assert a["early"] == b["early"] == 1 and a["early_lead"] == b["early_lead"] == 5
     row = m.report().as_dict()
     assert (row["dropped"], row["unmatched"], row["challenger_dropped"],
-            row["challenger_unmatched"]) == (1, 0, 1, 1)
+            row["challenger_unmatched"]) == (1, 1, 1, 1)
     m._check()
 
 

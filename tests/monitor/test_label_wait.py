@@ -320,7 +320,7 @@ def test_without_a_wait_nothing_waits_and_late_and_unmatched_labels_are_apart():
     m.observe("x", label=1)                 # event 1: no prediction of x yet
     assert (m.stats["dropped"], m.stats["unmatched"], m.waiting, m.stats["joined"]) \
         == (0, 1, 0, 0)
-    assert m._waits is None
+    assert m._join.waits is None
     for i in range(4):                      # events 2-5: prediction 0 is evicted at 5
         m.observe(i, score=i / 4)
     m.observe(0, label=1)                   # event 6: late, dropped
@@ -351,7 +351,7 @@ def _run(m, events):
 
 
 def _state(m):
-    return repr((list(m.items()), m.stats, m._waits.rows(), m._gone.rows(), m.clock,
+    return repr((list(m.items()), m.stats, m._join.rows(), m._gone.rows(), m.clock,
                  m.reference_counts, m._fast, [r.counts for r in m.history]))
 
 

@@ -285,14 +285,15 @@ def test_metrics_and_protocol():
 
 
 def test_a_third_label_the_champion_takes_and_the_challenger_refuses_is_undone():
-    pm = PairedMonitor(window=2, labels="binary", min_window=2)
+    pm = PairedMonitor(window=3, labels="binary", min_window=2)
     pm.observe("a", score=0.1, challenger=0.2, label=0)
     pm.observe("b", score=0.9, challenger=0.8, label=1)
+    pm.observe("x", score=0.7, label=1)     # the champion's only: {0, 1, 1} there
     before = pm.to_bytes()
-    # the champion's new prediction evicts 'a' (label 0): {1, 2} is fine there; the
-    # challenger (no score: the label only) still holds {0, 1}
+    # the champion's new prediction evicts 'a' (label 0): {1, 1, 2} is fine there; the
+    # challenger evicts nothing and still holds {0, 1}
     with pytest.raises(ValueError, match="at most two labels"):
-        pm.observe("c", score=0.5, label=2)
+        pm.observe("c", score=0.5, challenger=0.4, label=2)
     assert pm.to_bytes() == before
     pm._check()
     pm.observe("c", score=0.5, challenger=0.4, label=1)
@@ -381,5 +382,5 @@ def test_advance_keeps_the_pairs_statistics():
 
 
 def test_an_unhashable_key_is_refused_by_name():
-    with pytest.raises(TypeError, match="'key' parameter of Monitor.observe"):
+    with pytest.raises(TypeError, match="'key' parameter of PairedMonitor.observe"):
         PairedMonitor(window=4).observe([1], score=0.5, challenger=0.4)

@@ -185,7 +185,7 @@ def test_the_wait_is_in_the_snapshot_and_metrics_and_old_snapshots_are_refused()
         m.observe(k, segment="fr", score=0.5)
     back = SegmentedMonitor.from_bytes(m.to_bytes())
     back._check()
-    assert back._waits.rows() == m._waits.rows() == [("q", 1, None, 2), ("r", None, 3, 3)]
+    assert back._join.rows()[0] == m._join.rows()[0] == [("q", 1, None, 2), ("r", None, 3, 3)]
     assert back.stats == m.stats and back.waiting == 2
     for mon in (m, back):
         mon.observe("a", label=1)               # lately evicted, also after the restore

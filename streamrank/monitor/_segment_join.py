@@ -1,0 +1,78 @@
+"""The wrapper's part of the join in `streamrank.monitor.SegmentedMonitor`: a label or
+weight for an id in no window, whose event names no segment with a unit, is counted (or
+waits) at the wrapper, by the units' rules (`streamrank.monitor._join.Join`).
+
+A mixin of `SegmentedMonitor` (its methods read the id map, the units and the shared
+clock of the wrapper they belong to), apart so that the wrapper's module keeps the
+routing, the reports and the snapshot.
+"""
+
+from __future__ import annotations
+
+from .._validation import check_scalar, check_weight, param_error
+
+__all__ = ["UnroutedSide"]
+
+
+class UnroutedSide:
+    """`SegmentedMonitor`'s steps for labels without a unit (module docstring)."""
+
+    __slots__ = ()
+
+    def _gone_lately(self, key, where) -> bool:
+        """Whether the prediction of ``key`` (``where``: its entry in the id map, None if
+        none; the id is in no live window) left its segment's window lately, or leaves at
+        this event (still held, but out of the period at its time). Brings that unit up
+        to the shared clock (as evicting at every event would)."""
+        if where is None:
+            return False
+        unit = self._unit_of(where[0])
+        if unit is None:
+            return False
+        if key in unit:
+            return True
+        if self._clock is not None:
+            unit.advance(self._clock)
+        return unit.left_lately(key)
+
+    def _bound(self, time, early) -> float:
+        """This event's bound of the wait, before it is counted (``early``: it waits,
+        the clock stays)."""
+        clock = self._clock
+        if not early and time is not None and (clock is None or time > clock):
+            clock = time
+        return self._join.bound(self.stats["events"], clock)
+
+    def _unrouted(self, key, label, weight, time, where) -> None:
+        """An event for an id in no window, without a segment that has a unit (checked
+        first as a `Monitor` checks one; ``where``: the id's entry in the id map, None if
+        none): late, unmatched, or waiting (the wrapper's join, the units' rules)."""
+        func = "SegmentedMonitor.observe"
+        if key is None:
+            raise param_error("key", func, "an id (a hashable value other than None)",
+                              "None", TypeError)
+        if label is None and weight is None:
+            raise ValueError(f"{func}: an event needs a score, a label or a weight; got "
+                             f"none for key {key!r}.")
+        if label is not None:
+            check_scalar(label, "label", func)
+        if weight is not None:
+            check_weight(weight, func, "weight")
+        join, st = self._join, self.stats
+        late = self._gone_lately(key, where)
+        if join.waits is not None and not late:     # it waits (moving no clock)
+            b = self._bound(time, True)
+            st["events"] += 1
+            join.run_out(b, st["events"])
+            join.hold(key, label, weight, join.start(st["events"], self._clock, time))
+            return
+        b = None if join.waits is None else self._bound(time, False)
+        if time is not None and (self._clock is None or time > self._clock):
+            self._clock = time
+        st["events"] += 1
+        if late:
+            join.dropped()
+        else:
+            join.unmatched(key, st["events"])
+        if join.waits is not None:
+            join.run_out(b, st["events"])
