@@ -16,7 +16,9 @@ With ``--cli-rows N`` it also times the command, ``streamrank monitor FILE --win
 --every R`` (``--cli-every``) as a subprocess on a CSV of the first ``N`` events, once
 with the columns id, score, label and once with a challenger and a segment column too
 (``--challenger-score challenger --segment segment``): wall time, median of
-``--repeats``, rows a second (its last JSON line checked as above).
+``--repeats``, rows a second (its last JSON line checked as above). Beside each, the
+same command reading row by row (its block reader off: ``EventParser.block`` declining
+every block, as for an input that is not plain CSV), in the same rounds, and the ratio.
 
     python benchmarks/bench_monitor_shapes.py --windows 1e3 1e4 --every 100 10000
     python benchmarks/bench_monitor_shapes.py --windows 1e3 --every 1e4 --cli-rows 1e6
@@ -101,6 +103,12 @@ def check(name, m, events, window, n):
     assert abs(auc - roc_auc_score(y, s)) <= 1e-12, (name, auc)
 
 
+#: The command with its block reader off (every block declined: read row by row).
+_ROW_BY_ROW = ("import sys; from streamrank.io.events import EventParser; "
+               "EventParser.block = lambda self, body: None; "
+               "from streamrank.cli import main; sys.argv[0] = 'streamrank'; main()")
+
+
 def run_cli(events, window, rows, every, segments, repeats) -> list:
     """Table rows of ``streamrank monitor`` on CSVs of the first ``rows`` events."""
     y, s, c, g = (col[:rows] for col in events)
@@ -114,27 +122,31 @@ def run_cli(events, window, rows, every, segments, repeats) -> list:
             f.write("id,score,challenger,segment,label\n")
             f.writelines(f"{i},{a!r},{cc!r},g{gg},{b}\n"
                          for i, (a, cc, gg, b) in enumerate(zip(s, c, g, y)))
-        base = [sys.executable, "-m", "streamrank.cli", "monitor", "--window", str(window),
-                "--every", str(every), "--format", "json", "--no-progress"]
+        args = ["monitor", "--window", str(window), "--every", str(every), "--format",
+                "json", "--no-progress"]
+        modes = {"blocks": [sys.executable, "-m", "streamrank.cli"] + args,
+                 "row by row": [sys.executable, "-c", _ROW_BY_ROW] + args}
         for name, path, more in (
                 ("streamrank monitor", plain, []),
                 (f"streamrank monitor, {segments} segments x challenger", shaped,
                  ["--challenger-score", "challenger", "--segment", "segment",
                   "--max-segments", str(segments)])):
-            times = []
+            times = {mode: [] for mode in modes}
             for _ in range(repeats):
-                t0 = time.perf_counter()
-                res = subprocess.run(base + [path] + more, check=True, capture_output=True,
-                                     text=True)
-                times.append(time.perf_counter() - t0)
-            last = json.loads(res.stdout.splitlines()[-1])
-            if not more:
-                exact = roc_auc_score(y[rows - window:], s[rows - window:])
-                assert abs(last["auc"] - exact) <= 1e-12, (last["auc"], exact)
-            else:
-                assert last["segment"] is None and last["events"] == rows, last
-            t = statistics.median(times)
-            out.append([name, f"{rows:,}", f"{every:,}", f"{t:.2f}", f"{rows / t:,.0f}"])
+                for mode, cmd in modes.items():
+                    t0 = time.perf_counter()
+                    res = subprocess.run(cmd + [path] + more, check=True,
+                                         capture_output=True, text=True)
+                    times[mode].append(time.perf_counter() - t0)
+                    last = json.loads(res.stdout.splitlines()[-1])
+                    if not more:
+                        exact = roc_auc_score(y[rows - window:], s[rows - window:])
+                        assert abs(last["auc"] - exact) <= 1e-12, (last["auc"], exact)
+                    else:
+                        assert last["segment"] is None and last["events"] == rows, last
+            t, t_rows = (statistics.median(times[m]) for m in modes)
+            out.append([name, f"{rows:,}", f"{every:,}", f"{t:.2f}", f"{rows / t:,.0f}",
+                        f"{rows / t_rows:,.0f}", f"{t_rows / t:.2f}x"])
     return out
 
 
@@ -185,8 +197,9 @@ def main(argv=None) -> int:
                         args.segments, args.repeats)
         text += (f"\n`streamrank monitor` on a CSV, W = {args.windows[0]} (wall time, "
                  f"start-up included, median of {args.repeats}):\n\n"
-                 + markdown_table(["command", "rows", "--every", "s", "rows/s"], table,
-                                  "lrrrr") + "\n")
+                 + markdown_table(["command", "rows", "--every", "s", "rows/s",
+                                   "rows/s row by row", "speed-up"], table,
+                                  "lrrrrrr") + "\n")
     print(text)
     write_report(text, args.output)
     return 0

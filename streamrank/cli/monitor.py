@@ -84,8 +84,9 @@ from ..monitor.table import shape_of
 from ._common import (EXIT_ALERT, InputError, check_distinct_columns, format_option,
                       on_error_option, progress_option, read_error)
 from ._monitor_append import continue_output, output_state
+from ._monitor_feed import Feed
 from ._monitor_input import (_READ_ERRORS, _check_input, _check_outputs, _detector, _name,
-                             _note, _note_skip, _progress_bar, _read_error, _rejected)
+                             _note, _progress_bar, _read_error)
 from ._monitor_output import _Printer, champion_history
 from ._monitor_summary import summary as _summary
 from ._monitor_wait import label_wait_option, wait_columns
@@ -345,7 +346,8 @@ def monitor(ctx, source, id_col, score_col, label_col, require_score, weight_col
     if segmented:
         wanted["segment"] = segment_col
     gate = StopGate()
-    status = {"error": None, "at": None, "decided": False, "save": None}
+    status = {"error": None, "at": None, "decided": False, "save": None,
+              "skipped": skipped}
     lock = None
     if metrics_port is not None:    # /metrics reads the monitor at each scrape
         import threading
@@ -353,7 +355,7 @@ def monitor(ctx, source, id_col, score_col, label_col, require_score, weight_col
         from ._monitor_metrics import serve_metrics
 
         lock = threading.Lock()     # a scrape reads between events, never inside one
-        server = serve_metrics(mon, lambda: skipped, metrics_host, metrics_port,
+        server = serve_metrics(mon, lambda: status["skipped"], metrics_host, metrics_port,
                                model_name, challenger_name if paired else None, lock)
         ctx.call_on_close(lambda: (server.shutdown(), server.server_close()))
 
@@ -436,7 +438,7 @@ def monitor(ctx, source, id_col, score_col, label_col, require_score, weight_col
                                "head_sha256": digest, "device": device, "inode": inode},
                     "output": output_state(reported),
                     "input_format": src.format, "rows": position.rows,
-                    "offset": position.offset, "header": src.header, "skipped": skipped,
+                    "offset": position.offset, "header": src.header, "skipped": status["skipped"],
                     "iso_time": parser.iso_time, "columns": wanted,
                     "resolved": parser.resolved, "every": every}
                 if segmented:
@@ -449,55 +451,13 @@ def monitor(ctx, source, id_col, score_col, label_col, require_score, weight_col
 
             status["save"] = save
 
-            observe, report = mon.observe, mon.report
-            if lock is not None:
-                from ._monitor_metrics import locked
-
-                observe, report = locked(lock, observe), locked(lock, report)
-            events = mon.stats
             bar = _progress_bar(progress, src, follow)
-            since_ckpt = 0
+            feed = Feed(mon, src, parser, shape=(paired, segmented), every=every,
+                        checkpoint_every=checkpoint_every, on_error=on_error,
+                        printer=printer, save=save, lock=lock, bar=bar, gate=gate,
+                        name=name, event_columns=event_columns, status=status)
             try:
-                for row, rec in src:
-                    try:
-                        if paired and segmented:
-                            key, score, label, weight, t, ch, seg = parser(row, rec)
-                            observe(key, segment=seg, score=score, challenger=ch,
-                                    label=label, weight=weight, time=t)
-                        elif paired:
-                            key, score, label, weight, t, ch = parser(row, rec)
-                            observe(key, score=score, challenger=ch, label=label,
-                                    weight=weight, time=t)
-                        elif segmented:
-                            key, score, label, weight, t, seg = parser(row, rec)
-                            observe(key, segment=seg, score=score, label=label,
-                                    weight=weight, time=t)
-                        else:
-                            key, score, label, weight, t = parser(row, rec)
-                            observe(key, score=score, label=label, weight=weight, time=t)
-                    except (ValueError, TypeError) as exc:   # EventError, or the Monitor's
-                        message = (read_error(exc, name).message
-                                   if isinstance(exc, EventError) else
-                                   _rejected(name, row, exc, event_columns, src.line,
-                                             parser.iso_time))
-                        if on_error == "fail":
-                            status["error"] = message + (" (use --on-error skip to skip "
-                                                         "bad rows)")
-                            status["at"] = (src.before, src.consumed_before)
-                            break
-                        skipped += 1
-                        _note_skip(skipped, message)
-                    else:
-                        if events["events"] % every == 0:
-                            printer(report())
-                    since_ckpt += 1
-                    if since_ckpt >= checkpoint_every:
-                        save(src.position, src.consumed, printer.last_events)
-                        since_ckpt = 0
-                    if bar is not None and row % 4096 == 0:
-                        bar.update(src.position.offset - bar.n)
-                    if gate.requested or printer.closed:
-                        break
+                feed.run()
             except KeyboardInterrupt:
                 pass
             except InputMismatch as exc:  # nothing read: the checkpoint stays as it is
@@ -525,7 +485,7 @@ def monitor(ctx, source, id_col, score_col, label_col, require_score, weight_col
     save(*(status["at"] or (src.position, src.consumed)),
          done if final else printer.last_events)
     if final:
-        last = report()
+        last = feed.report()
         if printer.last_events != done:   # (else printed by the run resumed from)
             printer(last)
     if plot is not None:
@@ -538,7 +498,7 @@ def monitor(ctx, source, id_col, score_col, label_col, require_score, weight_col
         except OSError as exc:
             raise InputError(f"{plot}: cannot write the plot ({exc.strerror or exc})") \
                 from None
-    _summary(mon, skipped, plot, stopped_by, parser.iso_time)
+    _summary(mon, status["skipped"], plot, stopped_by, parser.iso_time)
     if status["error"]:
         raise InputError(status["error"])
     if fail_on_alert and mon.stats["alerts"]:

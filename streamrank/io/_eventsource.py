@@ -10,8 +10,10 @@ from __future__ import annotations
 import csv
 import os
 import stat as _stat
+from collections import deque
 from typing import Iterator
 
+from ._blockread import Block, BlockMode
 from ._csvtext import is_blank_record
 from ._detect import FORMATS, detect_format, format_from_name, sniff
 from ._follow import FileId, FollowMode, Watch
@@ -35,7 +37,7 @@ def _peek(stream, n=16) -> bytes:
     return b""
 
 
-class EventSource(FollowMode, ResumeMode):
+class EventSource(FollowMode, ResumeMode, BlockMode):
     """The rows of an event stream, one at a time, with the position after each.
 
     Parameters
@@ -120,6 +122,7 @@ class EventSource(FollowMode, ResumeMode):
         self.seekable = False     # set once the format is known
         self._idle_since = None
         self._pending = b""       # bytes read past the last complete line
+        self._queued = deque()    # complete lines put back, read before `_pending`
         self._offset = 0          # bytes of the complete lines read
         self._end = 0             # bytes up to the end of the last record (or blank line)
         self._head = bytearray()  # the first HEAD_BYTES of a stream (fingerprint)
@@ -287,6 +290,8 @@ class EventSource(FollowMode, ResumeMode):
     def _next_line(self) -> bytes | None:
         """The next complete line (a real end: the last line, newline or not), or None
         at the end (in follow mode, a stop: `stopped`, the fragment kept unread)."""
+        if self._queued:
+            return self._take_queued()
         pending = self._pending
         if pending[-1:] == b"\n":
             self._pending = b""
@@ -318,8 +323,7 @@ class EventSource(FollowMode, ResumeMode):
     def _first_line(self) -> bytes:
         """The first line, read ahead (to sniff the format) and kept for the reader."""
         line = self._whole_line("first line")
-        self._offset -= len(line)
-        self._pending = line
+        self._unread(line)
         return line
 
     def _whole_line(self, what) -> bytes:
@@ -376,7 +380,7 @@ class EventSource(FollowMode, ResumeMode):
     def _unread(self, line: bytes) -> None:
         """Put a complete line back: the next one read."""
         self._offset -= len(line)
-        self._pending = line
+        self._queued.appendleft(line)
 
     def _lines(self) -> Iterator[str]:
         """Complete lines, decoded (`_bad_text` holds a line's UTF-8 error)."""
@@ -384,7 +388,7 @@ class EventSource(FollowMode, ResumeMode):
         self._idle_since = None
         readline, gate = self.stream.readline, self.gate
         while True:
-            if self._pending or len(self._head) < HEAD_BYTES:
+            if self._pending or self._queued or len(self._head) < HEAD_BYTES:
                 raw = self._next_line()       # the careful way: a fragment, the head
             else:                             # the common case: one whole line
                 if gate is None:
@@ -420,12 +424,23 @@ class EventSource(FollowMode, ResumeMode):
     def __iter__(self) -> Iterator[tuple[int, object]]:
         """``(row, record)``: a list of strings (CSV), a parsed object (JSON lines), a
         dict (Parquet). A line that does not parse gives an `EventError` record."""
+        return self._iterate(None)
+
+    def blocks(self, parse) -> Iterator[Block | tuple[int, object]]:
+        """As iterating the source, but the rows of a plain CSV or TSV stretch come as
+        a `streamrank.io._blockread.Block` of the columns ``parse(lines)`` makes of its
+        whole lines (bytes), where it does not decline them (None); the others as
+        ``(row, record)``. The same rows, positions and errors
+        (`streamrank.io._blockread`)."""
+        return self._iterate(parse if self.format in ("csv", "tsv") else None)
+
+    def _iterate(self, parse):
         skip = self._seek_or_skip()
         if self.format == "parquet":
             yield from self._parquet(skip)
             return
         while not self.stopped:     # (stopped: a resumed follow found no new line yet)
-            skip = yield from self._records(skip)
+            skip = yield from self._records(skip, parse)
             if self._switched is None or not self._new_content():
                 break
         if self.stopped:
@@ -437,9 +452,9 @@ class EventSource(FollowMode, ResumeMode):
         if self._expect is not None:
             self._check_head(ended=True)
 
-    def _records(self, skip):
+    def _records(self, skip, parse=None):
         """The rows of one content (a followed file's, up to a rotation); returns the
-        rows still to skip."""
+        rows still to skip. With ``parse``, plain stretches come as blocks."""
         self._bad_text = None
         self._line = ""
         jsonl = self.format == "jsonl"
@@ -447,6 +462,11 @@ class EventSource(FollowMode, ResumeMode):
         lines = self._lines()
         records = lines if jsonl else csv.reader(lines, delimiter=self.delimiter)
         while True:
+            if parse is not None and not skip:
+                block = self._block(parse)
+                if block is not None:
+                    yield block
+                    continue
             first_line = self._lines_read + 1
             try:
                 rec = next(records)

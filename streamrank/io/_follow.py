@@ -241,6 +241,7 @@ class FollowMode:
         self.file_id = self._watch.file
         self._switched, self._drain, self._idle_since = what, False, None
         self._pending, self._head = b"", bytearray()
+        self._queued.clear()
         self._offset = self._end = 0
         self._line_base, self._lines_read = 0, 0
         self._on_rotate(f"{self.name}{' ' if what == 'replaced' else ': '}{message}; "

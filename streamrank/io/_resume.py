@@ -113,6 +113,7 @@ class ResumeMode:
             self._seeked, self._line_base = offset, None
             self._offset = self._end = self._prev_end = offset
             self._pending = b""
+            self._queued.clear()
             self._head = bytearray(os.pread(self.stream.fileno(), min(HEAD_BYTES, offset),
                                             0))
             self._rows = start.rows

@@ -45,6 +45,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+import numpy as np
+
 from ._eventsource import (HEAD_BYTES, EventError, EventSource, FileId,  # noqa: F401
                            InputMismatch, Position, StopGate, detect_format)
 from ._located import LocatedError
@@ -195,6 +197,28 @@ class EventParser:
         except EventError as exc:
             raise self.source.locate(exc, row) from None
 
+    def block(self, body: bytes):
+        """The columns of whole CSV (or TSV) lines ``body``, read at once
+        (`EventSource.blocks`): ``(keys, columns)``, ``columns`` named as the keywords of
+        a monitor's ``observe_many`` (float arrays, NaN for an empty cell; the segment's
+        strings, None for an empty one); or None when a row is not plain (a field count
+        off, an empty id, a cell that is not a finite number, a negative weight, an ISO
+        time): the row-by-row reader then reads these lines and says what is wrong.
+        Vectorized: one pyarrow read, one cast per column in the common case.
+
+        >>> import io
+        >>> src = EventSource(io.BytesIO(b"id,score,label\\n"), name="s.csv")
+        >>> p = EventParser(src, Columns())
+        >>> keys, cols = p.block(b"a,0.9,1\\nb,0.2,\\n")
+        >>> keys, cols["score"].tolist(), cols["label"].tolist()
+        (['a', 'b'], [0.9, 0.2], [1.0, nan])
+        >>> p.block(b"a,x,1\\n") is None, p.block(b"a,0.5\\n") is None
+        (True, True)
+        """
+        if not self._csv:
+            return None
+        return _block_columns(self, body)
+
     def _parse(self, row, rec):
         if isinstance(rec, EventError):
             raise rec
@@ -268,6 +292,66 @@ class EventParser:
                 seg = None
             out.append(seg)
         return tuple(out)
+
+
+def _block_columns(parser, body):
+    """`EventParser.block`'s work: the columns of the whole CSV lines ``body``, or None."""
+    import pyarrow as pa
+    from pyarrow import csv as pacsv
+
+    from ._arrow import _OK, _parse_numbers
+
+    names = parser._names
+    used = [i for i in parser._idx if i is not None]
+    header = [f"c{i}" for i in range(parser._width)]
+    try:
+        table = pacsv.read_csv(
+            pa.py_buffer(body),
+            read_options=pacsv.ReadOptions(column_names=header, use_threads=False,
+                                           block_size=max(len(body), 1 << 16)),
+            parse_options=pacsv.ParseOptions(delimiter=parser._sep, quote_char=False,
+                                             ignore_empty_lines=False),
+            convert_options=pacsv.ConvertOptions(
+                include_columns=[header[i] for i in dict.fromkeys(used)],
+                column_types={header[i]: pa.string() for i in used},
+                null_values=[""], strings_can_be_null=True))
+    except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
+        return None
+    n = table.num_rows
+
+    def text(k):
+        return table.column(header[parser._idx[k]]).combine_chunks()
+
+    def numbers(k, what_missing_ok=True, nonnegative=False):
+        if names[k] is None:
+            return None
+        values, bad = _parse_numbers(text(k))
+        ok = bad == _OK
+        if (~ok & (bad != 1)).any() or not what_missing_ok and (bad == 1).any() \
+                or not np.isfinite(values[ok]).all() \
+                or nonnegative and (values[ok] < 0).any():
+            return False
+        return values
+
+    if names[0] is None:
+        keys = list(range(parser.source._rows + 1, parser.source._rows + 1 + n))
+    else:
+        ids = text(0)
+        if ids.null_count:
+            return None
+        keys = ids.to_pylist()
+    required = parser.columns.score_required
+    cols = [numbers(1, not required), numbers(2), numbers(3, nonnegative=True), numbers(4)]
+    out = {"score": cols[0], "label": cols[1], "weight": cols[2], "time": cols[3]}
+    k = 5
+    if parser.columns.challenger is not None:
+        out["challenger"] = numbers(5, not required)
+        k = 6
+    if any(c is False for c in out.values()):
+        return None
+    if parser.columns.segment is not None:
+        out["segment"] = text(k).to_pylist()
+    return keys, {c: v for c, v in out.items() if v is not None}
 
 
 def _missing_score(value, row, column):

@@ -23,6 +23,7 @@ from ..windows import sync
 from . import _read, _settings, _signal, _state, counters
 from ._join import Join, Recent
 from ._join_side import HELD as _HELD, JoinSide
+from ._many import ManyEvents
 from ._settings import SETTINGS, TESTS
 from ._reference import _Reference
 from ._report import Report
@@ -52,7 +53,7 @@ def _plain_label(label):
     return None
 
 
-class Monitor(JoinSide):
+class Monitor(JoinSide, ManyEvents):
     """Exact rolling AUC (or concordance) of a prediction stream, tested against a frozen
     reference window; see the module docstring for every rule.
 

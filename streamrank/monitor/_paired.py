@@ -87,6 +87,7 @@ from .._validation import check_option, check_scalar, check_weight, describe, pa
 from ..batch.paired import delong_test
 from . import _paired_state, _settings, counters
 from ._join import Join
+from ._many import ManyEvents
 from ._monitor import SETTINGS, Monitor, _Detector
 from ._settings import same_settings
 from ._paired_report import PairedReport
@@ -107,7 +108,7 @@ PAIRED_METRIC_KEYS = ("paired_labeled", "auc_difference", "auc_difference_low",
                       "auc_difference_high", "paired_z", "paired_p_value", "paired_alerts")
 
 
-class PairedMonitor:
+class PairedMonitor(ManyEvents):
     """Champion against challenger: two exact windows and DeLong's paired test of their
     AUCs on the ids labeled in both; see the module docstring for every rule.
 
@@ -144,6 +145,8 @@ class PairedMonitor:
         ``challenger.stats``); plus ``paired_alerts`` (reports whose paired test
         alerted).
     """
+
+    _COLUMNS = ("score", "challenger", "label", "weight", "time")   # (`observe_many`)
 
     def __init__(self, window: int | None = None, period: float | None = None,
                  reference: int | None = None, test: str = "hanley-mcneil",

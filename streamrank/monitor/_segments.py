@@ -130,6 +130,7 @@ from ..batch._groups import check_group_id
 from . import _segment_state, counters
 from ._join import Join
 from ._segment_join import UnroutedSide
+from ._many import ManyEvents
 from ._monitor import Monitor
 from ._segment_report import (CORRECTIONS, WEIGHTINGS, SegmentedReport, adjust_p_values,
                               paired_family, window_gauc)
@@ -139,7 +140,7 @@ __all__ = ["SegmentedMonitor"]
 _SWEEP_MIN = 1024       # the id map is swept when it exceeds max(this, 2 x live ids)
 
 
-class SegmentedMonitor(UnroutedSide):
+class SegmentedMonitor(UnroutedSide, ManyEvents):
     """One exact rolling window per segment value, tested per segment with a correction
     across segments, and the group AUC in total; see the module docstring for every
     rule.
@@ -180,6 +181,9 @@ class SegmentedMonitor(UnroutedSide):
 
     #: The name of the pooled segment.
     OTHER = "(other)"
+
+    _COLUMNS = ("segment", "score", "challenger", "label", "weight",   # (`observe_many`)
+                "time")
 
     def __init__(self, *, max_segments: int = 64, correction: str = "holm",
                  weighting: str = "impressions",

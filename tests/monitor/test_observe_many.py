@@ -1,0 +1,141 @@
+"""`observe_many`: a block of events as columns equals `observe` event by event, for every
+shape of monitor; a refused event stops the block at its index, the events before it
+applied and nothing of it."""
+
+import math
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from streamrank.monitor import Monitor, PairedMonitor, SegmentedMonitor
+
+SHAPES = [(False, 1), (False, 2), (True, 1), (True, 2)]
+
+
+def _make(segmented, models, **kw):
+    kw = dict(window=12, min_window=3, **kw)
+    if segmented:
+        if models == 2:
+            return SegmentedMonitor(max_segments=2, factory=lambda: PairedMonitor(**kw))
+        return SegmentedMonitor(max_segments=2, **kw)
+    return PairedMonitor(**kw) if models == 2 else Monitor(**kw)
+
+
+def _event(draw_ids, segmented, models):
+    """One event: a new prediction, a re-score, a late (or early) label, a weight."""
+    key = st.sampled_from(draw_ids)
+    grid = st.sampled_from([0.0, 0.25, 0.5, 0.75, 1.0])
+    maybe = st.one_of(st.none(), grid)
+    fields = {"score": maybe, "label": st.one_of(st.none(), st.sampled_from([0.0, 1.0])),
+              "weight": st.one_of(st.none(), st.sampled_from([1, 2, 0.5]))}
+    if models == 2:
+        fields["challenger"] = maybe
+    if segmented:
+        fields["segment"] = st.one_of(st.none(), st.sampled_from("abc"))
+    return st.tuples(key, st.fixed_dictionaries(fields))
+
+
+def _columns(events, names):
+    """The events as columns: floats as numpy arrays (NaN: missing), the rest lists."""
+    keys = [k for k, _ in events]
+    cols = {}
+    for name in names:
+        values = [e[name] for _, e in events]
+        if name == "segment":
+            cols[name] = values
+        else:
+            cols[name] = np.array([math.nan if v is None else v for v in values], float)
+    return keys, cols
+
+
+def _one_by_one(mon, events):
+    """`observe` per event, skipping the refused ones; the refused indexes."""
+    refused = []
+    for i, (key, e) in enumerate(events):
+        try:
+            mon.observe(key, **{k: v for k, v in e.items() if v is not None})
+        except (ValueError, TypeError):
+            refused.append(i)
+    return refused
+
+
+def _in_blocks(mon, events, names, size):
+    """`observe_many` over blocks of ``size``, going on after a refused event."""
+    refused, start = [], 0
+    while start < len(events):
+        block = events[start:start + size]
+        keys, cols = _columns(block, names)
+        try:
+            mon.observe_many(keys, **cols)
+            start += len(block)
+        except (ValueError, TypeError) as exc:
+            refused.append(start + exc.index)
+            start += exc.index + 1
+    return refused
+
+
+@pytest.mark.parametrize("segmented,models", SHAPES)
+@settings(max_examples=40, deadline=None)
+@given(data=st.data(), size=st.integers(1, 9))
+def test_observe_many_equals_observe_event_by_event(segmented, models, data, size):
+    ids = list(range(8))
+    events = data.draw(st.lists(_event(ids, segmented, models), max_size=60))
+    names = ["score", "label", "weight"] + (["challenger"] if models == 2 else []) \
+        + (["segment"] if segmented else [])
+    a, b = _make(segmented, models), _make(segmented, models)
+    refused_a = _one_by_one(a, events)
+    refused_b = _in_blocks(b, events, names, size)
+    assert refused_a == refused_b
+    b._check()
+    assert a.to_bytes() == b.to_bytes()
+    a.report(), b.report()
+    assert a.to_bytes() == b.to_bytes()     # (the history holds the report)
+
+
+def test_a_refused_event_stops_the_block_at_its_index():
+    m = Monitor(window=10, period=None, labels="binary")
+    with pytest.raises(ValueError, match="at most two labels") as info:
+        m.observe_many(["a", "b", "c", "d"], score=[0.1, 0.2, 0.3, 0.4],
+                       label=[0, 1, 2, 1])
+    assert info.value.index == 2
+    assert len(m) == 2 and "c" not in m and "d" not in m
+    m._check()
+
+
+def test_time_columns_and_a_period_window():
+    a, b = Monitor(period=5.0), Monitor(period=5.0)
+    times = [0.0, 1.0, 2.0, 6.5, 7.0, 12.0]
+    for i, t in enumerate(times):
+        a.observe(i, score=i / 6, label=i % 2, time=t)
+    b.observe_many(np.arange(6), score=np.arange(6) / 6, label=np.arange(6) % 2,
+                   time=np.array(times))
+    assert a.to_bytes() == b.to_bytes()
+    with pytest.raises(ValueError) as info:     # a new prediction older than the clock
+        b.observe_many([7, 8], score=[0.5, 0.5], time=[13.0, 1.0])
+    assert info.value.index == 1 and 7 in b and 8 not in b
+
+
+def test_columns_are_checked_before_any_event():
+    m = Monitor(window=5)
+    before = m.to_bytes()
+    with pytest.raises(ValueError, match="'label' parameter of Monitor.observe_many.*3 "
+                                         "values"):
+        m.observe_many(["a", "b", "c"], score=[0.1, 0.2, 0.3], label=[1, 0])
+    with pytest.raises(TypeError, match="'challenger' parameter of Monitor.observe_many"):
+        m.observe_many(["a"], score=[0.1], challenger=[0.2])
+    with pytest.raises(TypeError, match="'segment' parameter of PairedMonitor"):
+        PairedMonitor(window=5).observe_many(["a"], score=[0.1], segment=["x"])
+    assert m.to_bytes() == before
+    m.observe_many([])                      # an empty block: nothing happens
+    assert m.to_bytes() == before
+
+
+def test_nan_is_missing_and_infinity_is_refused():
+    m = Monitor(window=5)
+    m.observe_many(["a", "b"], score=[0.3, 0.6], label=[float("nan"), None])
+    assert m.pending == 2
+    with pytest.raises(ValueError, match="score") as info:
+        m.observe_many(["c", "d"], score=[0.5, float("inf")])
+    assert info.value.index == 1 and "c" in m
