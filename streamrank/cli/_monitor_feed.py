@@ -96,6 +96,7 @@ class Feed:
                 if not self._refused(exc, blk.row(j), blk.line(j),
                                      (blk.position(j - 1), blk.consumed(j - 1))):
                     return False
+                self.since_ckpt += 1        # (a skipped row counts, as row by row)
                 done = j + 1
             else:
                 self.since_ckpt += stop - i
