@@ -20,8 +20,8 @@ early (``stats["early"]``, and ``stats["early_lead"]``: the most events from suc
 label to its prediction; the smallest ``label_wait`` that would have joined them all;
 with a time wait, counted from the event at which its wait ran out).
 
-Each structure is a dict (``key -> entry``) and a deque of the entries in the order they
-expire (lazy deletion: an entry joined, replaced or marked again leaves its old deque
+Each structure is a dict (``key -> entry``) and the entries in the order they
+expire (lazy deletion: an entry joined, replaced or marked again leaves its old
 item behind, skipped when it reaches the front), so every step is ``O(1)`` amortized.
 """
 
@@ -33,6 +33,7 @@ from collections import deque
 import numpy as np
 
 from .. import _snapshot
+from ..structures._crecent import Recent
 
 __all__ = ["ORPHANS", "Join", "Recent"]
 
@@ -99,65 +100,6 @@ class _Waits:
                 seen.add(key)
                 out.append((key, entry[0], entry[1], start))
         return out
-
-
-class Recent:
-    """Ids marked lately: ``mark[key]`` and ``order`` of ``(mark, key)`` in the order they
-    were marked. `note` forgets the ids whose mark is ``span`` behind the latest (the ids
-    evicted lately: the mark is the eviction's number in a count window, the clock in a
-    ``period`` window, ``span`` the window's size or period; `recent` reads it); `trim`
-    keeps the last ``n`` (the unmatched labels: the mark is the label's event number)."""
-
-    __slots__ = ("mark", "order", "span")
-
-    def __init__(self, span=math.inf) -> None:
-        self.mark: dict = {}
-        self.order: deque = deque()
-        self.span = span
-
-    def __len__(self) -> int:
-        return len(self.mark)
-
-    def note(self, key, mark) -> None:
-        """``key`` was marked at ``mark``; forget what is ``span`` behind it. O(1)
-        amortized, one call (the per-event path of a count window calls it at each
-        eviction)."""
-        self.mark[key] = mark
-        order = self.order
-        order.append((mark, key))
-        bound = mark - self.span
-        while order[0][0] <= bound:
-            m, k = order.popleft()
-            if self.mark.get(k) == m:
-                del self.mark[k]
-
-    def prune(self, bound) -> None:
-        """Forget the ids whose mark is at most ``bound``. O(1 + forgotten) amortized."""
-        order = self.order
-        while order and order[0][0] <= bound:
-            m, k = order.popleft()
-            if self.mark.get(k) == m:
-                del self.mark[k]
-
-    def trim(self, n) -> None:
-        """Keep the last ``n`` ids marked (and ``order`` within twice the ids kept, the
-        items of ids taken out by `take` included). O(1) amortized."""
-        mark, order = self.mark, self.order
-        while len(mark) > n:
-            m, k = order.popleft()
-            if mark.get(k) == m:
-                del mark[k]
-        if len(order) > 2 * len(mark) + 16:
-            self.order = deque((m, k) for m, k in order if mark.get(k) == m)
-
-    def take(self, key):
-        """Forget ``key``: its mark (None if it has none). O(1)."""
-        return self.mark.pop(key, None)
-
-    def rows(self) -> list:
-        """``(key, mark)`` of each remembered id, oldest first (the snapshot)."""
-        mark = self.mark
-        return [(key, m) for m, key in self.order if mark.get(key) == m]
 
 
 class Join:

@@ -141,7 +141,7 @@ class JoinSide:
         join, clock = self._join, self._clock
         if self.label_wait is not None or clock is not None:
             join.run_out(join.bound(self.stats["events"], clock), self.stats["events"])
-        if self.period is not None and clock is not None and self._gone.order:
+        if self.period is not None and clock is not None and len(self._gone):
             self._gone.prune(clock - self.period)
 
     def _check_join(self, window_keys) -> None:
@@ -150,7 +150,7 @@ class JoinSide:
         gone, st = self._gone, self.stats
         if self.period is None:
             assert len(gone.order) <= self.window
-        assert {k for k, _ in gone.rows()} == set(gone.mark)
+        gone._check()
         assert st["early"] <= st["unmatched"]
         self._join._check(window_keys, st["events"], self._clock)
         if self._join.waits is None:    # (joined: counted by its own join, or the

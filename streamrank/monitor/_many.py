@@ -10,14 +10,34 @@ from __future__ import annotations
 
 from collections.abc import Hashable, Sequence
 
+import numpy as np
+
 from .._validation import describe, param_error
 
-__all__ = ["ManyEvents"]
+__all__ = ["ManyEvents", "float_column"]
+
+
+def _list(values) -> list:
+    return values.tolist() if hasattr(values, "tolist") else list(values)
+
+
+def _missing(value):
+    """None for a missing value (None or NaN), else ``value``."""
+    return None if type(value) is float and value != value else value
+
+
+def float_column(values, n):
+    """A column as contiguous float64 (NaN: missing) if it is a numpy array of floats or
+    bools (all NaN if not given: ``n`` values); None otherwise (``observe`` reads it)."""
+    if values is None:
+        return np.full(n, np.nan)
+    kind = getattr(getattr(values, "dtype", None), "kind", None)
+    return np.ascontiguousarray(values, dtype=np.float64) if kind in ("f", "b") else None
 
 
 def _column(values, name, n, func) -> list:
     """A column as a list of ``n`` values, NaN read as None (a missing value)."""
-    out = values.tolist() if hasattr(values, "tolist") else list(values)
+    out = _list(values)
     if len(out) != n:
         raise param_error(name, func, f"a column of {n} values (one per key)",
                           f"{len(out)} values")
@@ -50,7 +70,9 @@ class ManyEvents:
         changed nothing. A column of another length, or a name ``observe`` does not
         take, raises before any event applies.
 
-        Runtime complexity: that of ``len(keys)`` ``observe`` calls.
+        Runtime complexity: that of ``len(keys)`` ``observe`` calls; a `Monitor` with a
+        count window takes its new predictions and late labels (float or bool columns, no
+        weight or time) in compiled runs, ``O(1)`` amortized per event in C.
 
         >>> from streamrank.monitor import Monitor
         >>> m = Monitor(window=4, min_window=2)
@@ -61,31 +83,47 @@ class ManyEvents:
         (1.0, 1)
         """
         func = f"{type(self).__name__}.observe_many"
-        keys = _column(keys, "keys", len(keys), func)
+        keys = _list(keys)             # (a NaN key is missing: `_missing`)
         n = len(keys)
-        cols = {}
+        given = {}
         for name, values in columns.items():
             if name not in self._COLUMNS:
                 raise param_error(name, func, "a column named as a keyword of observe ("
                                   + ", ".join(self._COLUMNS) + ")", describe(values),
                                   TypeError)
             if values is not None:
-                cols[name] = _column(values, name, n, func)
-        none = [None] * n
-        score, label = cols.pop("score", none), cols.pop("label", none)
-        weight, time = cols.pop("weight", none), cols.pop("time", none)
-        observe = self.observe
+                if not hasattr(values, "__len__"):
+                    values = list(values)
+                if len(values) != n:
+                    raise param_error(name, func, f"a column of {n} values (one per "
+                                      "key)", f"{len(values)} values")
+                given[name] = values
+        take = self._runs(keys, given)
+        cols: dict | None = None
         i = 0
         try:
-            if not cols:
-                for i in range(n):
-                    observe(keys[i], score=score[i], label=label[i], weight=weight[i],
-                            time=time[i])
-            else:
-                names, extra = list(cols), list(cols.values())
-                for i in range(n):
-                    observe(keys[i], score=score[i], label=label[i], weight=weight[i],
-                            time=time[i], **{c: v[i] for c, v in zip(names, extra)})
+            while i < n:
+                if take is not None:
+                    j = take(i)
+                    if j > i:
+                        i = j
+                        continue
+                if cols is None:        # the checked path's columns, once
+                    cols = {c: _column(v, c, n, func) for c, v in given.items()}
+                    none = [None] * n
+                    score, label = cols.pop("score", none), cols.pop("label", none)
+                    weight, time = cols.pop("weight", none), cols.pop("time", none)
+                    names, extra = list(cols), list(cols.values())
+                self.observe(_missing(keys[i]), score=score[i], label=label[i], weight=weight[i],
+                             time=time[i], **{c: v[i] for c, v in zip(names, extra)})
+                i += 1
         except (ValueError, TypeError) as exc:
             exc.index = i
             raise
+
+    def _runs(self, keys, columns):
+        """A function that applies the block's events from ``i`` on as ``observe`` would,
+        as many as it can in one compiled call, and returns the index of the first it
+        left (the rest go through ``observe`` one by one); None: none can. This class's
+        monitors have none."""
+        return None

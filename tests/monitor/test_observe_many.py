@@ -139,3 +139,74 @@ def test_nan_is_missing_and_infinity_is_refused():
     with pytest.raises(ValueError, match="score") as info:
         m.observe_many(["c", "d"], score=[0.5, float("inf")])
     assert info.value.index == 1 and "c" in m
+
+
+def _plain_event(ids):
+    """An event of a score and label block: a prediction (label or none), a late label,
+    a re-score, a relabel, an id never predicted, a missing (NaN) id."""
+    grid = st.sampled_from([0.0, 0.25, 0.5, 0.75, 1.0])
+    return st.tuples(st.one_of(st.sampled_from(ids), st.just(math.nan)),
+                     st.one_of(st.none(), grid),
+                     st.one_of(st.none(), st.sampled_from([0.0, 1.0])))
+
+
+@pytest.mark.parametrize("kw", [{}, {"reference": 4}, {"label_wait": 3},
+                                {"labels": "binary"}])
+@settings(max_examples=60, deadline=None)
+@given(data=st.data(), size=st.integers(1, 12), limit=st.integers(1, 6),
+       as_bool=st.booleans())
+def test_compiled_runs_equal_observe_event_by_event(kw, data, size, limit, as_bool):
+    """A block of float (or bool) ``score`` and ``label`` columns goes through
+    `RowWindow.push_run` while the window is steady: the same state as `observe` event by
+    event, whatever ends a run (an event of the checked path, a refused one, the engine's
+    sync after ``limit`` changes)."""
+    ids = list(range(12))
+    events = data.draw(st.lists(_plain_event(ids), max_size=120))
+    a, b = Monitor(window=5, min_window=2, **kw), Monitor(window=5, min_window=2, **kw)
+    a._win.limit = b._win.limit = limit
+    refused_a = []
+    for i, (key, s, y) in enumerate(events):
+        try:
+            a.observe(None if key != key else key, score=s, label=y)
+        except (ValueError, TypeError):
+            refused_a.append(i)
+    refused_b, start = [], 0
+    while start < len(events):
+        block = events[start:start + size]
+        keys = [k for k, _, _ in block]
+        score = np.array([math.nan if s is None else s for _, s, _ in block])
+        label = np.array([math.nan if y is None else y for _, _, y in block])
+        if as_bool and not np.isnan(label).any():
+            label = label.astype(bool)
+        try:
+            b.observe_many(keys, score=score, label=label)
+            start += len(block)
+        except (ValueError, TypeError) as exc:
+            refused_b.append(start + exc.index)
+            start += exc.index + 1
+        b._check()
+    assert refused_a == refused_b
+    assert a.stats == b.stats
+    assert a.to_bytes() == b.to_bytes()
+    assert a.report().auc == b.report().auc or math.isnan(a.history[-1].auc)
+
+
+def test_a_steady_window_takes_whole_blocks_in_compiled_runs():
+    """Once the reference is frozen, new predictions and late labels of float arrays
+    never reach ``observe`` (one compiled call per run); a re-score does, alone."""
+    m = Monitor(window=100)
+    calls = []
+    checked = m.observe
+    m.observe = lambda *a, **k: (calls.append(a[0]), checked(*a, **k))[1]
+    rng = np.random.default_rng(1)
+    keys = list(range(1000))
+    score, label = rng.random(1000), (rng.random(1000) < 0.3).astype(float)
+    label[::3] = np.nan                                 # pending ...
+    m.observe_many(keys, score=score, label=label)
+    assert len(calls) == 101        # the reference's window, the event that froze it
+    calls.clear()
+    late = [k for k in keys[-90:] if np.isnan(label[k])]
+    m.observe_many(late, label=np.ones(len(late)))     # ... labeled late
+    m.observe_many([999, 1000], score=np.array([0.5, 0.25]))   # a re-score, a new one
+    assert calls == [999] and m.stats["late"] == len(late)
+    m._check()
