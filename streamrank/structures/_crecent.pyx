@@ -50,9 +50,11 @@ cdef class Recent:
         return self._items[self._head:]
 
     def note(self, key, mark):
-        """``key`` was marked at ``mark``; forget what is ``span`` behind it."""
-        self.mark[key] = mark
-        self._items.append((mark, key))
+        """``key`` was marked at ``mark``; forget what is ``span`` behind it. (An id
+        marked again at its mark keeps its item.)"""
+        if self.mark.get(key) != mark:
+            self.mark[key] = mark
+            self._items.append((mark, key))
         self.prune(mark - self.span)
 
     def note_many(self, list keys, first):
@@ -66,8 +68,9 @@ cdef class Recent:
         m = first
         for j in range(n):
             key = keys[j]
-            mark[key] = m
-            items.append((m, key))
+            if mark.get(key) != m:
+                mark[key] = m
+                items.append((m, key))
             m = m + 1
         self.prune(m - 1 - self.span)
 
@@ -125,9 +128,10 @@ cdef class Recent:
         return _restored, (self.span, self.rows())
 
     def _check(self):
-        """The invariants: every id held has its item, marks never decrease."""
+        """The invariants: every id held has one item, marks never decrease."""
         items = self.order
-        assert {k for k, _ in self.rows()} == set(self.mark)
+        rows = self.rows()
+        assert len(rows) == len(self.mark) and dict(rows) == self.mark
         assert all(a[0] <= b[0] for a, b in zip(items, items[1:]))
         assert 0 <= self._head <= len(self._items)
 
