@@ -239,16 +239,21 @@ def _to_times(arr: pa.Array) -> tuple[np.ndarray, np.ndarray]:
     them, and text that is not a number but an ISO 8601 timestamp as POSIX seconds
     (`streamrank.io._numbers.parse_time`, the rule of ``streamrank monitor``). ``O(n)``
     plus one Python parse per distinct timestamp text."""
+    return _times(arr)[:2]
+
+
+def _times(arr: pa.Array) -> tuple[np.ndarray, np.ndarray, bool]:
+    """`_to_times`, and whether a value was an ISO 8601 timestamp."""
     values, bad = _to_numeric(arr)
     t = arr.type
     if pa.types.is_dictionary(t):
         arr = arr.dictionary_decode()
         t = arr.type
     if not (pa.types.is_string(t) or pa.types.is_large_string(t)):
-        return values, bad
+        return values, bad, False
     where = np.flatnonzero(bad == _NOT_NUMBER)
     if where.size == 0:
-        return values, bad
+        return values, bad, False
     enc = pc.dictionary_encode(arr.filter(_arrow_mask(bad == _NOT_NUMBER)))
     parsed = []
     for text in enc.dictionary.to_pylist():
@@ -262,4 +267,4 @@ def _to_times(arr: pa.Array) -> tuple[np.ndarray, np.ndarray]:
     values = np.array(values)
     values[where] = got[idx]
     bad[where[ok[idx]]] = _OK
-    return values, bad
+    return values, bad, bool(ok.any())

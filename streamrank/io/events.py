@@ -202,8 +202,9 @@ class EventParser:
         (`EventSource.blocks`): ``(keys, columns)``, ``columns`` named as the keywords of
         a monitor's ``observe_many`` (float arrays, NaN for an empty cell; the segment's
         strings, None for an empty one); or None when a row is not plain (a field count
-        off, an empty id, a cell that is not a finite number, a negative weight, an ISO
-        time): the row-by-row reader then reads these lines and says what is wrong.
+        off, an empty id, a cell that is not a finite number, a negative weight; a time
+        may be an ISO 8601 timestamp): the row-by-row reader then reads these lines and
+        says what is wrong.
         Vectorized: one pyarrow read, one cast per column in the common case.
 
         >>> import io
@@ -299,7 +300,7 @@ def _block_columns(parser, body):
     import pyarrow as pa
     from pyarrow import csv as pacsv
 
-    from ._arrow import _OK, _parse_numbers
+    from ._arrow import _OK, _parse_numbers, _times
 
     names = parser._names
     used = [i for i in parser._idx if i is not None]
@@ -322,10 +323,16 @@ def _block_columns(parser, body):
     def text(k):
         return table.column(header[parser._idx[k]]).combine_chunks()
 
+    iso = False
+
     def numbers(k, what_missing_ok=True, nonnegative=False):
+        nonlocal iso
         if names[k] is None:
             return None
-        values, bad = _parse_numbers(text(k))
+        if k == 4:                              # a time: a number or an ISO timestamp
+            values, bad, iso = _times(text(k))
+        else:
+            values, bad = _parse_numbers(text(k))
         ok = bad == _OK
         if (~ok & (bad != 1)).any() or not what_missing_ok and (bad == 1).any() \
                 or not np.isfinite(values[ok]).all() \
@@ -349,6 +356,8 @@ def _block_columns(parser, body):
         k = 6
     if any(c is False for c in out.values()):
         return None
+    if iso:
+        parser.iso_time = True
     if parser.columns.segment is not None:
         out["segment"] = text(k).to_pylist()
     return keys, {c: v for c, v in out.items() if v is not None}

@@ -104,3 +104,28 @@ def test_a_block_is_taken_only_after_the_head_and_declined_lines_are_read_once()
     kinds = [type(item) is Block for item in src.blocks(parser.block)]
     assert kinds[0] is False and any(kinds)     # the first 64 KiB row by row
     assert src.position.rows == 5000
+
+
+def test_iso_times_are_read_in_blocks_as_row_by_row(monkeypatch):
+    """A time column of ISO 8601 timestamps (a zone or none, a date, fractions; numbers
+    among them) is parsed in blocks to the same POSIX seconds; a bad timestamp still sends
+    its block back to the row-by-row reader, which names it."""
+    monkeypatch.setattr(_blockread, "BLOCK_BYTES", 131)
+    monkeypatch.setattr(_blockread, "HEAD_BYTES", 40)
+    rng = random.Random(7)
+    forms = ["2024-03-01T12:00:{:02d}Z", "2024-03-01T13:00:{:02d}+01:00",
+             "2024-03-01T12:00:{:02d}.250", "2024-03-0{}", "17093{:02d}000"]
+    lines = [b"id,score,label,t"]
+    for i in range(400):
+        t = rng.choice(forms).format(i % 9 + 1)
+        lines.append(f"k{i},{rng.randrange(9) / 8},{rng.choice('01')},{t}".encode())
+    lines[250] = b"k250,0.5,1,2024-13-01T00:00:00Z"     # no 13th month
+    data = b"\n".join(lines) + b"\n"
+    cols = Columns(time="t")
+    fast, slow = _both(data, cols)
+    assert fast == slow
+    assert "not a number or an ISO 8601 timestamp" in fast[249][1]
+    src = EventSource(io.BytesIO(data), name="e.csv")
+    parser = EventParser(src, cols)
+    assert any(type(item) is Block for item in src.blocks(parser.block))
+    assert parser.iso_time
