@@ -2,16 +2,17 @@
 `SegmentedMonitor.from_bytes`.
 
 One ``np.savez`` archive (`streamrank._snapshot`: no pickled objects), format
-``"streamrank.SegmentedMonitor"``, version 4 (the only one read: the earlier ones, of
+``"streamrank.SegmentedMonitor"``, version 5 (the only one read: the earlier ones, of
 development versions never released, are refused with the version error): the settings
 and the state (clock, statistics, history) as JSON, the segment values (stored exactly,
 as keys), the segment values given with the pooled unit's predictions (same order as its
 window), and the units' own snapshots (an empty template first, then each segment's, the pooled one
 last) concatenated in one byte array with their offsets. The id map is rebuilt from
 the windows' contents, plus its entries of ids in no window (``stale``, with their
-segments: the ids evicted lately that a late label must find), the wrapper's label wait
-(``waiting`` ids; their label, weight and start in the state's ``waits``) and the ids of
-the wrapper's unmatched labels (``orphans``; their events in the state's ``orphans``).
+segments: the ids evicted lately that a late label must find). The wrapper's join (its
+label wait and the ids of its unmatched labels) is the section every monitor writes
+(`streamrank.monitor._join.Join.to_arrays`); version 5 has it in place of version 4's
+JSON lists.
 """
 
 from __future__ import annotations
@@ -24,13 +25,13 @@ import numpy as np
 from .. import _snapshot
 from .._validation import describe
 from . import counters
-from ._join import ORPHANS
+from ._join import Join
 from ._monitor import Monitor
 from ._paired import PairedMonitor
 from ._segment_report import CORRECTIONS, WEIGHTINGS, SegmentedReport
 
 _FORMAT = "streamrank.SegmentedMonitor"
-_VERSION = 4
+_VERSION = 5
 _CONFIG = {"max_segments", "correction", "weighting", "unit"}
 
 
@@ -51,10 +52,7 @@ def dump(m) -> bytes:
               "weighting": m.weighting, "unit": m._unit_type.__qualname__}
     live = {key for _, u in m._all() for key, *_ in u.items()}
     stale = [(k, v[0]) for k, v in m._where.items() if k not in live]
-    waits, orphans = m._join.rows()
     state = {"clock": m._clock, "stats": m.stats,
-             "waits": [[y, w, start] for _, y, w, start in waits],
-             "orphans": [mark for _, mark in orphans],
              "segment_alerts": [[index[k], v] for k, v in m.segment_alerts.items()],
              "history": [r._to_row(index) for r in m.history],
              "alerts": [r._to_row(index) for r in m.alerts]}
@@ -64,8 +62,7 @@ def dump(m) -> bytes:
         **_snapshot.key_arrays(pooled, "pooled", func),
         **_snapshot.key_arrays([k for k, _ in stale], "stale", func),
         **_snapshot.key_arrays([g for _, g in stale], "stale_segments", func),
-        **_snapshot.key_arrays([r[0] for r in waits], "waiting", func),
-        **_snapshot.key_arrays([k for k, _ in orphans], "orphans", func),
+        **m._join.to_arrays(func),
         other=np.array(m._other is not None),
         units=np.frombuffer(b"".join(blobs), dtype=np.uint8), unit_offsets=offsets)
 
@@ -80,15 +77,13 @@ def load(cls, data: bytes, unit_type):
     names = snap.keys("segments")
     pooled = snap.keys("pooled")
     stale, stale_segs = snap.keys("stale"), snap.keys("stale_segments")
-    waiting = snap.keys("waiting")
-    orphans = snap.keys("orphans")
+    join = Join.read_arrays(snap)
     other = snap.flag("other")
     buf = snap.array("units", "u", itemsize=1).tobytes()
     off = snap.array("unit_offsets", "i", itemsize=8)
     snap.finish()
     if not (type(config) is dict and set(config) == _CONFIG and type(state) is dict
-            and set(state) == {"clock", "stats", "segment_alerts", "history", "alerts",
-                               "waits", "orphans"}
+            and set(state) == {"clock", "stats", "segment_alerts", "history", "alerts"}
             and config["correction"] in CORRECTIONS
             and config["weighting"] in WEIGHTINGS):
         raise snap.corrupt("the settings or the state are not those to_bytes writes")
@@ -137,8 +132,8 @@ def load(cls, data: bytes, unit_type):
                 if key in m._where:
                     raise snap.corrupt(f"id {key!r} is in two segments' windows")
                 m._where[key] = (seg, t)
-        _load_orphans(m, snap, orphans, state["orphans"])    # (the map: live)
-        _load_wait(m, snap, state["waits"], waiting, stale, stale_segs)
+        m._join.load_arrays(snap, join, set(m._where))     # (the map: live)
+        _load_stale(m, snap, stale, stale_segs)
         m._sweep_at = max(m._sweep_at, 2 * len(m._where))
         order = list(names) + [m.OTHER]
         counts = state["segment_alerts"]
@@ -155,30 +150,10 @@ def load(cls, data: bytes, unit_type):
     return m
 
 
-def _load_orphans(m, snap, keys, marks) -> None:
-    """The ids of the wrapper's unmatched labels and their events."""
-    if not (type(marks) is list and len(marks) == len(keys) == len(set(keys))
-            and len(keys) <= ORPHANS and not set(keys) & set(m._where)
-            and all(type(v) is int and v >= 0 for v in marks) and marks == sorted(marks)):
-        raise snap.corrupt("the ids of the unmatched labels are not those to_bytes writes")
-    m._join.restore([], zip(keys, marks))
-
-
-def _load_wait(m, snap, rows, waiting, stale, stale_segs) -> None:
-    """The id map's entries of ids in no window, and the wrapper's label wait."""
+def _load_stale(m, snap, stale, stale_segs) -> None:
+    """The id map's entries of ids in no window (evicted lately), with their segments."""
     if len(stale) != len(stale_segs) or len(set(stale)) != len(stale) \
             or set(stale) & set(m._where):
         raise snap.corrupt("the ids in no window are not those to_bytes writes")
     for key, seg in zip(stale, stale_segs):
         m._where[key] = (seg, None)
-    if not (type(rows) is list and len(rows) == len(waiting)
-            and len(set(waiting)) == len(waiting) and not set(waiting) & m._where.keys()
-            - set(stale)
-            and all(type(r) is list and len(r) == 3 and r[:2] != [None, None]
-                    and all(v is None or type(v) in (int, float) and math.isfinite(v)
-                            for v in r) and r[2] is not None for r in rows)
-            and [r[2] for r in rows] == sorted(r[2] for r in rows)):
-        raise snap.corrupt("the waiting labels are not those to_bytes writes")
-    if rows and m._join.waits is None:
-        raise snap.corrupt("waiting labels without a label wait")
-    m._join.restore([(key, y, w, start) for key, (y, w, start) in zip(waiting, rows)], [])
