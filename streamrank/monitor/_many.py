@@ -70,9 +70,10 @@ class ManyEvents:
         changed nothing. A column of another length, or a name ``observe`` does not
         take, raises before any event applies.
 
-        Runtime complexity: that of ``len(keys)`` ``observe`` calls; a `Monitor` with a
-        count window takes its new predictions and late labels (float or bool columns, no
-        weight or time) in compiled runs, ``O(1)`` amortized per event in C.
+        Runtime complexity: that of ``len(keys)`` ``observe`` calls; a steady `Monitor`
+        (and a `PairedMonitor` whose windows are aligned) takes its new predictions and
+        late labels from float or bool numpy columns (no weight or time) in compiled runs,
+        ``O(1)`` amortized per event in C (`streamrank.monitor._runs`).
 
         >>> from streamrank.monitor import Monitor
         >>> m = Monitor(window=4, min_window=2)

@@ -23,7 +23,8 @@ from ..windows import sync
 from . import _read, _settings, _signal, _state, counters
 from ._join import Join, Recent
 from ._join_side import HELD as _HELD, JoinSide
-from ._many import ManyEvents, float_column
+from ._many import ManyEvents
+from ._runs import WindowRuns
 from ._settings import SETTINGS, TESTS
 from ._reference import _Reference
 from ._report import Report
@@ -53,7 +54,7 @@ def _plain_label(label):
     return None
 
 
-class Monitor(JoinSide, ManyEvents):
+class Monitor(JoinSide, WindowRuns, ManyEvents):
     """Exact rolling AUC (or concordance) of a prediction stream, tested against a frozen
     reference window; see the module docstring for every rule.
 
@@ -407,39 +408,6 @@ class Monitor(JoinSide, ManyEvents):
             self._fresh_counts()
         if self._ref is None and key in self._ref_store:
             self._ref_store[key] = [new_y, new_s, new_w]
-
-    def _runs(self, keys, columns):
-        """`observe_many`'s compiled runs (`RowWindow.push_run`): while the window is
-        steady (the per-event paths of `observe`), without a detector, the new predictions
-        and late labels of a block with float or bool ``score`` and ``label`` columns
-        (no weight or time), counted as `observe` counts them."""
-        if self.period is not None or self._detector is not None or not set(columns) <= {
-                "score", "label"}:
-            return None
-        n = len(keys)
-        score, label = (float_column(columns.get(c), n) for c in ("score", "label"))
-        if score is None or label is None:
-            return None
-        win, st, size, avoid = self._win, self.stats, self.window, self._join.orphans.mark
-
-        def take(i):
-            if not self._fast:
-                return i
-            evicted: list = []
-            stop, preds, labels, late, pending = win.push_run(keys, score, label, i, size,
-                                                              evicted, avoid)
-            st["events"] += preds + late
-            st["predictions"] += preds
-            st["labeled"] += labels
-            st["late"] += late
-            if evicted:
-                self._gone.note_many(evicted, st["evicted"] + 1)
-                st["evicted"] += len(evicted)
-                st["evicted_pending"] += pending
-            if win.full:
-                self._fresh_counts()
-            return stop
-        return take
 
     def advance(self, time: Number) -> None:
         """Move the clock to ``time`` without an event (nothing if it is not later), as

@@ -88,6 +88,7 @@ from ..batch.paired import delong_test
 from . import _paired_state, _settings, counters
 from ._join import Join
 from ._many import ManyEvents
+from ._runs import PairRuns
 from ._monitor import SETTINGS, Monitor, _Detector
 from ._settings import same_settings
 from ._paired_report import PairedReport
@@ -108,7 +109,7 @@ PAIRED_METRIC_KEYS = ("paired_labeled", "auc_difference", "auc_difference_low",
                       "auc_difference_high", "paired_z", "paired_p_value", "paired_alerts")
 
 
-class PairedMonitor(ManyEvents):
+class PairedMonitor(PairRuns, ManyEvents):
     """Champion against challenger: two exact windows and DeLong's paired test of their
     AUCs on the ids labeled in both; see the module docstring for every rule.
 

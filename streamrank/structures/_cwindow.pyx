@@ -366,26 +366,27 @@ cdef class RowWindow:
         return True
 
     def push_run(self, list keys, const double[::1] score, const double[::1] label,
-                 Py_ssize_t start, Py_ssize_t size, list evicted, dict avoid):
+                 Py_ssize_t start, Py_ssize_t size, list evicted, dict avoid,
+                 Py_ssize_t end=-1, bint stop_at_limit=True):
         """`push_new` and `label_pending` over a block of columns, from event ``start``:
         each event a new prediction (a finite score, a key not held, a finite label or NaN:
         pending; after evicting the oldest row if ``size`` are held) or a late label (a
         NaN score, a finite label for a held, pending key). Stops before the first other
         event (a key that is None, NaN or unhashable, a re-score, a non-finite value, a label
         for a key not held or labeled, a new prediction of a key in ``avoid``: the
-        owner's checked path takes it), or after an
-        event that leaves ``limit`` changes waiting. Appends the key of each evicted row to
-        ``evicted``. Returns ``(stop, predictions, labels, late, evicted_pending)``: the
+        owner's checked path takes it), at ``end`` (-1: the last event), or after an
+        event that leaves ``limit`` changes waiting (unless not ``stop_at_limit``).
+        Appends the key of each evicted row to ``evicted``. Returns ``(stop, predictions, labels, late, evicted_pending)``: the
         index of the first event not taken, and what the events taken were.
 
         The per-event paths of `Monitor.observe` over `Monitor.observe_many`'s columns, in
         one C call: ``O(1)`` amortized per event."""
-        cdef Py_ssize_t i = start, n = len(keys), row
+        cdef Py_ssize_t i = start, n = len(keys) if end < 0 else min(end, len(keys)), row
         cdef Py_ssize_t preds = 0, labels = 0, late = 0, pending = 0
         cdef SlotStore st = self.store
         cdef dict slot = st._slot
         cdef double s, y, oy
-        if score.shape[0] < n or label.shape[0] < n:
+        if score.shape[0] < n or label.shape[0] < n:         # (n: at most len(keys))
             raise ValueError("RowWindow.push_run: a column shorter than the keys")
         while i < n:
             key = keys[i]
@@ -421,7 +422,7 @@ cdef class RowWindow:
                 labels += 1
                 late += 1
             i += 1
-            if self._waiting() >= self.limit:
+            if stop_at_limit and self._waiting() >= self.limit:
                 break
         return i, preds, labels, late, pending
 

@@ -210,3 +210,58 @@ def test_a_steady_window_takes_whole_blocks_in_compiled_runs():
     m.observe_many([999, 1000], score=np.array([0.5, 0.25]))   # a re-score, a new one
     assert calls == [999] and m.stats["late"] == len(late)
     m._check()
+
+
+@pytest.mark.parametrize("kw", [{}, {"label_wait": 3}])
+@settings(max_examples=60, deadline=None)
+@given(data=st.data(), size=st.integers(1, 12), limit=st.integers(1, 6))
+def test_paired_compiled_runs_equal_observe_event_by_event(kw, data, size, limit):
+    """A `PairedMonitor`'s blocks of float ``score``, ``challenger`` and ``label`` columns
+    run both windows in C while they are aligned and steady: the same state as `observe`
+    event by event, whatever ends a run (a prediction with one score, which unaligns the
+    windows, an infinite challenger score, a relabel, an unmatched label, a sync)."""
+    ids = list(range(12))
+    grid = st.sampled_from([0.0, 0.25, 0.5, 0.75, 1.0])
+    event = st.tuples(st.sampled_from(ids), st.one_of(st.none(), grid),
+                      st.one_of(st.none(), grid, st.just(math.inf)),
+                      st.one_of(st.none(), st.sampled_from([0.0, 1.0])))
+    events = data.draw(st.lists(event, max_size=120))
+    a, b = (PairedMonitor(window=5, min_window=2, **kw) for _ in range(2))
+    for m in (a, b):
+        m.champion._win.limit = m.challenger._win.limit = limit
+    refused_a = []
+    for i, (key, s, c, y) in enumerate(events):
+        try:
+            a.observe(key, score=s, challenger=c, label=y)
+        except (ValueError, TypeError):
+            refused_a.append(i)
+    refused_b, start = [], 0
+    while start < len(events):
+        block = events[start:start + size]
+        cols = {name: np.array([math.nan if e[j] is None else e[j] for e in block])
+                for j, name in ((1, "score"), (2, "challenger"), (3, "label"))}
+        try:
+            b.observe_many([e[0] for e in block], **cols)
+            start += len(block)
+        except (ValueError, TypeError) as exc:
+            refused_b.append(start + exc.index)
+            start += exc.index + 1
+        b._check()
+    assert refused_a == refused_b
+    assert a.stats == b.stats
+    assert a.to_bytes() == b.to_bytes()
+
+
+def test_an_aligned_pair_takes_whole_blocks_in_compiled_runs():
+    m = PairedMonitor(window=100)
+    calls = []
+    checked = m.observe
+    m.observe = lambda *a, **k: (calls.append(a[0]), checked(*a, **k))[1]
+    rng = np.random.default_rng(2)
+    score, label = rng.random(1000), (rng.random(1000) < 0.3).astype(float)
+    label[::3] = np.nan
+    m.observe_many(list(range(1000)), score=score, challenger=score / 2, label=label)
+    assert len(calls) == 101        # the reference's window, the event that froze it
+    assert m.champion.stats["predictions"] == m.challenger.stats["predictions"] == 1000
+    assert m.stats["events"] == 1000 and len(m.champion) == len(m.challenger) == 100
+    m._check()
