@@ -31,6 +31,7 @@ MODULES = [
     "streamrank.structures._crecent",
     "streamrank.structures._cpairwindow",
     "streamrank.structures._cmetric",
+    "streamrank.monitor._cruns",
     "streamrank.batch._ckernels",
     "streamrank.batch._clevels",
     "streamrank.batch._cgroups",

@@ -5,20 +5,23 @@ A window is *steady* once its reference is frozen, with no label waiting, no det
 not ``labels="binary"`` (`Monitor.steady`): then a new prediction with a finite score and
 a late label for a pending prediction take `Monitor.observe`'s per-event paths, and
 `Monitor.observe_run` takes a run of such events from float columns in one C call
-(`streamrank.structures._cwindow.RowWindow.push_run`), counted as `observe` counts them.
+(`streamrank.monitor._cruns.window_run`), counted as `observe` counts them.
 The first event a run declines goes to ``observe`` alone (`ManyEvents.observe_many`),
 then the next run starts. A `PairedMonitor` whose windows hold the same ids in the same
 order (every prediction so far had both scores) runs both windows over the same events:
-the events with both scores or neither, until one needs the checked path.
+the events with both scores or neither, until one needs the checked path. A
+`SegmentedMonitor` routes the events of a block to its steady units' windows in one C call
+(`streamrank.monitor._cruns.route_run`), the id map kept as ``observe`` keeps it.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
+from ._cruns import route_run, window_run
 from ._many import float_column
 
-__all__ = ["PairRuns", "WindowRuns"]
+__all__ = ["PairRuns", "SegmentRuns", "WindowRuns"]
 
 
 class WindowRuns:
@@ -72,11 +75,27 @@ class WindowRuns:
         """
         if not self.steady:
             return start
-        st, evicted = self.stats, []
-        end, preds, labels, late, pending = self._win.push_run(
-            keys, score, label, start, self.window, evicted,
+        evicted: list = []
+        end, *counts = window_run(
+            self._win, keys, score, label, start, self.window, evicted,
             self._join.orphans.mark if avoid is None else avoid,
             -1 if stop is None else stop, sync)
+        self._took(counts, evicted)
+        return end
+
+    def _run_parts(self):
+        """``((window,), size, avoid)`` for a wrapper's runs (`_cruns.route_run`), or
+        None while not `steady`."""
+        if not self.steady:
+            return None
+        return (self._win,), self.window, self._join.orphans.mark
+
+    def _took(self, counts, evicted) -> None:
+        """Count a run: ``counts`` its predictions, labels, late labels and pending rows
+        evicted, ``evicted`` the keys it evicted (in order); the engine takes the
+        window's changes if they are due."""
+        preds, labels, late, pending = (int(c) for c in counts)
+        st = self.stats
         st["events"] += preds + late
         st["predictions"] += preds
         st["labeled"] += labels
@@ -87,7 +106,6 @@ class WindowRuns:
             st["evicted_pending"] += pending
         if self._win.full:
             self._fresh_counts()
-        return end
 
 
 class PairRuns:
@@ -127,3 +145,118 @@ class PairRuns:
                 self._copy_stats()
             return stop
         return take
+
+    def _run_parts(self):
+        """``((champion's window, challenger's), size, avoid)`` for a wrapper's runs
+        while both windows are steady and aligned and nothing waits; else None."""
+        a, b = self.champion, self.challenger
+        if not (self._aligned and a.steady and b.steady and not len(self._join)):
+            return None
+        return (a._win, b._win), a.window, self._join.orphans.mark
+
+    def _took(self, counts, evicted) -> None:
+        """Count a run of both windows (`WindowRuns._took`, ``evicted``: a list each)."""
+        self.champion._took(counts, evicted[0])
+        self.challenger._took(counts, evicted[1])
+        self.stats["events"] += int(counts[0] + counts[2])
+        self._copy_stats()
+
+
+class SegmentRuns:
+    """`observe_many`'s runs of a `SegmentedMonitor` (`_cruns.route_run`): the events of
+    a block that go to steady units of a count window, while the shared clock is unset
+    (no times) and no label waits at the wrapper."""
+
+    __slots__ = ()
+
+    def _runs(self, keys, columns):
+        """Runs over a segment column (a list or array of values) and float or bool
+        ``score``, ``label`` (and with paired units ``challenger``) columns; None when
+        there can be none (a ``period`` window, other columns)."""
+        allowed = {"segment", "score", "label"} | ({"challenger"} if self._paired else set())
+        if self.period is not None or not set(columns) <= allowed:
+            return None
+        n = len(keys)
+        score, label = (float_column(columns.get(c), n) for c in ("score", "label"))
+        chal = float_column(columns.get("challenger"), n) if self._paired else None
+        if score is None or label is None or self._paired and chal is None:
+            return None
+        segs = columns.get("segment")
+        segs = [None] * n if segs is None else (
+            segs.tolist() if hasattr(segs, "tolist") else list(segs))
+        routes = _Routes(self)
+        last = [-1]                         # where the previous run stopped
+
+        def take(i):
+            if i == last[0] + 1:            # ``observe`` took event i - 1: its unit
+                routes.refresh_for(keys[i - 1], segs[i - 1])
+            last[0] = i
+            if self._clock is not None or len(self._join) or not routes.unit_of:
+                return i
+            counts = np.zeros((len(routes.units), 4), dtype=np.int64)
+            stop = route_run(keys, segs, score, chal, label, i, self._where,
+                             routes.unit_of, routes.wins, routes.sizes, routes.evicted,
+                             routes.avoid, self._join.orphans.mark, self._sweep_at, counts)
+            last[0] = stop
+            if stop > i:
+                for j in np.flatnonzero(counts.any(axis=1)).tolist():
+                    ev = routes.evicted[j]
+                    routes.units[j]._took(counts[j], ev if self._paired else ev[0])
+                    for keys_out in ev:
+                        keys_out.clear()
+                self.stats["events"] += stop - i
+                if len(self._where) > self._sweep_at:
+                    self._sweep()
+            return stop
+        return take
+
+
+class _Routes:
+    """The units of a `SegmentedMonitor` that a run may feed (``unit_of``: segment ->
+    index) and, by index, their windows, sizes, ids to avoid and lists of evicted keys.
+    Built once a block; after an event the checked path took, only that event's unit is
+    looked at again (no other unit changed), all of them when a unit appeared."""
+
+    __slots__ = ("mon", "n_units", "unit_of", "units", "wins", "sizes", "avoid", "evicted")
+
+    def __init__(self, mon) -> None:
+        self.mon = mon
+        self.unit_of: dict = {}
+        self.units: list = []
+        self.wins: list = []
+        self.sizes: list = []
+        self.avoid: list = []
+        self.evicted: list = []
+        for seg, unit in mon.units.items():
+            self._refresh(seg, unit)
+        self.n_units = len(mon.units)
+
+    def refresh_for(self, key, segment) -> None:
+        """After ``observe`` took an event of ``key`` (and ``segment``, or None)."""
+        mon = self.mon
+        if len(mon.units) != self.n_units:
+            self.__init__(mon)
+            return
+        if segment is None:
+            where = mon._where.get(key)
+            segment = None if where is None else where[0]
+        unit = None if segment is None else mon.units.get(segment)
+        if unit is not None:
+            self._refresh(segment, unit)
+
+    def _refresh(self, seg, unit) -> None:
+        parts = unit._run_parts()
+        j = self.unit_of.get(seg)
+        if parts is None:
+            if j is not None:
+                del self.unit_of[seg]
+            return
+        if j is None:
+            self.unit_of[seg] = len(self.units)
+            self.units.append(unit)
+            for lst, v in ((self.wins, parts[0]), (self.sizes, parts[1]),
+                           (self.avoid, parts[2])):
+                lst.append(v)
+            self.evicted.append(tuple([] for _ in parts[0]))
+        else:
+            self.wins[j], self.sizes[j], self.avoid[j] = parts

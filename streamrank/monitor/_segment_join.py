@@ -61,12 +61,10 @@ class UnroutedSide:
         join, st = self._join, self.stats
         late = self._gone_lately(key, where)
         if join.waits is not None and not late:     # it waits (moving no clock)
-            b = self._bound(time, True)
             st["events"] += 1
-            join.run_out(b, st["events"])
             join.hold(key, label, weight, join.start(st["events"], self._clock, time))
+            self._run_out()
             return
-        b = None if join.waits is None else self._bound(time, False)
         if time is not None and (self._clock is None or time > self._clock):
             self._clock = time
         st["events"] += 1
@@ -74,5 +72,11 @@ class UnroutedSide:
             join.dropped()
         else:
             join.unmatched(key, st["events"])
+        self._run_out()
+
+    def _run_out(self) -> None:
+        """The waits that can no longer join after this event (counted; its clock):
+        unmatched, as a `Monitor`'s run out after each event."""
+        join, events = self._join, self.stats["events"]
         if join.waits is not None:
-            join.run_out(b, st["events"])
+            join.run_out(join.bound(events, self._clock), events)

@@ -131,6 +131,7 @@ from . import _segment_state, counters
 from ._join import Join
 from ._segment_join import UnroutedSide
 from ._many import ManyEvents
+from ._runs import SegmentRuns
 from ._monitor import Monitor
 from ._segment_report import (CORRECTIONS, WEIGHTINGS, SegmentedReport, adjust_p_values,
                               paired_family, window_gauc)
@@ -140,7 +141,7 @@ __all__ = ["SegmentedMonitor"]
 _SWEEP_MIN = 1024       # the id map is swept when it exceeds max(this, 2 x live ids)
 
 
-class SegmentedMonitor(UnroutedSide, ManyEvents):
+class SegmentedMonitor(UnroutedSide, SegmentRuns, ManyEvents):
     """One exact rolling window per segment value, tested per segment with a correction
     across segments, and the group AUC in total; see the module docstring for every
     rule.
@@ -406,10 +407,9 @@ class SegmentedMonitor(UnroutedSide, ManyEvents):
         if time is not None and (clock is None or time > clock):
             self._clock = time
         st["events"] += 1
-        if join.waits is not None:
-            join.run_out(b, st["events"])
-            if joined is not None:
-                join.joined(key)
+        if joined is not None:
+            join.joined(key)
+        self._run_out()
         new = not alive and scored
         if new:         # a label of it came first, without a segment?
             join.predicted(key, st["events"])

@@ -9,6 +9,13 @@ from ._cslots cimport SlotStore
 cdef enum:
     _NT = 8         # per-label tallies held in C arrays
 
+cdef enum:          # what `RowWindow._take` did with an event
+    TAKE_NONE = -1
+    TAKE_NEW = 0
+    TAKE_EVICT_LABELED = 1
+    TAKE_EVICT_PENDING = 2
+    TAKE_LATE = 3
+
 
 cdef class RowWindow:
     cdef readonly SlotStore store
@@ -50,5 +57,7 @@ cdef class RowWindow:
     cdef int _queue_add(self, double y, double s, double w) except -1
     cdef int _evict_one(self, list out) except -1
     cdef int _change(self, Py_ssize_t row, double y, double s, double w) except -1
+    cdef int _take(self, key, double s, double y, Py_ssize_t size, list evicted,
+                   dict avoid) except -2
     cdef list _removes_list(self)
     cdef int _drop_waiting(self) except -1

@@ -10,8 +10,8 @@ of such rows are queued as values (a removal cancels a queued addition of equal 
 a revert does in `streamrank.structures._cmetric.MetricCore`).
 `streamrank.structures._cpairwindow.sync` hands everything to the engine at a read, in C.
 Every per-event operation (`push`, `push_keep`, `push_new`, `label_pending`, `evict`,
-`change`) is one C call, ``O(1)`` amortized, and `push_run` takes a block of new
-predictions and late labels in one. `SlidingPairCounter`, `TimeSlidingPairCounter`,
+`change`) is one C call, ``O(1)`` amortized (`_take`: the step of the monitor's runs,
+`streamrank.monitor._cruns`). `SlidingPairCounter`, `TimeSlidingPairCounter`,
 `RollingROCAUC` and `Monitor` each hold one.
 """
 
@@ -365,66 +365,37 @@ cdef class RowWindow:
         self._change(row, y, st._s[row], st._w[row])
         return True
 
-    def push_run(self, list keys, const double[::1] score, const double[::1] label,
-                 Py_ssize_t start, Py_ssize_t size, list evicted, dict avoid,
-                 Py_ssize_t end=-1, bint stop_at_limit=True):
-        """`push_new` and `label_pending` over a block of columns, from event ``start``:
-        each event a new prediction (a finite score, a key not held, a finite label or NaN:
-        pending; after evicting the oldest row if ``size`` are held) or a late label (a
-        NaN score, a finite label for a held, pending key). Stops before the first other
-        event (a key that is None, NaN or unhashable, a re-score, a non-finite value, a label
-        for a key not held or labeled, a new prediction of a key in ``avoid``: the
-        owner's checked path takes it), at ``end`` (-1: the last event), or after an
-        event that leaves ``limit`` changes waiting (unless not ``stop_at_limit``).
-        Appends the key of each evicted row to ``evicted``. Returns ``(stop, predictions, labels, late, evicted_pending)``: the
-        index of the first event not taken, and what the events taken were.
-
-        The per-event paths of `Monitor.observe` over `Monitor.observe_many`'s columns, in
-        one C call: ``O(1)`` amortized per event."""
-        cdef Py_ssize_t i = start, n = len(keys) if end < 0 else min(end, len(keys)), row
-        cdef Py_ssize_t preds = 0, labels = 0, late = 0, pending = 0
+    cdef int _take(self, key, double s, double y, Py_ssize_t size, list evicted,
+                   dict avoid) except -2:
+        """One event of a monitor's run (`streamrank.monitor._cruns`; ``key`` not None nor NaN; `TypeError` if it is
+        unhashable): `TAKE_NONE` (declined, nothing changed), `TAKE_NEW` (a new
+        prediction; `TAKE_EVICT_LABELED` / `TAKE_EVICT_PENDING`: it evicted the oldest
+        row, labeled / pending, whose key is appended to ``evicted``) or `TAKE_LATE`."""
         cdef SlotStore st = self.store
-        cdef dict slot = st._slot
-        cdef double s, y, oy
-        if score.shape[0] < n or label.shape[0] < n:         # (n: at most len(keys))
-            raise ValueError("RowWindow.push_run: a column shorter than the keys")
-        while i < n:
-            key = keys[i]
-            if key is None or type(key) is float and key != key:    # missing
-                break
-            try:
-                at = slot.get(key)
-            except TypeError:               # unhashable
-                break
-            s = score[i]
-            y = label[i]
-            if y == y and y - y != 0.0:     # an infinite label
-                break
-            if s == s:                      # a new prediction
-                if s - s != 0.0 or at is not None or (avoid and key in avoid):
-                    break
-                if self._tail - self._head >= size:
-                    row = self._row_at(self._head)
-                    oy = st._y[row]
-                    pending += oy != oy
-                    evicted.append(st._keyof[row])
-                    self._evict_one(None)
-                self._push(key, NAN, y, s, 1.0)
-                preds += 1
-                labels += y == y
-            else:                           # a late label
-                if y != y or at is None:
-                    break
-                row = at
-                if st._y[row] == st._y[row]:
-                    break
-                self._change(row, y, st._s[row], st._w[row])
-                labels += 1
-                late += 1
-            i += 1
-            if stop_at_limit and self._waiting() >= self.limit:
-                break
-        return i, preds, labels, late, pending
+        cdef Py_ssize_t row
+        cdef double oy
+        cdef int out = TAKE_NEW
+        at = st._slot.get(key)
+        if y == y and y - y != 0.0:         # an infinite label
+            return TAKE_NONE
+        if s == s:                          # a new prediction
+            if s - s != 0.0 or at is not None or (avoid and key in avoid):
+                return TAKE_NONE
+            if self._tail - self._head >= size:
+                row = self._row_at(self._head)
+                oy = st._y[row]
+                out = TAKE_EVICT_PENDING if oy != oy else TAKE_EVICT_LABELED
+                evicted.append(st._keyof[row])
+                self._evict_one(None)
+            self._push(key, NAN, y, s, 1.0)
+            return out
+        if y != y or at is None:            # a late label: for a held, pending row
+            return TAKE_NONE
+        row = at
+        if st._y[row] == st._y[row]:
+            return TAKE_NONE
+        self._change(row, y, st._s[row], st._w[row])
+        return TAKE_LATE
 
     def oldest_labels(self, Py_ssize_t k):
         """The labels of the ``k`` oldest rows (NaN when pending), oldest first."""

@@ -157,7 +157,7 @@ def _plain_event(ids):
        as_bool=st.booleans())
 def test_compiled_runs_equal_observe_event_by_event(kw, data, size, limit, as_bool):
     """A block of float (or bool) ``score`` and ``label`` columns goes through
-    `RowWindow.push_run` while the window is steady: the same state as `observe` event by
+    `Monitor.observe_run` while the window is steady: the same state as `observe` event by
     event, whatever ends a run (an event of the checked path, a refused one, the engine's
     sync after ``limit`` changes)."""
     ids = list(range(12))
@@ -264,4 +264,84 @@ def test_an_aligned_pair_takes_whole_blocks_in_compiled_runs():
     assert len(calls) == 101        # the reference's window, the event that froze it
     assert m.champion.stats["predictions"] == m.challenger.stats["predictions"] == 1000
     assert m.stats["events"] == 1000 and len(m.champion) == len(m.challenger) == 100
+    m._check()
+
+
+def _limited(make, limit):
+    """A unit factory whose windows ask for a sync after ``limit`` changes."""
+    def factory():
+        unit = make()
+        for m in (unit.champion, unit.challenger) if hasattr(unit, "champion") else (unit,):
+            m._win.limit = limit
+        return unit
+    return factory
+
+
+@pytest.mark.parametrize("paired", [False, True])
+@settings(max_examples=80, deadline=None)
+@given(data=st.data(), size=st.integers(1, 12), limit=st.integers(1, 6),
+       wait=st.sampled_from([None, 2]))
+def test_segmented_compiled_runs_equal_observe_event_by_event(paired, data, size, limit,
+                                                               wait):
+    """A `SegmentedMonitor`'s blocks (segment, score, label, challenger with paired units)
+    are routed to its steady units in C: the same state as `observe` event by event,
+    whatever ends a run (a new segment, the pooled segment, a segment that contradicts
+    the id's, a label without a segment for an id in no window, a relabel, a sweep of the
+    id map, a sync)."""
+    ids = list(range(14))
+    grid = st.sampled_from([0.0, 0.25, 0.5, 0.75, 1.0])
+    segment = st.one_of(st.none(), st.sampled_from("abc"))
+    event = st.tuples(st.sampled_from(ids), segment, st.one_of(st.none(), grid),
+                      st.one_of(st.none(), grid, st.just(math.inf)),
+                      st.one_of(st.none(), st.sampled_from([0.0, 1.0])))
+    events = data.draw(st.lists(event, max_size=150))
+    unit = (lambda: PairedMonitor(window=3, min_window=2, label_wait=wait)) if paired \
+        else (lambda: Monitor(window=3, min_window=2, label_wait=wait))
+    a, b = (SegmentedMonitor(max_segments=2, factory=_limited(unit, limit))
+            for _ in range(2))
+    a._sweep_at = b._sweep_at = 6                  # (sweeps of the id map in the runs)
+    fields = ("segment", "score", "challenger", "label") if paired else (
+        "segment", "score", "label")
+
+    def kw(e):
+        d = dict(zip(("segment", "score", "challenger", "label"), e[1:]))
+        return {k: d[k] for k in fields if d[k] is not None}
+    refused_a = []
+    for i, e in enumerate(events):
+        try:
+            a.observe(e[0], **kw(e))
+        except (ValueError, TypeError):
+            refused_a.append(i)
+    refused_b, start = [], 0
+    while start < len(events):
+        block = events[start:start + size]
+        cols = {"segment": [e[1] for e in block]}
+        for j, name in ((2, "score"), (3, "challenger"), (4, "label")):
+            if name in fields:
+                cols[name] = np.array([math.nan if e[j] is None else e[j] for e in block])
+        try:
+            b.observe_many([e[0] for e in block], **cols)
+            start += len(block)
+        except (ValueError, TypeError) as exc:
+            refused_b.append(start + exc.index)
+            start += exc.index + 1
+        b._check()
+    assert refused_a == refused_b
+    assert a.stats == b.stats
+    assert a.to_bytes() == b.to_bytes()
+
+
+def test_a_segmented_block_of_steady_units_never_reaches_observe():
+    m = SegmentedMonitor(max_segments=4, factory=lambda: PairedMonitor(window=20))
+    calls = []
+    checked = m.observe
+    m.observe = lambda *a, **k: (calls.append(a[0]), checked(*a, **k))[1]
+    rng = np.random.default_rng(4)
+    n = 2000
+    score, label = rng.random(n), (rng.random(n) < 0.3).astype(float)
+    segs = ["abcd"[i % 4] for i in range(n)]
+    m.observe_many(list(range(n)), segment=segs, score=score, challenger=score / 2,
+                   label=label)
+    assert len(calls) == 4 * 21         # each unit's reference window, the freezing event
+    assert m.stats["events"] == n and m.unit("a").champion.stats["predictions"] == n // 4
     m._check()
