@@ -18,11 +18,12 @@ cdef double NAN = float("nan")
 
 
 def window_run(RowWindow win, list keys, const double[::1] score,
-               const double[::1] label, Py_ssize_t start, Py_ssize_t size, list evicted,
-               dict avoid, Py_ssize_t end=-1, bint stop_at_limit=True):
+               const double[::1] label, Py_ssize_t start, Py_ssize_t size, bint evict,
+               list evicted, dict avoid, Py_ssize_t end=-1, bint stop_at_limit=True):
     """Take events ``start``, ``start + 1``, ... into ``win`` while each is a new
     prediction (a finite score, a key not held, a finite label or NaN: pending; after
-    evicting the oldest row if ``size`` are held) or a late label (a NaN score, a finite
+    evicting the oldest row if ``size`` are held, or declined if not ``evict``: the
+    owner freezes its reference at its first eviction) or a late label (a NaN score, a finite
     label for a held, pending key). Stops before the first other event (a key that is
     None, NaN or unhashable, a re-score, a non-finite value, a label for a key not held
     or labeled, a new prediction of a key in ``avoid``: the owner's checked path takes
@@ -41,7 +42,7 @@ def window_run(RowWindow win, list keys, const double[::1] score,
         if key is None or type(key) is float and key != key:    # missing
             break
         try:
-            took = win._take(key, score[i], label[i], size, evicted, avoid)
+            took = win._take(key, score[i], label[i], size, evict, evicted, avoid)
         except TypeError:               # unhashable
             break
         if took == TAKE_NONE:
@@ -61,22 +62,25 @@ def window_run(RowWindow win, list keys, const double[::1] score,
 
 def route_run(list keys, list segments, const double[::1] score,
               const double[::1] challenger, const double[::1] label, Py_ssize_t start,
-              dict where, dict unit_of, list wins, list sizes, list evicted, list avoid,
-              dict orphans, Py_ssize_t sweep_at, int64_t[:, ::1] counts):
+              dict where, dict unit_of, list wins, list sizes, list evict, list evicted,
+              list avoid, dict orphans, Py_ssize_t sweep_at, int64_t[:, ::1] counts,
+              list touched):
     """Take events ``start``, ``start + 1``, ... of a block while each goes to a steady
     unit's window(s) on the per-event path; returns the index of the first event not
     taken. A unit ``u`` (``unit_of``: segment -> ``u``, the units that may run) has its
     windows in ``wins[u]`` (a tuple: the champion's, and the challenger's with paired
     units, which then need a ``challenger`` column: every event with both scores or
-    neither), their sizes ``sizes[u]``, the lists its evicted keys are appended to
+    neither), their sizes ``sizes[u]``, whether they may evict ``evict[u]``
+    (`window_run`), the lists its evicted keys are appended to
     ``evicted[u]`` (a tuple, one per window), the ids whose new prediction it declines
     ``avoid[u]`` (its remembered unmatched labels; ``orphans``: the wrapper's). A new
     prediction enters ``where`` as ``(segment, None)``; the run stops after the event
     that makes ``where`` hold more than ``sweep_at`` ids, or leaves a window with
     ``limit`` changes waiting. ``counts[u]`` gets each unit's predictions, labels, late
-    labels and pending rows evicted. ``O(1)`` amortized per event."""
+    labels and pending rows evicted, and ``touched`` the units whose counts were zero.
+    ``O(1)`` amortized per event."""
     cdef Py_ssize_t i = start, n = len(keys), u, m
-    cdef bint paired = challenger is not None
+    cdef bint paired = challenger is not None, may_evict
     cdef double s, c, y
     cdef int took, took_b
     cdef tuple ws, ev
@@ -117,14 +121,17 @@ def route_run(list keys, list segments, const double[::1] score,
         ws = <tuple>wins[u]
         ev = <tuple>evicted[u]
         win = <RowWindow>ws[0]
-        took = win._take(key, s, y, sizes[u], <list>ev[0], <dict>avoid[u])
+        may_evict = evict[u]
+        took = win._take(key, s, y, sizes[u], may_evict, <list>ev[0], <dict>avoid[u])
         if took == TAKE_NONE:
             break
         if paired:
-            took_b = (<RowWindow>ws[1])._take(key, c, y, sizes[u], <list>ev[1],
-                                             <dict>avoid[u])
+            took_b = (<RowWindow>ws[1])._take(key, c, y, sizes[u], may_evict,
+                                             <list>ev[1], <dict>avoid[u])
             if (took_b == TAKE_LATE) != (took == TAKE_LATE):
                 raise AssertionError("route_run: a pair's aligned windows disagree")
+        if counts[u, 0] == 0 and counts[u, 1] == 0:
+            touched.append(u)
         if took == TAKE_LATE:
             counts[u, 1] += 1
             counts[u, 2] += 1

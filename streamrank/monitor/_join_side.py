@@ -83,6 +83,16 @@ class JoinSide:
             evict = self._win.count_through(time - self.period)
         self._check_binary(label, -1, evict, func)
 
+    def recent_ids(self) -> set | None:
+        """The ids held, or whose prediction left the window lately (`left_lately`), as a
+        set: what a wrapper's id map must keep (`streamrank.monitor.SegmentedMonitor`);
+        None for a ``period`` window (there "lately" moves with the clock: ask
+        `left_lately`). Runtime: ``O(W)``, in C (a count window's memory of its
+        evictions holds exactly the last ``window``)."""
+        if self.period is not None:
+            return None
+        return set(self._win.store).union(self._gone.mark)
+
     def left_lately(self, key: Hashable) -> bool:
         """Whether the prediction of ``key`` left the window lately (changes nothing):
         among the last ``window`` predictions evicted (count windows), or evicted when the

@@ -224,6 +224,11 @@ class PairedMonitor(PairRuns, ManyEvents):
         (`Monitor.left_lately`)."""
         return self.champion.left_lately(key) or self.challenger.left_lately(key)
 
+    def recent_ids(self) -> set | None:
+        """The ids held or evicted lately by either model (`Monitor.recent_ids`)."""
+        a, b = self.champion.recent_ids(), self.challenger.recent_ids()
+        return None if a is None or b is None else a | b
+
     def _share_counts(self) -> None:
         """The join counts into both models' ``stats`` (each model's report shows the
         labels of the pair's join)."""

@@ -1,9 +1,11 @@
 """The compiled runs of `observe_many`: the events of a block that a steady count window
 takes in C, for a `Monitor` and for the two windows of a `PairedMonitor`.
 
-A window is *steady* once its reference is frozen, with no label waiting, no detector and
-not ``labels="binary"`` (`Monitor.steady`): then a new prediction with a finite score and
-a late label for a pending prediction take `Monitor.observe`'s per-event paths, and
+A window is *steady* with no label waiting, no detector, not ``labels="binary"`` and a
+count window whose reference is frozen, or not frozen yet but the default one (the first
+full window: a run stops before the eviction that freezes it) (`Monitor.steady`): then
+a new prediction with a finite score and a late label for a pending prediction take
+`Monitor.observe`'s per-event paths, and
 `Monitor.observe_run` takes a run of such events from float columns in one C call
 (`streamrank.monitor._cruns.window_run`), counted as `observe` counts them.
 The first event a run declines goes to ``observe`` alone (`ManyEvents.observe_many`),
@@ -32,7 +34,9 @@ class WindowRuns:
     @property
     def steady(self) -> bool:
         """Whether `observe_run` takes events now (module docstring). O(1)."""
-        return self._fast and self._detector is None
+        if self._detector is not None:
+            return False
+        return self._fast or self._ref is None and self.reference is None and self._steady()
 
     def _runs(self, keys, columns):
         """`observe_many`'s runs over float or bool ``score`` and ``label`` columns (no
@@ -67,9 +71,9 @@ class WindowRuns:
         >>> m = Monitor(window=2, min_window=2)
         >>> keys, nan = ["a", "b", "c", "b"], float("nan")
         >>> score, label = np.array([0.9, 0.2, 0.6, nan]), np.array([1, nan, 0, 1.0])
-        >>> m.observe_run(keys, score, label)   # not steady: no reference yet
-        0
-        >>> m.observe_many(keys, score=score, label=label)
+        >>> m.observe_run(keys, score, label)   # "c" evicts "a": it freezes the reference
+        2
+        >>> m.observe_many(keys[2:], score=score[2:], label=label[2:])
         >>> m.steady, m.observe_run(["d", "e"], np.array([0.4, nan]), np.array([0, 1.0]))
         (True, 1)
         """
@@ -77,24 +81,25 @@ class WindowRuns:
             return start
         evicted: list = []
         end, *counts = window_run(
-            self._win, keys, score, label, start, self.window, evicted,
+            self._win, keys, score, label, start, self.window, self._ref is not None,
+            evicted,
             self._join.orphans.mark if avoid is None else avoid,
             -1 if stop is None else stop, sync)
         self._took(counts, evicted)
         return end
 
     def _run_parts(self):
-        """``((window,), size, avoid)`` for a wrapper's runs (`_cruns.route_run`), or
-        None while not `steady`."""
+        """``((window,), size, evict, avoid)`` for a wrapper's runs
+        (`_cruns.route_run`), or None while not `steady`."""
         if not self.steady:
             return None
-        return (self._win,), self.window, self._join.orphans.mark
+        return (self._win,), self.window, self._ref is not None, self._join.orphans.mark
 
     def _took(self, counts, evicted) -> None:
         """Count a run: ``counts`` its predictions, labels, late labels and pending rows
         evicted, ``evicted`` the keys it evicted (in order); the engine takes the
         window's changes if they are due."""
-        preds, labels, late, pending = (int(c) for c in counts)
+        preds, labels, late, pending = counts
         st = self.stats
         st["events"] += preds + late
         st["predictions"] += preds
@@ -132,7 +137,7 @@ class PairRuns:
         orphans = self._join.orphans.mark
 
         def take(i):
-            if not (self._aligned and a.steady and b.steady and not len(self._join)):
+            if self._run_parts() is None:
                 return i
             j = int(np.searchsorted(split, i))
             end = int(split[j]) if j < split.size else n
@@ -147,18 +152,19 @@ class PairRuns:
         return take
 
     def _run_parts(self):
-        """``((champion's window, challenger's), size, avoid)`` for a wrapper's runs
-        while both windows are steady and aligned and nothing waits; else None."""
+        """``((champion's window, challenger's), size, evict, avoid)`` for a wrapper's
+        runs while both windows are steady and aligned and nothing waits; else None."""
         a, b = self.champion, self.challenger
-        if not (self._aligned and a.steady and b.steady and not len(self._join)):
+        if not (self._aligned and a.steady and b.steady and not len(self._join)
+                and (a._ref is None) == (b._ref is None)):
             return None
-        return (a._win, b._win), a.window, self._join.orphans.mark
+        return (a._win, b._win), a.window, a._ref is not None, self._join.orphans.mark
 
     def _took(self, counts, evicted) -> None:
         """Count a run of both windows (`WindowRuns._took`, ``evicted``: a list each)."""
         self.champion._took(counts, evicted[0])
         self.challenger._took(counts, evicted[1])
-        self.stats["events"] += int(counts[0] + counts[2])
+        self.stats["events"] += counts[0] + counts[2]
         self._copy_stats()
 
 
@@ -193,15 +199,17 @@ class SegmentRuns:
             last[0] = i
             if self._clock is not None or len(self._join) or not routes.unit_of:
                 return i
-            counts = np.zeros((len(routes.units), 4), dtype=np.int64)
+            counts, touched = routes.counts(), []
             stop = route_run(keys, segs, score, chal, label, i, self._where,
-                             routes.unit_of, routes.wins, routes.sizes, routes.evicted,
-                             routes.avoid, self._join.orphans.mark, self._sweep_at, counts)
+                             routes.unit_of, routes.wins, routes.sizes, routes.evict,
+                             routes.evicted, routes.avoid, self._join.orphans.mark,
+                             self._sweep_at, counts, touched)
             last[0] = stop
             if stop > i:
-                for j in np.flatnonzero(counts.any(axis=1)).tolist():
+                for j in touched:
                     ev = routes.evicted[j]
-                    routes.units[j]._took(counts[j], ev if self._paired else ev[0])
+                    routes.units[j]._took(counts[j].tolist(), ev if self._paired else ev[0])
+                    counts[j] = 0
                     for keys_out in ev:
                         keys_out.clear()
                 self.stats["events"] += stop - i
@@ -217,7 +225,8 @@ class _Routes:
     Built once a block; after an event the checked path took, only that event's unit is
     looked at again (no other unit changed), all of them when a unit appeared."""
 
-    __slots__ = ("mon", "n_units", "unit_of", "units", "wins", "sizes", "avoid", "evicted")
+    __slots__ = ("mon", "n_units", "unit_of", "units", "wins", "sizes", "evict", "avoid",
+                 "evicted", "_counts")
 
     def __init__(self, mon) -> None:
         self.mon = mon
@@ -225,11 +234,19 @@ class _Routes:
         self.units: list = []
         self.wins: list = []
         self.sizes: list = []
+        self.evict: list = []
         self.avoid: list = []
         self.evicted: list = []
+        self._counts = np.zeros((0, 4), dtype=np.int64)
         for seg, unit in mon.units.items():
             self._refresh(seg, unit)
         self.n_units = len(mon.units)
+
+    def counts(self):
+        """A zero count row per unit (rows a run touched are zeroed after it)."""
+        if len(self._counts) < len(self.units):
+            self._counts = np.zeros((2 * len(self.units), 4), dtype=np.int64)
+        return self._counts
 
     def refresh_for(self, key, segment) -> None:
         """After ``observe`` took an event of ``key`` (and ``segment``, or None)."""
@@ -254,9 +271,8 @@ class _Routes:
         if j is None:
             self.unit_of[seg] = len(self.units)
             self.units.append(unit)
-            for lst, v in ((self.wins, parts[0]), (self.sizes, parts[1]),
-                           (self.avoid, parts[2])):
+            for lst, v in zip((self.wins, self.sizes, self.evict, self.avoid), parts):
                 lst.append(v)
             self.evicted.append(tuple([] for _ in parts[0]))
         else:
-            self.wins[j], self.sizes[j], self.avoid[j] = parts
+            self.wins[j], self.sizes[j], self.evict[j], self.avoid[j] = parts

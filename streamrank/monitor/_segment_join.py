@@ -1,6 +1,8 @@
 """The wrapper's part of the join in `streamrank.monitor.SegmentedMonitor`: a label or
 weight for an id in no window, whose event names no segment with a unit, is counted (or
-waits) at the wrapper, by the units' rules (`streamrank.monitor._join.Join`).
+waits) at the wrapper, by the units' rules (`streamrank.monitor._join.Join`); a late one
+finds its segment in the id map, whose sweep (`UnroutedSide._sweep`) keeps the ids the
+units hold or evicted lately.
 
 A mixin of `SegmentedMonitor` (its methods read the id map, the units and the shared
 clock of the wrapper they belong to), apart so that the wrapper's module keeps the
@@ -12,6 +14,9 @@ from __future__ import annotations
 from .._validation import check_scalar, check_weight, param_error
 
 __all__ = ["UnroutedSide"]
+
+
+_SWEEP_MIN = 1024       # the id map is swept when it exceeds max(this, 2 x live ids)
 
 
 class UnroutedSide:
@@ -80,3 +85,20 @@ class UnroutedSide:
         join, events = self._join, self.stats["events"]
         if join.waits is not None:
             join.run_out(join.bound(events, self._clock), events)
+
+    def _sweep(self) -> None:
+        """Drop the ids whose prediction has left its window and is not among its
+        unit's ids evicted lately (which a late label must find):
+        ``O(M)`` for ``M`` ids, once the map has doubled since the last sweep (amortized
+        ``O(1)``; the ids evicted lately are at most a window's)."""
+        self._sync()
+        recent = {name: unit.recent_ids() for name, unit in self._all()}
+        if any(ids is None for ids in recent.values()):     # (period windows)
+            gone = self._gone_lately
+            self._where = {k: v for k, v in self._where.items()
+                           if k in self._unit_of(v[0]) or gone(k, v)}
+        else:           # a segment's ids in its unit (or the pooled one), held or gone
+            pooled = recent.pop(self.OTHER, set())
+            self._where = {k: v for k, v in self._where.items()
+                           if k in recent.get(v[0], pooled)}
+        self._sweep_at = max(_SWEEP_MIN, 2 * len(self._where))

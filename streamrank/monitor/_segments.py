@@ -129,7 +129,7 @@ from .._validation import check_int, check_scalar, describe, param_error
 from ..batch._groups import check_group_id
 from . import _segment_state, counters
 from ._join import Join
-from ._segment_join import UnroutedSide
+from ._segment_join import _SWEEP_MIN, UnroutedSide
 from ._many import ManyEvents
 from ._runs import SegmentRuns
 from ._monitor import Monitor
@@ -138,7 +138,6 @@ from ._segment_report import (CORRECTIONS, WEIGHTINGS, SegmentedReport, adjust_p
 
 __all__ = ["SegmentedMonitor"]
 
-_SWEEP_MIN = 1024       # the id map is swept when it exceeds max(this, 2 x live ids)
 
 
 class SegmentedMonitor(UnroutedSide, SegmentRuns, ManyEvents):
@@ -420,17 +419,6 @@ class SegmentedMonitor(UnroutedSide, SegmentRuns, ManyEvents):
             self._where[key] = (segment, time)
             if len(self._where) > self._sweep_at:
                 self._sweep()
-
-    def _sweep(self) -> None:
-        """Drop the ids whose prediction has left its window and is not among its
-        unit's ids evicted lately (which a late label must find):
-        ``O(M)`` for ``M`` ids, once the map has doubled since the last sweep (amortized
-        ``O(1)``; the ids evicted lately are at most a window's)."""
-        self._sync()
-        gone = self._gone_lately
-        self._where = {k: v for k, v in self._where.items()
-                       if k in self._unit_of(v[0]) or gone(k, v)}
-        self._sweep_at = max(_SWEEP_MIN, 2 * len(self._where))
 
     def _sync(self) -> None:
         """Bring every unit up to the shared clock (``O(S)`` plus the evictions)."""

@@ -57,7 +57,7 @@ cdef class RowWindow:
     cdef int _queue_add(self, double y, double s, double w) except -1
     cdef int _evict_one(self, list out) except -1
     cdef int _change(self, Py_ssize_t row, double y, double s, double w) except -1
-    cdef int _take(self, key, double s, double y, Py_ssize_t size, list evicted,
-                   dict avoid) except -2
+    cdef int _take(self, key, double s, double y, Py_ssize_t size, bint evict,
+                   list evicted, dict avoid) except -2
     cdef list _removes_list(self)
     cdef int _drop_waiting(self) except -1

@@ -365,12 +365,13 @@ cdef class RowWindow:
         self._change(row, y, st._s[row], st._w[row])
         return True
 
-    cdef int _take(self, key, double s, double y, Py_ssize_t size, list evicted,
-                   dict avoid) except -2:
+    cdef int _take(self, key, double s, double y, Py_ssize_t size, bint evict,
+                   list evicted, dict avoid) except -2:
         """One event of a monitor's run (`streamrank.monitor._cruns`; ``key`` not None nor NaN; `TypeError` if it is
         unhashable): `TAKE_NONE` (declined, nothing changed), `TAKE_NEW` (a new
         prediction; `TAKE_EVICT_LABELED` / `TAKE_EVICT_PENDING`: it evicted the oldest
-        row, labeled / pending, whose key is appended to ``evicted``) or `TAKE_LATE`."""
+        row, labeled / pending, whose key is appended to ``evicted``; declined instead
+        when ``size`` are held and not ``evict``) or `TAKE_LATE`."""
         cdef SlotStore st = self.store
         cdef Py_ssize_t row
         cdef double oy
@@ -382,6 +383,8 @@ cdef class RowWindow:
             if s - s != 0.0 or at is not None or (avoid and key in avoid):
                 return TAKE_NONE
             if self._tail - self._head >= size:
+                if not evict:
+                    return TAKE_NONE
                 row = self._row_at(self._head)
                 oy = st._y[row]
                 out = TAKE_EVICT_PENDING if oy != oy else TAKE_EVICT_LABELED

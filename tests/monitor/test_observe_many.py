@@ -192,8 +192,9 @@ def test_compiled_runs_equal_observe_event_by_event(kw, data, size, limit, as_bo
 
 
 def test_a_steady_window_takes_whole_blocks_in_compiled_runs():
-    """Once the reference is frozen, new predictions and late labels of float arrays
-    never reach ``observe`` (one compiled call per run); a re-score does, alone."""
+    """New predictions and late labels of float arrays never reach ``observe`` (one
+    compiled call per run), but the eviction that freezes the reference and a re-score,
+    alone."""
     m = Monitor(window=100)
     calls = []
     checked = m.observe
@@ -203,7 +204,7 @@ def test_a_steady_window_takes_whole_blocks_in_compiled_runs():
     score, label = rng.random(1000), (rng.random(1000) < 0.3).astype(float)
     label[::3] = np.nan                                 # pending ...
     m.observe_many(keys, score=score, label=label)
-    assert len(calls) == 101        # the reference's window, the event that froze it
+    assert calls == [100]           # the event that froze the reference (an eviction)
     calls.clear()
     late = [k for k in keys[-90:] if np.isnan(label[k])]
     m.observe_many(late, label=np.ones(len(late)))     # ... labeled late
@@ -261,7 +262,7 @@ def test_an_aligned_pair_takes_whole_blocks_in_compiled_runs():
     score, label = rng.random(1000), (rng.random(1000) < 0.3).astype(float)
     label[::3] = np.nan
     m.observe_many(list(range(1000)), score=score, challenger=score / 2, label=label)
-    assert len(calls) == 101        # the reference's window, the event that froze it
+    assert calls == [100]           # the event that froze the reference (an eviction)
     assert m.champion.stats["predictions"] == m.challenger.stats["predictions"] == 1000
     assert m.stats["events"] == 1000 and len(m.champion) == len(m.challenger) == 100
     m._check()
@@ -342,6 +343,7 @@ def test_a_segmented_block_of_steady_units_never_reaches_observe():
     segs = ["abcd"[i % 4] for i in range(n)]
     m.observe_many(list(range(n)), segment=segs, score=score, challenger=score / 2,
                    label=label)
-    assert len(calls) == 4 * 21         # each unit's reference window, the freezing event
+    # each segment's first prediction (it makes the unit), the one that froze its reference
+    assert calls == [0, 1, 2, 3, 80, 81, 82, 83]
     assert m.stats["events"] == n and m.unit("a").champion.stats["predictions"] == n // 4
     m._check()
