@@ -9,6 +9,9 @@ scores, AUC about 0.8):
   the frozen reference window.
 * **Monitor, late labels** -- every prediction arrives without its label, the label 50
   predictions later (two events per prediction); R counts predictions.
+* **Monitor, observe_many** / **Monitor, late labels, observe_many** -- the same two
+  streams given as numpy columns to ``observe_many`` in blocks of R predictions (a report
+  after each block): the compiled runs of a steady count window.
 * **Monitor, label_wait, in order** -- as the first with ``Monitor(label_wait=100)``:
   nothing ever waits (the per-event path stays one C call; each eviction is remembered
   for the wait's late-drop rule), against the first.
@@ -148,6 +151,34 @@ def _monitor_late():
     return make, feed
 
 
+def _monitor_many(late=False):
+    """The first (or the late-label) monitor fed by `Monitor.observe_many`: each block of
+    ``every`` predictions (with their late labels) as numpy columns, then a report."""
+    def make(w):
+        return Monitor(window=w, min_window=30)
+
+    def feed(m, d, lo, hi, every):
+        ya, sa = d["ya"], d["sa"]
+        i = np.arange(lo, hi)
+        if late:        # prediction i, then the label of prediction i - LATE
+            keys = np.stack([i, i - LATE], axis=1).ravel()
+            score = np.stack([sa[lo:hi], np.full(hi - lo, np.nan)], axis=1).ravel()
+            y = np.where(i >= LATE, ya[np.maximum(i - LATE, 0)], np.nan)
+            label = np.stack([np.full(hi - lo, np.nan), y], axis=1).ravel()
+            keep = keys >= 0
+            keys, score, label = keys[keep], score[keep], label[keep]
+            step = 2 * every
+        else:
+            keys, score, label, step = i, sa[lo:hi], ya[lo:hi], every
+        keys = keys.tolist()
+        for a in range(0, len(keys), step):
+            m.observe_many(keys[a:a + step], score=score[a:a + step],
+                           label=label[a:a + step])
+            m.report()
+        return m.report().auc
+    return make, feed
+
+
 def _monitor_early():
     def make(w):
         return Monitor(window=w, min_window=30, label_wait=4 * LATE)
@@ -205,6 +236,8 @@ def _recount():
 METHODS = {
     "streamrank Monitor": _monitor("hanley-mcneil"),
     "streamrank Monitor, late labels": _monitor_late(),
+    "streamrank Monitor, observe_many": _monitor_many(),
+    "streamrank Monitor, late labels, observe_many": _monitor_many(late=True),
     "streamrank Monitor, label_wait, in order": _monitor("hanley-mcneil", label_wait=100),
     "streamrank Monitor, labels early, label_wait": _monitor_early(),
     "streamrank Monitor, 1% orphan labels": _monitor("hanley-mcneil", orphans=True),

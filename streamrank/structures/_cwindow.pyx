@@ -352,26 +352,18 @@ cdef class RowWindow:
 
     def label_pending(self, key, double y):
         """Give held, pending row ``key`` the label ``y``: True; False (nothing changes)
-        if ``key`` is not held or already labeled. The per-event path of a late label in
+        if ``key`` is not held or already labeled, or ``y`` is not finite. The per-event path of a late label in
         `Monitor.observe`, in one C call."""
-        cdef Py_ssize_t row
-        cdef SlotStore st = self.store
-        i = st._slot.get(key)
-        if i is None:
-            return False
-        row = i
-        if st._y[row] == st._y[row]:
-            return False
-        self._change(row, y, st._s[row], st._w[row])
-        return True
+        return self._take(key, NAN, y, 0, False, None, None) == TAKE_LATE
 
     cdef int _take(self, key, double s, double y, Py_ssize_t size, bint evict,
                    list evicted, dict avoid) except -2:
-        """One event of a monitor's run (`streamrank.monitor._cruns`; ``key`` not None nor NaN; `TypeError` if it is
-        unhashable): `TAKE_NONE` (declined, nothing changed), `TAKE_NEW` (a new
-        prediction; `TAKE_EVICT_LABELED` / `TAKE_EVICT_PENDING`: it evicted the oldest
-        row, labeled / pending, whose key is appended to ``evicted``; declined instead
-        when ``size`` are held and not ``evict``) or `TAKE_LATE`."""
+        """One event of a monitor's run (`streamrank.monitor._cruns`; ``key`` not None
+        nor NaN; `TypeError` if it is unhashable): `TAKE_NONE` (declined, nothing
+        changed), `TAKE_NEW` (a new prediction; `TAKE_EVICT_LABELED` /
+        `TAKE_EVICT_PENDING`: it evicted the oldest row, labeled / pending, whose key is
+        appended to ``evicted``; declined instead when ``size`` are held and not
+        ``evict``) or `TAKE_LATE` (a late label)."""
         cdef SlotStore st = self.store
         cdef Py_ssize_t row
         cdef double oy

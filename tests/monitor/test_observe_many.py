@@ -141,6 +141,36 @@ def test_nan_is_missing_and_infinity_is_refused():
     assert info.value.index == 1 and "c" in m
 
 
+def _each_and_blocks(a, b, events, size, kw, columns):
+    """``a`` fed ``observe(e[0], **kw(e))`` event by event (a NaN id: None, as a block
+    reads it) and ``b`` the same events in `observe_many` blocks of ``size``
+    (``columns(block)``), both going on after a refused event (``b._check()`` after each
+    block); then both hold the same state."""
+    refused_a = []
+    for i, e in enumerate(events):
+        try:
+            a.observe(None if e[0] != e[0] else e[0], **kw(e))
+        except (ValueError, TypeError):
+            refused_a.append(i)
+    refused_b, start = [], 0
+    while start < len(events):
+        block = events[start:start + size]
+        try:
+            b.observe_many([e[0] for e in block], **columns(block))
+            start += len(block)
+        except (ValueError, TypeError) as exc:
+            refused_b.append(start + exc.index)
+            start += exc.index + 1
+        b._check()
+    assert refused_a == refused_b
+    assert a.stats == b.stats
+    assert a.to_bytes() == b.to_bytes()
+
+
+def _floats(block, j):
+    return np.array([math.nan if e[j] is None else e[j] for e in block])
+
+
 def _plain_event(ids):
     """An event of a score and label block: a prediction (label or none), a late label,
     a re-score, a relabel, an id never predicted, a missing (NaN) id."""
@@ -164,30 +194,14 @@ def test_compiled_runs_equal_observe_event_by_event(kw, data, size, limit, as_bo
     events = data.draw(st.lists(_plain_event(ids), max_size=120))
     a, b = Monitor(window=5, min_window=2, **kw), Monitor(window=5, min_window=2, **kw)
     a._win.limit = b._win.limit = limit
-    refused_a = []
-    for i, (key, s, y) in enumerate(events):
-        try:
-            a.observe(None if key != key else key, score=s, label=y)
-        except (ValueError, TypeError):
-            refused_a.append(i)
-    refused_b, start = [], 0
-    while start < len(events):
-        block = events[start:start + size]
-        keys = [k for k, _, _ in block]
-        score = np.array([math.nan if s is None else s for _, s, _ in block])
-        label = np.array([math.nan if y is None else y for _, _, y in block])
+
+    def columns(block):
+        label = _floats(block, 2)
         if as_bool and not np.isnan(label).any():
             label = label.astype(bool)
-        try:
-            b.observe_many(keys, score=score, label=label)
-            start += len(block)
-        except (ValueError, TypeError) as exc:
-            refused_b.append(start + exc.index)
-            start += exc.index + 1
-        b._check()
-    assert refused_a == refused_b
-    assert a.stats == b.stats
-    assert a.to_bytes() == b.to_bytes()
+        return {"score": _floats(block, 1), "label": label}
+    _each_and_blocks(a, b, events, size, lambda e: {"score": e[1], "label": e[2]},
+                     columns)
     assert a.report().auc == b.report().auc or math.isnan(a.history[-1].auc)
 
 
@@ -230,27 +244,9 @@ def test_paired_compiled_runs_equal_observe_event_by_event(kw, data, size, limit
     a, b = (PairedMonitor(window=5, min_window=2, **kw) for _ in range(2))
     for m in (a, b):
         m.champion._win.limit = m.challenger._win.limit = limit
-    refused_a = []
-    for i, (key, s, c, y) in enumerate(events):
-        try:
-            a.observe(key, score=s, challenger=c, label=y)
-        except (ValueError, TypeError):
-            refused_a.append(i)
-    refused_b, start = [], 0
-    while start < len(events):
-        block = events[start:start + size]
-        cols = {name: np.array([math.nan if e[j] is None else e[j] for e in block])
-                for j, name in ((1, "score"), (2, "challenger"), (3, "label"))}
-        try:
-            b.observe_many([e[0] for e in block], **cols)
-            start += len(block)
-        except (ValueError, TypeError) as exc:
-            refused_b.append(start + exc.index)
-            start += exc.index + 1
-        b._check()
-    assert refused_a == refused_b
-    assert a.stats == b.stats
-    assert a.to_bytes() == b.to_bytes()
+    names = ("score", "challenger", "label")
+    _each_and_blocks(a, b, events, size, lambda e: dict(zip(names, e[1:])),
+                     lambda block: {n: _floats(block, j) for j, n in enumerate(names, 1)})
 
 
 def test_an_aligned_pair_takes_whole_blocks_in_compiled_runs():
@@ -307,29 +303,14 @@ def test_segmented_compiled_runs_equal_observe_event_by_event(paired, data, size
     def kw(e):
         d = dict(zip(("segment", "score", "challenger", "label"), e[1:]))
         return {k: d[k] for k in fields if d[k] is not None}
-    refused_a = []
-    for i, e in enumerate(events):
-        try:
-            a.observe(e[0], **kw(e))
-        except (ValueError, TypeError):
-            refused_a.append(i)
-    refused_b, start = [], 0
-    while start < len(events):
-        block = events[start:start + size]
+
+    def columns(block):
         cols = {"segment": [e[1] for e in block]}
         for j, name in ((2, "score"), (3, "challenger"), (4, "label")):
             if name in fields:
-                cols[name] = np.array([math.nan if e[j] is None else e[j] for e in block])
-        try:
-            b.observe_many([e[0] for e in block], **cols)
-            start += len(block)
-        except (ValueError, TypeError) as exc:
-            refused_b.append(start + exc.index)
-            start += exc.index + 1
-        b._check()
-    assert refused_a == refused_b
-    assert a.stats == b.stats
-    assert a.to_bytes() == b.to_bytes()
+                cols[name] = _floats(block, j)
+        return cols
+    _each_and_blocks(a, b, events, size, kw, columns)
 
 
 def test_a_segmented_block_of_steady_units_never_reaches_observe():
