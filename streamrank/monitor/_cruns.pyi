@@ -10,7 +10,8 @@ _Floats = NDArray[np.float64]
 def window_run(win: object, keys: list[Hashable], score: _Floats, label: _Floats,
                start: int, size: int, evict: bool, evicted: list[Hashable],
                avoid: dict[Hashable, int],
-               end: int = -1, stop_at_limit: bool = True) -> tuple[int, int, int, int, int]: ...
+               end: int = -1,
+               stop_at_limit: bool = True) -> tuple[int, int, int, int, int]: ...
 def route_run(keys: list[Hashable], segments: list[Hashable], score: _Floats,
               challenger: _Floats | None, label: _Floats, start: int,
               where: dict[Hashable, tuple[Hashable, float | None]],

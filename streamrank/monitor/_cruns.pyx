@@ -23,8 +23,8 @@ def window_run(RowWindow win, list keys, const double[::1] score,
     """Take events ``start``, ``start + 1``, ... into ``win`` while each is a new
     prediction (a finite score, a key not held, a finite label or NaN: pending; after
     evicting the oldest row if ``size`` are held, or declined if not ``evict``: the
-    owner freezes its reference at its first eviction) or a late label (a NaN score, a finite
-    label for a held, pending key). Stops before the first other event (a key that is
+    owner freezes its reference at its first eviction) or a late label (a NaN score, a
+    finite label for a held, pending key). Stops before the first other event (a key that is
     None, NaN or unhashable, a re-score, a non-finite value, a label for a key not held
     or labeled, a new prediction of a key in ``avoid``: the owner's checked path takes
     it), at ``end`` (-1: the last event), or after an event that leaves the window's

@@ -115,8 +115,9 @@ class ManyEvents:
                     score, label = cols.pop("score", none), cols.pop("label", none)
                     weight, time = cols.pop("weight", none), cols.pop("time", none)
                     names, extra = list(cols), list(cols.values())
-                self.observe(_missing(keys[i]), score=score[i], label=label[i], weight=weight[i],
-                             time=time[i], **{c: v[i] for c, v in zip(names, extra)})
+                self.observe(_missing(keys[i]), score=score[i], label=label[i],
+                             weight=weight[i], time=time[i],
+                             **{c: v[i] for c, v in zip(names, extra)})
                 i += 1
         except (ValueError, TypeError) as exc:
             exc.index = i

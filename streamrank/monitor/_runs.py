@@ -179,7 +179,8 @@ class SegmentRuns:
         """Runs over a segment column (a list or array of values) and float or bool
         ``score``, ``label`` (and with paired units ``challenger``) columns; None when
         there can be none (a ``period`` window, other columns)."""
-        allowed = {"segment", "score", "label"} | ({"challenger"} if self._paired else set())
+        allowed = {"segment", "score", "label"} | (
+            {"challenger"} if self._paired else set())
         if self.period is not None or not set(columns) <= allowed:
             return None
         n = len(keys)

@@ -352,8 +352,8 @@ cdef class RowWindow:
 
     def label_pending(self, key, double y):
         """Give held, pending row ``key`` the label ``y``: True; False (nothing changes)
-        if ``key`` is not held or already labeled, or ``y`` is not finite. The per-event path of a late label in
-        `Monitor.observe`, in one C call."""
+        if ``key`` is not held or already labeled, or ``y`` is not finite. The per-event
+        path of a late label in `Monitor.observe`, in one C call."""
         return self._take(key, NAN, y, 0, False, None, None) == TAKE_LATE
 
     cdef int _take(self, key, double s, double y, Py_ssize_t size, bint evict,
