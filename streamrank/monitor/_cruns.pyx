@@ -24,10 +24,10 @@ def window_run(RowWindow win, list keys, const double[::1] score,
     prediction (a finite score, a key not held, a finite label or NaN: pending; after
     evicting the oldest row if ``size`` are held, or declined if not ``evict``: the
     owner freezes its reference at its first eviction) or a late label (a NaN score, a
-    finite label for a held, pending key). Stops before the first other event (a key that is
-    None, NaN or unhashable, a re-score, a non-finite value, a label for a key not held
-    or labeled, a new prediction of a key in ``avoid``: the owner's checked path takes
-    it), at ``end`` (-1: the last event), or after an event that leaves the window's
+    finite label for a held, pending key). Stops before the first other event (a key
+    that is None, NaN or unhashable, a re-score, a non-finite value, a label for a key
+    not held or labeled, a new prediction of a key in ``avoid``: the owner's checked
+    path takes it), at ``end`` (-1: the last event), or after an event that leaves the window's
     ``limit`` changes waiting (unless not ``stop_at_limit``). Appends the key of each
     evicted row to ``evicted``. Returns ``(stop, predictions, labels, late,
     evicted_pending)``: the index of the first event not taken, and what the events
@@ -71,15 +71,15 @@ def route_run(list keys, list segments, const double[::1] score,
     windows in ``wins[u]`` (a tuple: the champion's, and the challenger's with paired
     units, which then need a ``challenger`` column: every event with both scores or
     neither), their sizes ``sizes[u]``, whether they may evict ``evict[u]``
-    (`window_run`), the lists its evicted keys are appended to
-    ``evicted[u]`` (a tuple, one per window), the ids whose new prediction it declines
+    (`window_run`), the lists its evicted keys are appended to ``evicted[u]`` (a tuple,
+    one per window), the ids whose new prediction it declines
     ``avoid[u]`` (its remembered unmatched labels; ``orphans``: the wrapper's). A new
     prediction enters ``where`` as ``(segment, None)``; the run stops after the event
     that makes ``where`` hold more than ``sweep_at`` ids, or leaves a window with
     ``limit`` changes waiting. ``counts[u]`` gets each unit's predictions, labels, late
     labels and pending rows evicted, and ``touched`` the units whose counts were zero.
     ``O(1)`` amortized per event."""
-    cdef Py_ssize_t i = start, n = len(keys), u, m
+    cdef Py_ssize_t i = start, n = len(keys), u
     cdef bint paired = challenger is not None, may_evict
     cdef double s, c, y
     cdef int took, took_b

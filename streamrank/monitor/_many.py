@@ -35,12 +35,9 @@ def float_column(values, n):
     return np.ascontiguousarray(values, dtype=np.float64) if kind in ("f", "b") else None
 
 
-def _column(values, name, n, func) -> list:
-    """A column as a list of ``n`` values, NaN read as None (a missing value)."""
+def _column(values) -> list:
+    """A column as a list, NaN read as None (a missing value)."""
     out = _list(values)
-    if len(out) != n:
-        raise param_error(name, func, f"a column of {n} values (one per key)",
-                          f"{len(out)} values")
     if any(type(v) is float and v != v for v in out):
         out = [None if type(v) is float and v != v else v for v in out]
     return out
@@ -71,9 +68,10 @@ class ManyEvents:
         take, raises before any event applies.
 
         Runtime complexity: that of ``len(keys)`` ``observe`` calls; a steady `Monitor`
-        (and a `PairedMonitor` whose windows are aligned) takes its new predictions and
-        late labels from float or bool numpy columns (no weight or time) in compiled runs,
-        ``O(1)`` amortized per event in C (`streamrank.monitor._runs`).
+        (a `PairedMonitor` whose windows are aligned, a `SegmentedMonitor`'s steady units)
+        takes its new predictions and late labels from float or bool numpy columns (no
+        weight or time) in compiled runs, ``O(1)`` amortized per event in C
+        (`streamrank.monitor._runs`).
 
         >>> from streamrank.monitor import Monitor
         >>> m = Monitor(window=4, min_window=2)
@@ -110,7 +108,7 @@ class ManyEvents:
                         i = j
                         continue
                 if cols is None:        # the checked path's columns, once
-                    cols = {c: _column(v, c, n, func) for c, v in given.items()}
+                    cols = {c: _column(v) for c, v in given.items()}
                     none = [None] * n
                     score, label = cols.pop("score", none), cols.pop("label", none)
                     weight, time = cols.pop("weight", none), cols.pop("time", none)

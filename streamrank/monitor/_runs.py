@@ -1,19 +1,19 @@
-"""The compiled runs of `observe_many`: the events of a block that a steady count window
-takes in C, for a `Monitor` and for the two windows of a `PairedMonitor`.
+"""The compiled runs of `observe_many`: the events of a block that steady windows take in
+C, for a `Monitor`, the two windows of a `PairedMonitor` and the units of a
+`SegmentedMonitor`.
 
-A window is *steady* with no label waiting, no detector, not ``labels="binary"`` and a
-count window whose reference is frozen, or not frozen yet but the default one (the first
-full window: a run stops before the eviction that freezes it) (`Monitor.steady`): then
-a new prediction with a finite score and a late label for a pending prediction take
-`Monitor.observe`'s per-event paths, and
-`Monitor.observe_run` takes a run of such events from float columns in one C call
-(`streamrank.monitor._cruns.window_run`), counted as `observe` counts them.
-The first event a run declines goes to ``observe`` alone (`ManyEvents.observe_many`),
-then the next run starts. A `PairedMonitor` whose windows hold the same ids in the same
-order (every prediction so far had both scores) runs both windows over the same events:
-the events with both scores or neither, until one needs the checked path. A
-`SegmentedMonitor` routes the events of a block to its steady units' windows in one C call
-(`streamrank.monitor._cruns.route_run`), the id map kept as ``observe`` keeps it.
+A `Monitor` is *steady* (`Monitor.steady`) with a count window, no label waiting, no
+detector, not ``labels="binary"``, and its reference frozen, or not frozen yet but the
+default one (the first full window: a run stops before the eviction that freezes it).
+Then a new prediction with a finite score and a late label for a pending prediction take
+`Monitor.observe`'s per-event paths, and `Monitor.observe_run` takes a run of them from
+float columns in one C call (`streamrank.monitor._cruns.window_run`), counted as
+`observe` counts them. The first event a run declines goes to ``observe`` alone
+(`ManyEvents.observe_many`), then the next run starts. A `PairedMonitor` whose windows
+hold the same ids in the same order (every prediction so far had both scores) runs both
+windows over the same events: those with both scores or neither. A `SegmentedMonitor`
+routes the events of a block to its steady units' windows in one C call
+(`streamrank.monitor._cruns.route_run`), keeping its id map as ``observe`` keeps it.
 """
 
 from __future__ import annotations

@@ -40,11 +40,11 @@ class UnroutedSide:
             unit.advance(self._clock)
         return unit.left_lately(key)
 
-    def _bound(self, time, early) -> float:
-        """This event's bound of the wait, before it is counted (``early``: it waits,
-        the clock stays)."""
+    def _bound(self, time) -> float:
+        """This event's bound of the wait for the prediction it brings, before it is
+        counted (its clock: the later of the clock and ``time``)."""
         clock = self._clock
-        if not early and time is not None and (clock is None or time > clock):
+        if time is not None and (clock is None or time > clock):
             clock = time
         return self._join.bound(self.stats["events"], clock)
 

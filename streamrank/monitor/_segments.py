@@ -390,7 +390,7 @@ class SegmentedMonitor(UnroutedSide, SegmentRuns, ManyEvents):
             unit.advance(clock)
         joined = None
         if join.waits is not None:  # a new prediction takes its waiting label and weight
-            b = self._bound(time, False)
+            b = self._bound(time)
             if not alive and scored:
                 joined = join.waiting_for(key, b)
             if joined is not None:
