@@ -464,11 +464,12 @@ def test_compiled_counter_is_built_and_its_doctests_pass():
     assert result.attempted >= 8 and result.failed == 0, result
 
 
-@pytest.mark.parametrize("name", ["_csums", "_ckeyrows", "_cbtree"])
+@pytest.mark.parametrize("name", ["_csums", "_ckeyrows", "_cbtree", "_cwindow", "_crecent"])
 def test_compiled_parts_doctests_pass(name):
     """The examples of the compiled parts the structure modules cimport: `Sums`, the
-    running counts of every engine, `KeyRows`, the keyed rows of `PairCounter`, and
-    `_BTree`, the few-level counter's tree."""
+    running counts of every engine, `KeyRows`, the keyed rows of `PairCounter`,
+    `_BTree`, the few-level counter's tree, `RowWindow`, the one window, and `Recent`,
+    the monitor's memory of the ids it evicted lately."""
     import doctest
     import importlib
 
