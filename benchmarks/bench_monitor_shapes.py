@@ -54,38 +54,58 @@ def stream(n, segments, seed):
 
 
 def shapes(window, segments):
-    """name -> (a new monitor, its observe of event i, its final champion AUC)."""
+    """name -> (a new monitor, its observe of event i, the observe_many columns of
+    events lo..hi)."""
     def plain():
-        return Monitor(window=window), lambda m, i, e: m.observe(
-            i, score=e[1][i], label=e[0][i])
+        return (Monitor(window=window),
+                lambda m, i, e: m.observe(i, score=e[1][i], label=e[0][i]),
+                lambda a, lo, hi: {"score": a[1][lo:hi], "label": a[0][lo:hi]})
 
     def binary():
-        return Monitor(window=window, labels="binary"), lambda m, i, e: m.observe(
-            i, score=e[1][i], label=e[0][i])
+        return (Monitor(window=window, labels="binary"),
+                lambda m, i, e: m.observe(i, score=e[1][i], label=e[0][i]),
+                lambda a, lo, hi: {"score": a[1][lo:hi], "label": a[0][lo:hi]})
 
     def paired():
-        return PairedMonitor(window=window), lambda m, i, e: m.observe(
-            i, score=e[1][i], challenger=e[2][i], label=e[0][i])
+        return (PairedMonitor(window=window),
+                lambda m, i, e: m.observe(i, score=e[1][i], challenger=e[2][i],
+                                          label=e[0][i]),
+                lambda a, lo, hi: {"score": a[1][lo:hi], "challenger": a[2][lo:hi],
+                                   "label": a[0][lo:hi]})
 
     def segmented():
         per = max(2, window // segments)
         return (SegmentedMonitor(factory=lambda: PairedMonitor(window=per, min_window=2),
                                  max_segments=segments),
                 lambda m, i, e: m.observe(i, segment=e[3][i], score=e[1][i],
-                                          challenger=e[2][i], label=e[0][i]))
+                                          challenger=e[2][i], label=e[0][i]),
+                lambda a, lo, hi: {"segment": a[3][lo:hi], "score": a[1][lo:hi],
+                                   "challenger": a[2][lo:hi], "label": a[0][lo:hi]})
     return {"Monitor": plain, 'Monitor(labels="binary")': binary,
             "PairedMonitor": paired, f"{segments} segments x PairedMonitor": segmented}
 
 
-def run(make, events, window, n, every):
-    m, observe = make()
-    for i in range(window):
-        observe(m, i, events)
+def run(make, events, window, n, every, arrays=None):
+    """Seconds per event (and the monitor): ``observe`` per event, or with ``arrays``
+    (the events as numpy columns) ``observe_many`` per block of ``every`` events."""
+    m, observe, columns = make()
+    keys = list(range(window + n))
+    if arrays is None:
+        for i in range(window):
+            observe(m, i, events)
+    else:
+        m.observe_many(keys[:window], **columns(arrays, 0, window))
     gc.disable()
     t0 = time.perf_counter()
-    for i in range(window, window + n):
-        observe(m, i, events)
-        if i % every == every - 1:
+    if arrays is None:
+        for i in range(window, window + n):
+            observe(m, i, events)
+            if i % every == every - 1:
+                m.report()
+    else:
+        for lo in range(window, window + n, every):
+            hi = min(lo + every, window + n)
+            m.observe_many(keys[lo:hi], **columns(arrays, lo, hi))
             m.report()
     took = time.perf_counter() - t0
     gc.enable()
@@ -159,6 +179,9 @@ def main(argv=None) -> int:
     ap.add_argument("--segments", type=int, default=100)
     ap.add_argument("--repeats", type=int, default=3)
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--many", action="store_true",
+                    help="feed observe_many a block of R events (numpy columns) per "
+                         "report instead of observe per event")
     ap.add_argument("--cli-rows", default="0", help="rows of the command's CSV (0: off)")
     ap.add_argument("--cli-every", default="1e4", help="the command's --every")
     ap.add_argument("--output", "-o")
@@ -169,12 +192,15 @@ def main(argv=None) -> int:
     rows = []
     for shown, window in zip(args.windows, map(parse_size, args.windows)):
         events = stream(window + n, args.segments, args.seed)
+        arrays = None
+        if args.many:
+            arrays = [np.array(col, dtype=float) for col in events[:3]] + [events[3]]
         for every in map(parse_size, args.every):
             cells = shapes(window, args.segments)
             times = {name: [] for name in cells}
             for _ in range(args.repeats):
                 for name, make in cells.items():
-                    took, m = run(make, events, window, n, every)
+                    took, m = run(make, events, window, n, every, arrays)
                     check(name, m, events, window, n)
                     times[name].append(took)
             base = statistics.median(times["Monitor"])
@@ -184,12 +210,13 @@ def main(argv=None) -> int:
                              f"{t / base:.2f}x"])
     command = "python benchmarks/bench_monitor_shapes.py " + " ".join(
         sys.argv[1:] if argv is None else argv)
-    head = report_head("## Monitor shapes: per-event cost against the plain Monitor",
+    head = report_head("## Monitor shapes: per-event cost against the plain Monitor"
+                       + (" (observe_many)" if args.many else ""),
                        {"command": command, "machine": info,
                         "load_average_end": load_average()})
     text = "\n".join(head) + "\n" + markdown_table(
         ["W", "report every", "shape", "us/event", "÷ Monitor"], rows, "rrlrr") + "\n"
-    cli_rows = parse_size(args.cli_rows)
+    cli_rows = 0 if args.cli_rows == "0" else parse_size(args.cli_rows)
     if cli_rows:
         window = parse_size(args.windows[0])
         events = stream(max(cli_rows, window), args.segments, args.seed)

@@ -163,8 +163,9 @@ class Monitor(JoinSide, WindowRuns, ManyEvents):
         # The window (`streamrank.windows`): keyed rows (time, label, score, weight) of
         # its SlotStore in arrival order, a NaN label while pending, a NaN time when none
         # was given; keys leave only by eviction. The engine receives its changes at a
-        # read (`_fresh_counts`).
-        self._win = RowWindow(tally=True)   # .classes: label -> [count, weight sum]
+        # read (`_fresh_counts`). Its .classes: label -> [count, weight sum]; binary:
+        # its runs (`streamrank.monitor._runs`) take no third label.
+        self._win = RowWindow(tally=True, binary=self.labels == "binary")
         self._clock: float | None = None
         self._ref: _Reference | None = None
         self._fast = False                      # see _set_reference

@@ -3,8 +3,9 @@ C, for a `Monitor`, the two windows of a `PairedMonitor` and the units of a
 `SegmentedMonitor`.
 
 A `Monitor` is *steady* (`Monitor.steady`) with a count window, no label waiting, no
-detector, not ``labels="binary"``, and its reference frozen, or not frozen yet but the
-default one (the first full window: a run stops before the eviction that freezes it).
+detector, and its reference frozen, or not frozen yet but the default one (the first
+full window: a run stops before the eviction that freezes it); with ``labels="binary"``
+a run stops before a label that could be a third one.
 Then a new prediction with a finite score and a late label for a pending prediction take
 `Monitor.observe`'s per-event paths, and `Monitor.observe_run` takes a run of them from
 float columns in one C call (`streamrank.monitor._cruns.window_run`), counted as
@@ -34,9 +35,9 @@ class WindowRuns:
     @property
     def steady(self) -> bool:
         """Whether `observe_run` takes events now (module docstring). O(1)."""
-        if self._detector is not None:
+        if self._detector is not None or self.period is not None or len(self._join):
             return False
-        return self._fast or self._ref is None and self.reference is None and self._steady()
+        return self._ref is not None or self.reference is None
 
     def _runs(self, keys, columns):
         """`observe_many`'s runs over float or bool ``score`` and ``label`` columns (no

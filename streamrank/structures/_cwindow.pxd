@@ -29,6 +29,7 @@ cdef class RowWindow:
     cdef double* _rw
     cdef dict _adds           # (y, s, w) -> copies to add (changed rows)
     cdef public Py_ssize_t limit   # changes waiting before push / change return True
+    cdef public bint binary        # (with tally) `_take` declines a third label
     # Per-label tallies of the labeled rows (with tally): up to _NT labels in C arrays,
     # the count and the weight sum (an exact int64 while every weight is integral, else
     # a double with its Neumaier compensation in _tk); more labels, or an int sum past
@@ -57,6 +58,7 @@ cdef class RowWindow:
     cdef int _queue_add(self, double y, double s, double w) except -1
     cdef int _evict_one(self, list out) except -1
     cdef int _change(self, Py_ssize_t row, double y, double s, double w) except -1
+    cdef bint _binary_ok(self, double y)
     cdef int _take(self, key, double s, double y, Py_ssize_t size, bint evict,
                    list evicted, dict avoid) except -2
     cdef list _removes_list(self)

@@ -58,8 +58,9 @@ cdef class RowWindow:
     """
 
 
-    def __init__(self, Py_ssize_t limit=MAX_PENDING, bint tally=False):
+    def __init__(self, Py_ssize_t limit=MAX_PENDING, bint tally=False, bint binary=False):
         self.limit = limit
+        self.binary = binary
         self._nt = 0 if tally else -2
         self._classes = None
 
@@ -356,6 +357,20 @@ cdef class RowWindow:
         path of a late label in `Monitor.observe`, in one C call."""
         return self._take(key, NAN, y, 0, False, None, None) == TAKE_LATE
 
+    cdef bint _binary_ok(self, double y):
+        """Whether label ``y`` keeps a `binary` window within two labels whatever the
+        event evicts: ``y`` is held already, or fewer than two labels are (from the
+        tallies; False when they are not in the C arrays)."""
+        cdef int j, held = 0
+        if self._nt < 0:
+            return False
+        for j in range(self._nt):
+            if self._tc[j] > 0:
+                if self._tl[j] == y:
+                    return True
+                held += 1
+        return held < 2
+
     cdef int _take(self, key, double s, double y, Py_ssize_t size, bint evict,
                    list evicted, dict avoid) except -2:
         """One event of a monitor's run (`streamrank.monitor._cruns`; ``key`` not None
@@ -363,14 +378,15 @@ cdef class RowWindow:
         changed), `TAKE_NEW` (a new prediction; `TAKE_EVICT_LABELED` /
         `TAKE_EVICT_PENDING`: it evicted the oldest row, labeled / pending, whose key is
         appended to ``evicted``; declined instead when ``size`` are held and not
-        ``evict``) or `TAKE_LATE` (a late label)."""
+        ``evict``; a label a `binary` window may not hold: declined) or `TAKE_LATE` (a
+        late label)."""
         cdef SlotStore st = self.store
         cdef Py_ssize_t row
         cdef double oy
         cdef int out = TAKE_NEW
         at = st._slot.get(key)
-        if y == y and y - y != 0.0:         # an infinite label
-            return TAKE_NONE
+        if y == y and (y - y != 0.0 or self.binary and not self._binary_ok(y)):
+            return TAKE_NONE                # an infinite label, or a third one
         if s == s:                          # a new prediction
             if s - s != 0.0 or at is not None or (avoid and key in avoid):
                 return TAKE_NONE
@@ -515,7 +531,7 @@ cdef class RowWindow:
         items = self.items()
         return (_restored_window, (items, int(self._tail - self._synced),
                                    self._removes_list(), dict(self._adds), self.limit,
-                                   self._nt != -2))
+                                   self._nt != -2, self.binary))
 
     def _check(self):
         """The ring, the arrival numbers, the label count and the store agree. O(n)."""
@@ -544,9 +560,10 @@ cdef class RowWindow:
         assert len(self.store) == sum(1 for r in rows if self.store._keyof[r] is not None)
 
 
-def _restored_window(items, unsynced, removes, adds, limit=MAX_PENDING, tally=False):
+def _restored_window(items, unsynced, removes, adds, limit=MAX_PENDING, tally=False,
+                     binary=False):
     """A `RowWindow` from `RowWindow.__reduce__`."""
-    cdef RowWindow win = RowWindow(limit, tally)
+    cdef RowWindow win = RowWindow(limit, tally, binary)
     for key, t, y, s, w in items:
         win._push(key, t, y, s, w)
     win._synced = win._tail - unsynced

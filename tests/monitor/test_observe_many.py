@@ -173,11 +173,12 @@ def _floats(block, j):
 
 def _plain_event(ids):
     """An event of a score and label block: a prediction (label or none), a late label,
-    a re-score, a relabel, an id never predicted, a missing (NaN) id."""
+    a re-score, a relabel, an id never predicted, a missing (NaN) id; now and then a
+    third label (refused with ``labels="binary"`` while two are held)."""
     grid = st.sampled_from([0.0, 0.25, 0.5, 0.75, 1.0])
     return st.tuples(st.one_of(st.sampled_from(ids), st.just(math.nan)),
                      st.one_of(st.none(), grid),
-                     st.one_of(st.none(), st.sampled_from([0.0, 1.0])))
+                     st.one_of(st.none(), st.sampled_from([0.0, 1.0, 0.0, 1.0, 2.0])))
 
 
 @pytest.mark.parametrize("kw", [{}, {"reference": 4}, {"label_wait": 3},
@@ -188,8 +189,9 @@ def _plain_event(ids):
 def test_compiled_runs_equal_observe_event_by_event(kw, data, size, limit, as_bool):
     """A block of float (or bool) ``score`` and ``label`` columns goes through
     `Monitor.observe_run` while the window is steady: the same state as `observe` event by
-    event, whatever ends a run (an event of the checked path, a refused one, the engine's
-    sync after ``limit`` changes)."""
+    event, whatever ends a run (an event of the checked path, a refused one, a label that
+    could be a third with ``labels="binary"``, the engine's sync after ``limit``
+    changes)."""
     ids = list(range(12))
     events = data.draw(st.lists(_plain_event(ids), max_size=120))
     a, b = Monitor(window=5, min_window=2, **kw), Monitor(window=5, min_window=2, **kw)
@@ -197,7 +199,7 @@ def test_compiled_runs_equal_observe_event_by_event(kw, data, size, limit, as_bo
 
     def columns(block):
         label = _floats(block, 2)
-        if as_bool and not np.isnan(label).any():
+        if as_bool and np.isin(label, (0.0, 1.0)).all():
             label = label.astype(bool)
         return {"score": _floats(block, 1), "label": label}
     _each_and_blocks(a, b, events, size, lambda e: {"score": e[1], "label": e[2]},
