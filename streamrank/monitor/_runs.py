@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .._validation import describe, param_error
 from ._cruns import route_run, window_run
 from ._many import float_column
 
@@ -62,7 +63,9 @@ class WindowRuns:
         the run ends at the latest (default: the block's end); ``sync=False``: the run
         does not end when the engine's changes are due (the engine takes them at its
         end); ``avoid``: ids whose new prediction is declined (default: this monitor's
-        remembered unmatched labels, whose prediction `observe` counts early).
+        remembered unmatched labels, whose prediction `observe` counts early). A
+        ``keys`` that is not a list, or a column that is not a one-dimensional contiguous
+        float64 array as long as the run, raises `TypeError` before anything changes.
 
         Runtime complexity: ``O(1)`` amortized per event, in C; the engine's
         ``O(log W)`` per change when it syncs.
@@ -78,6 +81,7 @@ class WindowRuns:
         >>> m.steady, m.observe_run(["d", "e"], np.array([0.4, nan]), np.array([0, 1.0]))
         (True, 1)
         """
+        _check_block(keys, score, label, start, stop)
         if not self.steady:
             return start
         evicted: list = []
@@ -112,6 +116,21 @@ class WindowRuns:
             st["evicted_pending"] += pending
         if self._win.full:
             self._fresh_counts()
+
+
+def _check_block(keys, score, label, start, stop) -> None:
+    """`Monitor.observe_run`'s arguments, or `TypeError` naming the one that is wrong."""
+    func = "Monitor.observe_run"
+    if type(keys) is not list:
+        raise param_error("keys", func, "a list", describe(keys), TypeError)
+    n = len(keys) if stop is None else stop
+    for name, col in (("score", score), ("label", label)):
+        if not (isinstance(col, np.ndarray) and col.dtype == np.float64 and col.ndim == 1
+                and col.flags.c_contiguous and len(col) >= n):
+            raise param_error(name, func, f"a contiguous float64 array of at least {n} "
+                              "values (NaN: missing)", describe(col), TypeError)
+    if not 0 <= start <= n:
+        raise param_error("start", func, f"an index from 0 to {n}", repr(start), TypeError)
 
 
 class PairRuns:

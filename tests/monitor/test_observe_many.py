@@ -330,3 +330,20 @@ def test_a_segmented_block_of_steady_units_never_reaches_observe():
     assert calls == [0, 1, 2, 3, 80, 81, 82, 83]
     assert m.stats["events"] == n and m.unit("a").champion.stats["predictions"] == n // 4
     m._check()
+
+
+def test_observe_run_refuses_what_it_cannot_read_before_anything_changes():
+    m = Monitor(window=4, min_window=2)
+    before = m.to_bytes()
+    good = np.array([0.5, 0.25])
+    strided = np.array([0.5, 0.1, 0.25, 0.2])[::2]        # (not contiguous)
+    bad = [("keys", ("a", "b"), good, good), ("score", ["a", "b"], [0.5, 0.25], good),
+           ("score", ["a", "b"], good.astype(np.float32), good),
+           ("label", ["a", "b"], good, good[:1]), ("score", ["a", "b"], strided, good)]
+    for name, keys, score, label in bad:
+        with pytest.raises(TypeError, match=f"'{name}' parameter of Monitor.observe_run"):
+            m.observe_run(keys, score, label)
+    with pytest.raises(TypeError, match="'start' parameter"):
+        m.observe_run(["a", "b"], good, good, start=3)
+    assert m.to_bytes() == before
+    assert m.observe_run(["a", "b"], good, np.array([1.0, np.nan])) == 2 and len(m) == 2
