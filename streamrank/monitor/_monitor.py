@@ -547,6 +547,7 @@ class Monitor(JoinSide, WindowRuns, ManyEvents):
     def _check(self) -> None:
         """Invariants: the engine counts equal a batch recount of the labeled items; the
         order, the items, the engine keys and the class tallies agree."""
+        assert self._win.binary == (self.labels == "binary")
         _read.check(self)
 
     def _fresh_counts(self) -> PairCounts:
