@@ -10,6 +10,7 @@ from test_cli_monitor import run
 from streamrank.io import _blockread
 from streamrank.io.events import EventParser
 from streamrank.cli import monitor as cli_monitor
+from streamrank.monitor import _runs
 from streamrank.monitor.checkpoint import read_checkpoint, write_checkpoint
 
 
@@ -93,3 +94,57 @@ def test_a_run_stopped_inside_a_block_checkpoints_before_its_row(monkeypatch, tm
             assert meta["rows"] == 2000
             results[mode] = meta
     assert results["blocks"] == results["rows"]
+
+
+def _shaped_csv(path, n, seed, segments):
+    """Predictions with both models' scores and a segment, late labels (with or without
+    the segment), re-scores, a label for an id never predicted, and bad rows: what the
+    command's compiled runs take and what they hand to ``observe``."""
+    rng = random.Random(seed)
+    lines = ["id,score,challenger,segment,label"]
+    seg = {}
+    for i in range(n):
+        k = f"k{rng.randrange(n // 2 + 1)}"
+        g = seg.setdefault(k, f"s{rng.randrange(segments)}")
+        r = rng.random()
+        if r < 0.005:
+            lines.append(rng.choice([f"{k},abc,0.5,{g},1", f"{k},0.5,0.5,{g},2",
+                                     f"{k},0.5,0.5,{g}"]))
+        elif r < 0.25:
+            lines.append(f"{k},,,{rng.choice([g, ''])},{rng.randrange(2)}")
+        elif r < 0.27:
+            lines.append(f"never{i},,,,1")
+        else:
+            s = rng.randrange(20) / 19
+            y = rng.choice(["", "0", "1"])
+            lines.append(f"{k},{s},{(s + rng.random()) / 2},{g},{y}")
+    path.write_text("\n".join(lines) + "\n")
+    return path
+
+
+@pytest.mark.parametrize("shape", ["plain", "challenger", "segments",
+                                   "segments x challenger"])
+def test_blocks_through_the_compiled_runs_equal_rows(monkeypatch, tmp_path, shape):
+    """Columns without weights or times go through the monitor's compiled runs (every
+    shape): the output, the skipped rows and every checkpoint equal reading row by row."""
+    monkeypatch.setattr(_blockread, "BLOCK_BYTES", 3001)
+    monkeypatch.setattr(_blockread, "HEAD_BYTES", 100)
+    path = _shaped_csv(tmp_path / "e.csv", 8000, 5, 4)
+    args = [path, "--window", 60, "--every", 411, "--labels", "binary", "--on-error",
+            "skip", "--checkpoint-every", 233, "--format", "json"]
+    if "challenger" in shape:
+        args += ["--challenger-score", "challenger"]
+    if "segments" in shape:
+        args += ["--segment", "segment", "--max-segments", 3]
+    taken = []          # (events a compiled run took, with blocks)
+    for name, at in (("window_run", 4), ("route_run", 5)):    # (where ``start`` is)
+        def counted(*a, _run=getattr(_runs, name), _at=at):
+            out = _run(*a)
+            taken.append((out[0] if type(out) is tuple else out) - a[_at])
+            return out
+        monkeypatch.setattr(_runs, name, counted)
+    got = _run_both(monkeypatch, tmp_path, args)
+    assert got["blocks"] == got["rows"]
+    assert got["rows"][0] == 0 and "skipped" in got["rows"][2]
+    assert len(got["rows"][-1]) > 30
+    assert sum(taken) > 1000        # most events went through the runs

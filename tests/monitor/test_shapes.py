@@ -26,7 +26,8 @@ from streamrank.monitor import Monitor, PairedMonitor, SegmentedMonitor
 from streamrank.monitor.table import table_of
 
 # (one-class windows: their AUC is nan, compared as such)
-pytestmark = pytest.mark.filterwarnings("ignore::streamrank.exceptions.UndefinedMetricWarning")
+pytestmark = pytest.mark.filterwarnings(
+    "ignore::streamrank.exceptions.UndefinedMetricWarning")
 
 W = 4                                   # each window (a segment's window with segments)
 KEYS = st.integers(0, 11)
