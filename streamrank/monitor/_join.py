@@ -190,14 +190,15 @@ class Join:
         del self.waits.held[key]
         self._add("joined")
 
-    def run_out(self, bound, events) -> None:
-        """Count unmatched the waits that can no longer join (``start <= bound``), each
-        remembered with its start (event waits: its event's number) or ``events`` (time
-        waits: the event now)."""
+    def run_out(self, events, clock) -> None:
+        """After the event numbered ``events`` (counted) at ``clock``: count unmatched the
+        waits it was the last chance of (``start <=`` `bound`), each remembered with its
+        start (event waits: its event's number) or ``events`` (time waits: the event
+        now)."""
         if not (self.waits and self.waits.held):
             return
         by_events = self.label_wait is not None
-        for start, key in self.waits.expire(bound):
+        for start, key in self.waits.expire(self.bound(events, clock)):
             self.unmatched(key, int(start) if by_events else events)
 
     # ------------------------------------------------------------------ outcomes

@@ -148,9 +148,8 @@ class JoinSide:
         """The waits that can no longer join, after each event and after the clock
         moved without one (`advance`): unmatched; and the ids evicted longer than a
         ``period`` ago forgotten. O(1) amortized."""
-        join, clock = self._join, self._clock
-        if self.label_wait is not None or clock is not None:
-            join.run_out(join.bound(self.stats["events"], clock), self.stats["events"])
+        clock = self._clock
+        self._join.run_out(self.stats["events"], clock)
         if self.period is not None and clock is not None and len(self._gone):
             self._gone.prune(clock - self.period)
 

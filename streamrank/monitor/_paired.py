@@ -421,10 +421,7 @@ class PairedMonitor(PairRuns, ManyEvents):
     def _run_out(self) -> None:
         """The pair's waits that can no longer join (after each event, and after the
         clocks moved): unmatched."""
-        join = self._join
-        if len(join) and (self.label_wait is not None or self.clock is not None):
-            events = self.stats["events"]
-            join.run_out(join.bound(events, self.clock), events)
+        self._join.run_out(self.stats["events"], self.clock)
 
     def _copy_stats(self) -> None:
         st, a = self.stats, self.champion.stats

@@ -68,7 +68,7 @@ class UnroutedSide:
         if join.waits is not None and not late:     # it waits (moving no clock)
             st["events"] += 1
             join.hold(key, label, weight, join.start(st["events"], self._clock, time))
-            self._run_out()
+            join.run_out(st["events"], self._clock)
             return
         if time is not None and (self._clock is None or time > self._clock):
             self._clock = time
@@ -77,14 +77,7 @@ class UnroutedSide:
             join.dropped()
         else:
             join.unmatched(key, st["events"])
-        self._run_out()
-
-    def _run_out(self) -> None:
-        """The waits that can no longer join after this event (counted; its clock):
-        unmatched, as a `Monitor`'s run out after each event."""
-        join, events = self._join, self.stats["events"]
-        if join.waits is not None:
-            join.run_out(join.bound(events, self._clock), events)
+        join.run_out(st["events"], self._clock)
 
     def _sweep(self) -> None:
         """Drop the ids whose prediction has left its window and is not among its

@@ -408,7 +408,7 @@ class SegmentedMonitor(UnroutedSide, SegmentRuns, ManyEvents):
         st["events"] += 1
         if joined is not None:
             join.joined(key)
-        self._run_out()
+        join.run_out(st["events"], self._clock)
         new = not alive and scored
         if new:         # a label of it came first, without a segment?
             join.predicted(key, st["events"])

@@ -9,7 +9,7 @@ from ._cslots cimport SlotStore
 cdef enum:
     _NT = 8         # per-label tallies held in C arrays
 
-cdef enum:          # what `RowWindow._take` did with an event
+cdef enum:          # what `RowWindow._take` did with an event (`push_new` returns it)
     TAKE_NONE = -1
     TAKE_NEW = 0
     TAKE_EVICT_LABELED = 1

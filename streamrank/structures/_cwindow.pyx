@@ -258,18 +258,8 @@ cdef class RowWindow:
         changes), after evicting the oldest row if ``size`` are held: returns 0 (none
         evicted), 1 (a labeled row evicted) or 2 (a pending one); an evicted row's key is
         then `last_evicted`. The per-event path of `Monitor.observe` for a new
-        prediction, in one C call."""
-        cdef int out = 0
-        cdef double oy
-        if key in self.store._slot:
-            return -1
-        if self._tail - self._head >= size:
-            oy = self.store._y[self._row_at(self._head)]
-            out = 1 if oy == oy else 2
-            self.last_evicted = self.store._keyof[self._row_at(self._head)]
-            self._evict_one(None)
-        self._push(key, NAN, y, s, 1.0)
-        return out
+        prediction, in one C call (`_take`; ``s`` and ``y`` finite or ``y`` NaN)."""
+        return self._take(key, s, y, size, True, None, None)
 
     def push(self, double t, double y, double s, double w, key=None):
         """Append a row ``(t, y, s, w)`` (keyed when ``key`` is not None: the caller
@@ -377,7 +367,7 @@ cdef class RowWindow:
         nor NaN; `TypeError` if it is unhashable): `TAKE_NONE` (declined, nothing
         changed), `TAKE_NEW` (a new prediction; `TAKE_EVICT_LABELED` /
         `TAKE_EVICT_PENDING`: it evicted the oldest row, labeled / pending, whose key is
-        appended to ``evicted``; declined instead when ``size`` are held and not
+        `last_evicted` and appended to ``evicted`` unless None; declined instead when ``size`` are held and not
         ``evict``; a label a `binary` window may not hold: declined) or `TAKE_LATE` (a
         late label)."""
         cdef SlotStore st = self.store
@@ -396,7 +386,9 @@ cdef class RowWindow:
                 row = self._row_at(self._head)
                 oy = st._y[row]
                 out = TAKE_EVICT_PENDING if oy != oy else TAKE_EVICT_LABELED
-                evicted.append(st._keyof[row])
+                self.last_evicted = st._keyof[row]
+                if evicted is not None:
+                    evicted.append(self.last_evicted)
                 self._evict_one(None)
             self._push(key, NAN, y, s, 1.0)
             return out
