@@ -132,15 +132,15 @@ from ._join import Join
 from ._segment_join import _SWEEP_MIN, UnroutedSide
 from ._many import ManyEvents
 from ._runs import SegmentRuns
+from ._segment_read import SegmentReads
 from ._monitor import Monitor
-from ._segment_report import (CORRECTIONS, WEIGHTINGS, SegmentedReport, adjust_p_values,
-                              paired_family, window_gauc)
+from ._segment_report import CORRECTIONS, WEIGHTINGS, SegmentedReport
 
 __all__ = ["SegmentedMonitor"]
 
 
 
-class SegmentedMonitor(UnroutedSide, SegmentRuns, ManyEvents):
+class SegmentedMonitor(UnroutedSide, SegmentRuns, SegmentReads, ManyEvents):
     """One exact rolling window per segment value, tested per segment with a correction
     across segments, and the group AUC in total; see the module docstring for every
     rule.
@@ -425,109 +425,6 @@ class SegmentedMonitor(UnroutedSide, SegmentRuns, ManyEvents):
         if self._clock is not None:
             for _, unit in self._all():
                 unit.advance(self._clock)
-
-    # ------------------------------------------------------------------ reports
-    def report(self) -> SegmentedReport:
-        """Read every segment (each unit's `report`, appended to its history), adjust
-        their p-values, compute the group AUC; append to `history` (and `alerts` when a
-        segment alerted or drifted).
-
-        Runtime complexity: ``O(S log S)`` plus the units' reports.
-        """
-        self._sync()
-        names, reports = [], []
-        for name, unit in self._all():
-            names.append(name)
-            reports.append(unit.report())
-        # the drop tests: each unit's own, the champion's of a paired unit
-        drops = [r.champion for r in reports] if self._paired else reports
-        p_adj = adjust_p_values([r.p_value for r in drops], self.correction)
-        alerts = tuple(bool(p < self.alpha) for p in p_adj.tolist())
-        gauc, k = window_gauc(drops, self.weighting)
-        paired = paired_family(reports, self.correction, self.alpha,
-                               self.weighting) if self._paired else {}
-        either = any(alerts) or any(paired.get("paired_alerts", ()))
-        total = self.totals()
-        r = SegmentedReport(self.stats["events"], self._clock, tuple(names),
-                            tuple(reports), tuple(p_adj.tolist()), alerts, gauc, k,
-                            self.correction, either, any(x.drift for x in reports),
-                            **paired, dropped=total["dropped"],
-                            unmatched=total["unmatched"])
-        self.history.append(r)
-        self.stats["reports"] += 1
-        self.stats["paired_alerts"] += any(r.paired_alerts)
-        for name, a, b in zip(names, alerts, r.paired_alerts or alerts):
-            if a or b:
-                self.segment_alerts[name] = self.segment_alerts.get(name, 0) + 1
-        if r.alert or r.drift:
-            self.stats["alerts"] += 1
-            self.alerts.append(r)
-        return r
-
-    def metrics(self) -> dict[str, Any]:
-        """The numbers a metrics scrape exposes, as a plain dict: ``segments``, segment
-        (as ``str``) -> its unit's ``metrics()``, with ``p_adjusted`` and ``alert``
-        (0/1) of the latest report; ``window_gauc`` (nan before the first report),
-        ``segments_held``, the counters ``events``, ``pooled_events``,
-        ``pooled_predictions``, ``alerts``; and of the labels without a segment for an
-        id in no window (the wrapper's) ``late_dropped`` and ``unmatched_labels``
-        (``stats["dropped"]``, ``stats["unmatched"]``), ``joined_labels`` (counters) and
-        ``waiting_labels`` (now).
-
-        Changes nothing; runtime ``O(S)``.
-
-        >>> m = SegmentedMonitor(window=8, min_window=2)
-        >>> for i, (g, s, y) in enumerate([("a", 0.9, 1), ("a", 0.2, 0), ("b", 0.6, 1)]):
-        ...     m.observe(i, segment=g, score=s, label=y)
-        >>> _ = m.report()
-        >>> d = m.metrics()
-        >>> d["segments"]["a"]["window_auc"], d["window_gauc"], d["events"]
-        (1.0, 1.0, 3)
-        """
-        stats = dict(self.stats)
-        last = self.history[-1] if self.history else None
-        adjusted = {} if last is None else dict(zip(last.segments,
-                                                    zip(last.p_adjusted, last.alerts)))
-        padjusted = {} if last is None or not self._paired else dict(
-            zip(last.segments, zip(last.paired_p_adjusted, last.paired_alerts)))
-        segments = {}
-        units = list(self.units.items())    # (one C-level copy: a feeding thread may add)
-        if self._other is not None:
-            units.append((self.OTHER, self._other))
-        for name, unit in units:
-            d = unit.metrics()
-            p, a = adjusted.get(name, (float("nan"), False))
-            d["p_adjusted"], d["alert"] = p, int(a)
-            if self._paired:
-                p, a = padjusted.get(name, (float("nan"), False))
-                d["paired_p_adjusted"], d["paired_alert"] = p, int(a)
-            segments[str(name)] = d
-        out: dict[str, Any] = {"segments": segments,
-                               "window_gauc": float("nan") if last is None else last.gauc,
-                               "segments_held": len(segments)}
-        for c in counters.SEGMENTED:
-            if c.metric is not None and (c.name != "paired_alerts" or self._paired):
-                out[c.metric] = stats[c.name]
-        if self._paired:
-            out["challenger_window_gauc"] = (float("nan") if last is None
-                                             else last.challenger_gauc)
-        out["waiting_labels"] = self.waiting_unrouted
-        return out
-
-    def totals(self) -> dict[str, int]:
-        """The units' `stats` summed, plus the wrapper's ``dropped``, ``unmatched``,
-        ``early`` and ``joined`` (of labels without a segment), ``early_lead`` the
-        largest, and ``waiting`` (`waiting`). Runtime: ``O(S)``."""
-        out: dict[str, int] = {}
-        for _, unit in [*self._all(), (None, self)]:
-            for k, v in unit.stats.items():
-                out[k] = max(out.get(k, 0), v) if k == "early_lead" else out.get(k, 0) + v
-        out["waiting"] = self.waiting
-        out["events"] = self.stats["events"]
-        out["reports"], out["alerts"] = self.stats["reports"], self.stats["alerts"]
-        if self._paired:
-            out["paired_alerts"] = self.stats["paired_alerts"]
-        return out
 
     # ------------------------------------------------------------------ persistence
     def to_bytes(self) -> bytes:
