@@ -39,7 +39,7 @@ from ._validation import describe, param_error
 from .exceptions import SnapshotError
 
 __all__ = ["PICKLE_VERSION", "Pickled", "Snapshot", "dump", "format_of", "key_arrays", "load",
-           "owner_state", "owner_state_error", "read_archive", "version_error"]
+           "owner_state", "owner_state_error", "read_archive", "text_of", "version_error"]
 
 _INT64 = (-(1 << 63), (1 << 63) - 1)
 #: What reading a damaged ``.npy`` header (numpy's parser, ``ast.literal_eval``) or a
@@ -246,9 +246,19 @@ def format_of(data) -> str | None:
     >>> format_of(dump("streamrank.Demo", 1)), format_of(b"not one")
     ('streamrank.Demo', None)
     """
+    return text_of(data, "format")
+
+
+def text_of(data, name: str) -> str | None:
+    """The 0-d string member ``name`` of a snapshot, read alone without pickle; None
+    when the bytes are not a snapshot or hold no such string. O(the member's size).
+
+    >>> text_of(dump("streamrank.Demo", 1, kind=np.array("A")), "kind")
+    'A'
+    """
     try:
         with zipfile.ZipFile(io.BytesIO(bytes(data))) as zf:
-            arr = _read_npy(zf.read("format.npy"), "format")
+            arr = _read_npy(zf.read(f"{name}.npy"), name)
     except (_Refused, KeyError, *_PARSE_ERRORS):
         return None
     return str(arr) if arr.dtype.kind == "U" and arr.shape == () else None
@@ -329,24 +339,49 @@ class Snapshot:
     `SnapshotError` ("corrupt snapshot: ...") for a missing array or the wrong dtype or
     shape, and `finish` for an array that nothing read."""
 
-    def __init__(self, arrays: dict, version: int, func: str):
+    def __init__(self, arrays: dict, version: int, func: str, prefix: str = ""):
         self._arrays = arrays
         self._unread = set(arrays)
         self.version = version
         self.func = func
+        self.prefix = prefix
+
+    def section(self, name: str) -> "Snapshot":
+        """The arrays under ``name + "/"`` (a part of a composite snapshot: a writer
+        stored them as ``name/x`` ...), read through the same checks; its arrays count for `finish`.
+
+        >>> snap = Snapshot({"a/x": np.arange(2)}, 1, "f")
+        >>> part = snap.section("a")
+        >>> part.array("x", "i").tolist(), part.has("y"), snap.has("a/x")
+        ([0, 1], False, True)
+        >>> part.array("y", "i")
+        Traceback (most recent call last):
+        ...
+        streamrank.exceptions.SnapshotError: f: corrupt snapshot: array 'a/y' is missing.
+        """
+        part = Snapshot.__new__(Snapshot)
+        part._arrays, part._unread = self._arrays, self._unread
+        part.version, part.func, part.prefix = self.version, self.func, f"{self.prefix}{name}/"
+        return part
+
+    def has(self, name: str) -> bool:
+        """Whether array ``name`` is stored (in this section)."""
+        return self.prefix + name in self._arrays
 
     def corrupt(self, what: str) -> SnapshotError:
-        """A `SnapshotError` "corrupt snapshot: ``what``"."""
-        return _corrupt(self.func, what)
+        """A `SnapshotError` "corrupt snapshot: ``what``" (with the section, in one)."""
+        where = f" (in '{self.prefix[:-1]}')" if self.prefix else ""
+        return _corrupt(self.func, what + where)
 
     def array(self, name: str, kind: str, *, ndim: int = 1, size: int | None = None,
               itemsize: int | None = None) -> np.ndarray:
         """Array ``name`` with a dtype of kind ``kind`` (one of ``"biufU"``, or several),
         ``ndim`` dimensions and, when given, ``size`` elements of ``itemsize`` bytes.
         Float arrays (kind ``"f"``) are float64."""
+        name = self.prefix + name
         arr = self._arrays.get(name)
         if arr is None:
-            raise self.corrupt(f"array {name!r} is missing")
+            raise _corrupt(self.func, f"array {name!r} is missing")
         self._unread.discard(name)
         if kind == "f":
             itemsize = 8
@@ -354,8 +389,8 @@ class Snapshot:
                 (itemsize is not None and arr.dtype.itemsize != itemsize) or
                 (size is not None and arr.size != size)):
             want = f"{ndim}-d {kind!r} array" + ("" if size is None else f" of size {size}")
-            raise self.corrupt(f"array {name!r} should be a {want}; it has dtype "
-                               f"{arr.dtype} and shape {arr.shape}")
+            raise _corrupt(self.func, f"array {name!r} should be a {want}; it has dtype "
+                                      f"{arr.dtype} and shape {arr.shape}")
         return arr.astype(arr.dtype.newbyteorder("="), copy=False)
 
     def text(self, name: str) -> str:

@@ -174,16 +174,23 @@ C call, about 1 us in CPython. `report` ``O(1)`` plus the changes waiting with
 Hanley-McNeil, ``O(W log W)`` with DeLong. Recounting the window at each report instead
 costs ``O(W log W)`` per report.
 
-Layout: `Monitor` (``_monitor``; its report and invariant check in ``_read``), `Report`
-(``_report``), the frozen reference window
-(``_reference``), one window per segment (`SegmentedMonitor`, ``_segments``; its
-report ``_segment_report``, its snapshot ``_segment_state``), the River drift detectors (`streamrank.monitor.detectors`), the
-snapshot of `Monitor.to_bytes` (``_state``), the AUC-drop tests
-(`streamrank.monitor.drift`), champion against challenger (`PairedMonitor`, ``_paired``:
-two windows and DeLong's paired test; `PairedReport`, ``_paired_report``; its snapshot,
-``_paired_state``) and the crash-safe checkpoint files of ``streamrank monitor``
-(`streamrank.monitor.checkpoint`). The figure of a history is
-`streamrank.plot.plot_history`.
+Layout, by stage. The shapes: `Monitor` (``_monitor``; its settings ``_settings``), one
+window per segment (`SegmentedMonitor`, ``_segments``), champion against challenger
+(`PairedMonitor`, ``_paired``; how an event reaches both models, ``_paired_events``).
+The join: the label wait and the memories of late and unmatched labels (``_join``; a
+window's side of it ``_join_side``, the segmented wrapper's ``_segment_join``). Blocks
+of events: `observe_many` (``_many``) and its compiled runs (``_runs``, ``_cruns``). The
+detector's signal (``_signal``) and the River drift detectors
+(`streamrank.monitor.detectors`). The reads: a `Report` (``_report``, built by
+``_read``; the reference window ``_reference``, the AUC-drop tests
+`streamrank.monitor.drift`, the ordinal test ``_ordinal``), a `PairedReport`
+(``_paired_report``), a `SegmentedReport` (``_segment_report``, read by
+``_segment_read``), the one report table (`streamrank.monitor.table`), the counters
+(`streamrank.monitor.counters`) and the metrics of a scrape (`streamrank.monitor.metrics`).
+Persistence: the one snapshot format of every shape (``_format``; each shape writes and
+reads its node in ``_state``, ``_paired_state``, ``_segment_state``) and the crash-safe
+checkpoint files of ``streamrank monitor`` (`streamrank.monitor.checkpoint`). The
+figure of a history is `streamrank.plot.plot_history`.
 
 Examples
 --------

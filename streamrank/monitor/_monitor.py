@@ -1,7 +1,8 @@
 """`Monitor`: the window, the late labels and re-scores, the reference and the reports.
 
-The rules are in the `streamrank.monitor` docstring; the snapshot is in ``_state``, the
-reference window in ``_reference``, the detectors in `streamrank.monitor.detectors`.
+The rules are in the `streamrank.monitor` docstring; its snapshot node is in ``_state``
+(the format in ``_format``), the reference window in ``_reference``, the detectors in
+`streamrank.monitor.detectors`.
 """
 
 from __future__ import annotations
@@ -20,11 +21,12 @@ from ..counts import PairCounts
 from ..engine import PairEngine
 from ..structures._cwindow import RowWindow
 from ..windows import sync
-from . import _read, _settings, _signal, _state, counters
+from . import _format, _read, _settings, _signal, counters
 from ._join import Join, Recent
 from ._join_side import HELD as _HELD, JoinSide
 from ._many import ManyEvents
 from ._runs import WindowRuns
+from ._state import MonitorState
 from ._settings import SETTINGS, TESTS
 from ._reference import _Reference
 from ._report import Report
@@ -54,7 +56,7 @@ def _plain_label(label):
     return None
 
 
-class Monitor(JoinSide, WindowRuns, ManyEvents):
+class Monitor(JoinSide, WindowRuns, MonitorState, ManyEvents):
     """Exact rolling AUC (or concordance) of a prediction stream, tested against a frozen
     reference window; see the module docstring for every rule.
 
@@ -505,8 +507,8 @@ class Monitor(JoinSide, WindowRuns, ManyEvents):
 
     # ------------------------------------------------------------------ persistence
     def to_bytes(self) -> bytes:
-        """The full state as bytes (``np.savez``, no pickled objects; `_state` lists what
-        is stored): settings, the window's predictions in order, the reference, the
+        """The full state as bytes (``np.savez``, no pickled objects; the one format of
+        every monitor, `streamrank.monitor._format`, lists what is stored): settings, the window's predictions in order, the reference, the
         memories and waits of the late and early labels, the statistics, the history and
         the detector: River's ADWIN and Page-Hinkley as their exact state (``O(log F)``
         and ``O(1)`` in size for ``F`` values fed), any other as the series it was fed.
@@ -520,19 +522,21 @@ class Monitor(JoinSide, WindowRuns, ManyEvents):
         Page-Hinkley (all ``F`` values it was fed, whatever ``max_history``, 8 bytes
         each: River detectors have no pickle-free state in general).
         """
-        return _state.dump(self)
+        out = _format.Out("Monitor.to_bytes")
+        self._write(out)
+        return out.to_bytes("Monitor")
 
     @classmethod
     def from_bytes(cls, data: bytes) -> "Monitor":
-        """Restore a monitor written by `to_bytes` (any snapshot version up to the
-        current one), in ``O(W log W + H)`` (plus the replay of a series, ``O(F)``).
+        """Restore a monitor written by `to_bytes` (the current snapshot version), in ``O(W log W + H)`` (plus the replay of a series, ``O(F)``).
 
         Raises `streamrank.exceptions.SnapshotError` (a `ValueError`) for anything it
         cannot load: bytes that are not a snapshot, another structure's snapshot, a
         truncated or damaged one (including settings or a window that break the
         monitor's rules), an unsupported version (see `SnapshotError`).
         """
-        return _state.load(cls, data)
+        with _format.reading(data, "Monitor", "Monitor.from_bytes") as snap:
+            return cls._read(snap)
 
     def __reduce__(self):
         """Pickle through `to_bytes`; keys it cannot store (neither all ints nor all

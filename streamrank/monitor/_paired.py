@@ -85,10 +85,11 @@ import numpy as np
 from .._typing import LabelKind, Number
 from .._validation import check_option
 from ..batch.paired import delong_test
-from . import _paired_state, _settings, counters
+from . import _format, _paired_state, _settings, counters
 from ._join import Join
 from ._many import ManyEvents
 from ._paired_events import PairEvents
+from ._paired_state import PairState
 from ._runs import PairRuns
 from ._monitor import SETTINGS, Monitor, _Detector
 from ._settings import same_settings
@@ -110,7 +111,7 @@ PAIRED_METRIC_KEYS = ("paired_labeled", "auc_difference", "auc_difference_low",
                       "auc_difference_high", "paired_z", "paired_p_value", "paired_alerts")
 
 
-class PairedMonitor(PairEvents, PairRuns, ManyEvents):
+class PairedMonitor(PairEvents, PairRuns, PairState, ManyEvents):
     """Champion against challenger: two exact windows and DeLong's paired test of their
     AUCs on the ids labeled in both; see the module docstring for every rule.
 
@@ -420,18 +421,22 @@ class PairedMonitor(PairEvents, PairRuns, ManyEvents):
 
     # ------------------------------------------------------------------ persistence
     def to_bytes(self) -> bytes:
-        """The full state as bytes (``np.savez``, no pickled objects): ``alert_on``, the
-        pair's statistics, the paired fields of its history and its alerts, and each
-        model's `Monitor.to_bytes` (its window, reference, history, detector series).
+        """The full state as bytes (``np.savez``, no pickled objects; the one format of
+        every monitor, `streamrank.monitor._format`): ``alert_on``, the pair's label wait
+        and statistics, the paired fields of its history and its alerts, and each model's
+        node as a `Monitor` writes it (its window, reference, history, detector).
 
         Runtime complexity: ``O(W + H + F)`` (both models' snapshots)."""
-        return _paired_state.dump(self)
+        out = _format.Out("PairedMonitor.to_bytes")
+        self._write(out)
+        return out.to_bytes("PairedMonitor")
 
     @classmethod
     def from_bytes(cls, data: bytes) -> "PairedMonitor":
         """Restore a paired monitor written by `to_bytes`, in ``O(W log W + H + F)``;
         `streamrank.exceptions.SnapshotError` for anything it cannot load."""
-        return _paired_state.load(cls, data)
+        with _format.reading(data, "PairedMonitor", "PairedMonitor.from_bytes") as snap:
+            return cls._read(snap)
 
     def __reduce__(self):
         """Pickle (and copy) through `to_bytes`, or a deep copy of the attributes for keys

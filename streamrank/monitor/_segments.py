@@ -127,12 +127,13 @@ from typing import Any
 from .._typing import Number
 from .._validation import check_int, check_scalar, describe, param_error
 from ..batch._groups import check_group_id
-from . import _segment_state, counters
+from . import _format, counters
 from ._join import Join
 from ._segment_join import _SWEEP_MIN, UnroutedSide
 from ._many import ManyEvents
 from ._runs import SegmentRuns
 from ._segment_read import SegmentReads
+from ._segment_state import SegmentState
 from ._monitor import Monitor
 from ._segment_report import CORRECTIONS, WEIGHTINGS, SegmentedReport
 
@@ -140,7 +141,7 @@ __all__ = ["SegmentedMonitor"]
 
 
 
-class SegmentedMonitor(UnroutedSide, SegmentRuns, SegmentReads, ManyEvents):
+class SegmentedMonitor(UnroutedSide, SegmentRuns, SegmentReads, SegmentState, ManyEvents):
     """One exact rolling window per segment value, tested per segment with a correction
     across segments, and the group AUC in total; see the module docstring for every
     rule.
@@ -428,27 +429,30 @@ class SegmentedMonitor(UnroutedSide, SegmentRuns, SegmentReads, ManyEvents):
 
     # ------------------------------------------------------------------ persistence
     def to_bytes(self) -> bytes:
-        """The full state as bytes (``np.savez``, no pickled objects): the settings, the
-        segment values (all ints or all strings, as `Monitor` keys), the shared clock,
-        the statistics, the history, and each unit's own ``to_bytes`` (plus an empty
-        unit, the template of new segments). The id map is rebuilt from the windows.
+        """The full state as bytes (``np.savez``, no pickled objects; the one format of
+        every monitor, `streamrank.monitor._format`): the settings, the segment values
+        (all ints or all strings, as `Monitor` keys), the shared clock, the statistics,
+        the history, and each unit's node as the unit writes it (plus an empty unit, the
+        template of new segments). The id map is rebuilt from the windows.
 
         Runtime complexity: ``O(S + H S)`` plus the units' ``to_bytes``.
         """
         self._sync()
-        return _segment_state.dump(self)
+        out = _format.Out("SegmentedMonitor.to_bytes")
+        self._write(out)
+        return out.to_bytes("SegmentedMonitor")
 
     @classmethod
     def from_bytes(cls, data: bytes, *, unit_type: type | None = None
                    ) -> "SegmentedMonitor":
-        """Restore a monitor written by `to_bytes`; units of another class than
-        `Monitor` or `PairedMonitor` need their class as ``unit_type`` (its
-        ``from_bytes`` reads them).
+        """Restore a monitor written by `to_bytes`; units of a subclass of `Monitor` or
+        `PairedMonitor` need their class as ``unit_type`` (its ``from_bytes`` reads them).
 
         Raises `streamrank.exceptions.SnapshotError` for anything it cannot load.
         Runtime: the units' ``from_bytes`` plus ``O(S H + W)``.
         """
-        return _segment_state.load(cls, data, unit_type)
+        with _format.reading(data, "SegmentedMonitor", "SegmentedMonitor.from_bytes") as snap:
+            return cls._read(snap, unit_type)
 
     def __reduce__(self):
         """Pickle through `to_bytes` (segment values must be all ints or all strings)."""

@@ -30,7 +30,7 @@ written), "a checkpoint of version N ..." (another streamrank's), or unreadable.
 >>> write_checkpoint(path, m.to_bytes(), {"rows": 1, "offset": None})
 >>> meta, restored = load_checkpoint(path)
 >>> meta["rows"], meta["version"], restored.stats["events"]
-(1, 3, 1)
+(1, 4, 1)
 >>> os.mkfifo(path + ".fifo")
 >>> write_checkpoint(path + ".fifo", m.to_bytes(), {"rows": 1, "offset": None})
 Traceback (most recent call last):
@@ -49,24 +49,24 @@ from collections.abc import Mapping
 
 import numpy as np
 
-from .._snapshot import format_of, read_archive
+from .._snapshot import read_archive
+from ._format import kind_of
 from ._monitor import Monitor
 from ._paired import PairedMonitor
-from ._paired_state import FORMAT as _PAIRED_FORMAT
-from ._segment_state import _FORMAT as _SEGMENTED_FORMAT
 from ._segments import SegmentedMonitor
-from ._state import _FORMAT as _MONITOR_FORMAT
 
 __all__ = ["FORMAT", "OLDEST", "VERSION", "CheckpointError", "check_meta", "checkpoint_target",
            "load_checkpoint", "read_checkpoint", "write_checkpoint"]
 
 FORMAT = "streamrank.monitor.checkpoint"
-#: The version written: 3 records the input's device and inode, the output (the last
-#: report printed, standard output's file) and the size and SHA-256 of the state.
-VERSION = 3
+#: The version written: 4 holds the state in the one snapshot format of every monitor
+#: (version 6 of ``"streamrank.Monitor"``); 3 recorded the input's device and inode, the
+#: output (the last report printed, standard output's file) and the size and SHA-256 of
+#: the state.
+VERSION = 4
 #: The oldest version read (the earlier ones, of unreleased development versions, are
 #: refused).
-OLDEST = 3
+OLDEST = 4
 #: How the format name is stored in the ``meta`` array (numpy's ``U``: UTF-32).
 _FORMAT_TEXT = f'"format": "{FORMAT}"'.encode("utf-32-le")
 
@@ -296,22 +296,22 @@ def _reason(exc) -> str:
     return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
 
 
-#: The class that loads each monitor snapshot format.
-_LOADERS = {_MONITOR_FORMAT: Monitor, _PAIRED_FORMAT: PairedMonitor,
-            _SEGMENTED_FORMAT: SegmentedMonitor}
+#: The class that loads each kind of monitor snapshot.
+_LOADERS = {"Monitor": Monitor, "PairedMonitor": PairedMonitor,
+            "SegmentedMonitor": SegmentedMonitor}
 
 
 def load_checkpoint(path: str | os.PathLike[str]
                     ) -> tuple[dict[str, object], Monitor | PairedMonitor | SegmentedMonitor]:
     """``(meta, monitor)``: `read_checkpoint` and the monitor restored from its state, by
-    the state's format: a `Monitor`, a `PairedMonitor` (``--challenger-score``) or a
+    the state's kind: a `Monitor`, a `PairedMonitor` (``--challenger-score``) or a
     `SegmentedMonitor` (``--segment``).
 
     A state that does not load is a `CheckpointError` ("a damaged checkpoint"). Runtime:
     ``O(W log W + H + F)`` (`Monitor.from_bytes`).
     """
     meta, data = read_checkpoint(path)
-    cls = _LOADERS.get(format_of(data))
+    cls = _LOADERS.get(kind_of(data))
     if cls is None:
         raise _damaged(path, "its state is not a streamrank monitor's snapshot")
     try:

@@ -26,7 +26,7 @@ from sklearn.metrics import roc_auc_score
 
 from streamrank import concordance_variance, pair_counts
 from streamrank.cli import main
-from streamrank.monitor.checkpoint import read_checkpoint, write_checkpoint
+from streamrank.monitor.checkpoint import VERSION, read_checkpoint, write_checkpoint
 from streamrank.monitor import Monitor
 from streamrank.monitor.drift import auc_drop_test
 from paths import ROOT
@@ -593,7 +593,7 @@ def test_checkpoint_writes_are_atomic(tmp_path, monkeypatch):
     target = tmp_path / "a.ckpt"
     write_checkpoint(target, b"first", {"rows": 1})
     assert read_checkpoint(target) == ({"rows": 1, "format": "streamrank.monitor.checkpoint",
-                                        "version": 3, "state_bytes": 5, "state_sha256":
+                                        "version": VERSION, "state_bytes": 5, "state_sha256":
                                         hashlib.sha256(b"first").hexdigest()}, b"first")
 
     def boom(f, **arrays):

@@ -58,22 +58,17 @@ SHAPES = {
 
 
 def _rewrite_stats(data: bytes, change) -> bytes:
-    """``data`` with ``change(stats)`` applied to the counters of the snapshot and of
-    every snapshot nested in it (a pair's models, a segmented monitor's units)."""
+    """``data`` with ``change(stats)`` applied to the counters of every node of the
+    snapshot (the monitor's ``state``, and a pair's models', a segmented monitor's units'
+    ``.../state``)."""
     arrays = _snapshot.read_archive(data, ValueError)
     fmt, version = str(arrays.pop("format")), int(arrays.pop("version"))
-    state = json.loads(str(arrays["state"]))
-    change(state["stats"])
-    arrays["state"] = np.array(json.dumps(state))
-    for name in ("champion", "challenger"):
-        if name in arrays:
-            arrays[name] = np.frombuffer(_rewrite_stats(arrays[name].tobytes(), change),
-                                         dtype=np.uint8)
-    if "units" in arrays:
-        buf, off = arrays["units"].tobytes(), arrays["unit_offsets"].tolist()
-        blobs = [_rewrite_stats(buf[a:b], change) for a, b in zip(off[:-1], off[1:])]
-        arrays["units"] = np.frombuffer(b"".join(blobs), dtype=np.uint8)
-        arrays["unit_offsets"] = np.concatenate([[0], np.cumsum([len(b) for b in blobs])])
+    nodes = [name for name in arrays if name == "state" or name.endswith("/state")]
+    assert len(nodes) > 1 or "champion/state" not in arrays
+    for name in nodes:
+        state = json.loads(str(arrays[name]))
+        change(state["stats"])
+        arrays[name] = np.array(json.dumps(state))
     out = io.BytesIO()
     np.savez(out, format=np.array(fmt), version=np.array(version, dtype=np.int64), **arrays)
     return out.getvalue()
