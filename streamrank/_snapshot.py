@@ -339,9 +339,10 @@ class Snapshot:
     `SnapshotError` ("corrupt snapshot: ...") for a missing array or the wrong dtype or
     shape, and `finish` for an array that nothing read."""
 
-    def __init__(self, arrays: dict, version: int, func: str, prefix: str = ""):
+    def __init__(self, arrays: dict, version: int, func: str, prefix: str = "",
+                 unread: set | None = None):
         self._arrays = arrays
-        self._unread = set(arrays)
+        self._unread = set(arrays) if unread is None else unread     # (shared by sections)
         self.version = version
         self.func = func
         self.prefix = prefix
@@ -359,10 +360,8 @@ class Snapshot:
         ...
         streamrank.exceptions.SnapshotError: f: corrupt snapshot: array 'a/y' is missing.
         """
-        part = Snapshot.__new__(Snapshot)
-        part._arrays, part._unread = self._arrays, self._unread
-        part.version, part.func, part.prefix = self.version, self.func, f"{self.prefix}{name}/"
-        return part
+        return Snapshot(self._arrays, self.version, self.func, f"{self.prefix}{name}/",
+                        self._unread)
 
     def has(self, name: str) -> bool:
         """Whether array ``name`` is stored (in this section)."""

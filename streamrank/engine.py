@@ -355,7 +355,7 @@ class PairEngine(BatchPath, Pickled):
             else:   # the level counter takes the two-level tree as it is: O(1)
                 two = self._dom
                 self._set_structure(self._dtype, "levels")
-                self._dom._adopt(two)
+                self._dom.adopt(two)
         elif self._kind == "levels" and self.labels == "auto" and levels > MAX_LEVELS:
             self._reload("continuous")
 

@@ -209,7 +209,7 @@ def compare(file, model_col, dataset_col, cardinals, ordinals, model, competitor
     try:
         if model is not None:
             model = _label(table, model)
-            table._position(model, "compare", "--model")
+            table.index_of(model, "compare", "--model")
         front = gsd_front(table, epsilon=epsilon)
         test = None
         if model is not None:

@@ -266,14 +266,14 @@ def gsd_test(
     func = "gsd_test"
     table = check_table(table, func)
     epsilon = check_epsilon(epsilon, func)
-    i = table._position(model, func, "model")
+    i = table.index_of(model, func, "model")
     if competitors is None:
         js = [j for j in range(len(table.models)) if j != i]
     else:
         if isinstance(competitors, (str, bytes)) or not isinstance(competitors, Sequence):
             raise param_error("competitors", func, "a sequence of model labels or None",
                               describe(competitors), TypeError)
-        js = [table._position(c, func, "competitors") for c in competitors]
+        js = [table.index_of(c, func, "competitors") for c in competitors]
         if i in js or len(set(js)) != len(js):
             raise param_error("competitors", func,
                               "distinct models other than 'model'", describe(competitors))

@@ -166,8 +166,8 @@ def gsd_statistic(table: PerformanceTable, model: Hashable, competitor: Hashable
     func = "gsd_statistic"
     table = check_table(table, func)
     epsilon = check_epsilon(epsilon, func)
-    i = table._position(model, func, "model")
-    j = table._position(competitor, func, "competitor")
+    i = table.index_of(model, func, "model")
+    j = table.index_of(competitor, func, "competitor")
     if i == j:
         raise param_error("competitor", func, "a model other than 'model'", describe(competitor))
     pair = PairProblem(table, i, j)

@@ -190,9 +190,11 @@ class PerformanceTable:
         >>> t.rows("b")
         array([[0.7]])
         """
-        return self.values[self.model_index == self._position(model, "rows")]
+        return self.values[self.model_index == self.index_of(model, "rows")]
 
-    def _position(self, model, func: str, name: str = "model") -> int:
+    def index_of(self, model, func: str = "index_of", name: str = "model") -> int:
+        """The position of ``model`` in `models`, or a `ValueError` naming the parameter
+        ``name`` of ``func``. ``O(M)`` for ``M`` models."""
         for i, m in enumerate(self.models):
             if m == model:
                 return i

@@ -109,10 +109,10 @@ class BlockMode:
         first, n = self._rows + 1, len(ends)
         line0 = self._lines_read
 
-        def line_of(i, src=self):
-            if src._line_base is None:
-                src.line    # (counts the lines before a resumed position)
-            return src._line_base + line0 + i + 1
+        def line_of(i):
+            if self._line_base is None:
+                self.line   # (counts the lines before a resumed position)
+            return self._line_base + line0 + i + 1
 
         self._offset += len(body)
         self._lines_read += n

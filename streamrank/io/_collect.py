@@ -38,10 +38,6 @@ class TableError(LocatedError):
         super().__init__(reason, file=file, line=line, row=row, column=column, value=value,
                          expected=expected)
 
-    def _at_line(self, line):
-        """Set the line (found after the error was made) and the message with it."""
-        return self.at(line=line)
-
 
 # Its public home (the name tracebacks and ``except`` clauses use).
 TableError.__module__ = "streamrank.io.tables"
@@ -184,7 +180,7 @@ class _Collector:
             lines = dict(zip(rows, np.asarray(self.line_of(np.asarray(rows))).tolist()))
             for e in errors:
                 if e.row in lines and e.line is None:
-                    e._at_line(lines[e.row])
+                    e.at(line=lines[e.row])
         return errors[0] if errors else None
 
     def first_errors(self) -> list:

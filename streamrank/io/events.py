@@ -218,7 +218,76 @@ class EventParser:
         """
         if not self._csv:
             return None
-        return _block_columns(self, body)
+        return self._block_columns(body)
+
+    def _block_columns(self, body):
+        """`block`'s work: the columns of the whole CSV lines ``body``, or None."""
+        import pyarrow as pa
+        from pyarrow import csv as pacsv
+
+        from ._arrow import _OK, _parse_numbers, _times
+
+        names = self._names
+        used = [i for i in self._idx if i is not None]
+        header = [f"c{i}" for i in range(self._width)]
+        try:
+            table = pacsv.read_csv(
+                pa.py_buffer(body),
+                read_options=pacsv.ReadOptions(column_names=header, use_threads=False,
+                                               block_size=max(len(body), 1 << 16)),
+                parse_options=pacsv.ParseOptions(delimiter=self._sep, quote_char=False,
+                                                 ignore_empty_lines=False),
+                convert_options=pacsv.ConvertOptions(
+                    include_columns=[header[i] for i in dict.fromkeys(used)],
+                    column_types={header[i]: pa.string() for i in used},
+                    null_values=[""], strings_can_be_null=True))
+        except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
+            return None
+        n = table.num_rows
+
+        def text(k):
+            return table.column(header[self._idx[k]]).combine_chunks()
+
+        iso = False
+
+        def numbers(k, what_missing_ok=True, nonnegative=False):
+            nonlocal iso
+            if names[k] is None:
+                return None
+            if k == 4:                              # a time: a number or an ISO timestamp
+                values, bad, iso = _times(text(k))
+            else:
+                values, bad = _parse_numbers(text(k))
+            ok = bad == _OK
+            if (~ok & (bad != 1)).any() or not what_missing_ok and (bad == 1).any() \
+                    or not np.isfinite(values[ok]).all() \
+                    or nonnegative and (values[ok] < 0).any():
+                return False
+            return values
+
+        if names[0] is None:
+            first = self.source.position.rows + 1
+            keys = list(range(first, first + n))
+        else:
+            ids = text(0)
+            if ids.null_count:
+                return None
+            keys = ids.to_pylist()
+        required = self.columns.score_required
+        cols = [numbers(1, not required), numbers(2), numbers(3, nonnegative=True),
+                numbers(4)]
+        out = {"score": cols[0], "label": cols[1], "weight": cols[2], "time": cols[3]}
+        k = 5
+        if self.columns.challenger is not None:
+            out["challenger"] = numbers(5, not required)
+            k = 6
+        if any(c is False for c in out.values()):
+            return None
+        if iso:
+            self.iso_time = True
+        if self.columns.segment is not None:
+            out["segment"] = text(k).to_pylist()
+        return keys, {c: v for c, v in out.items() if v is not None}
 
     def _parse(self, row, rec):
         if isinstance(rec, EventError):
@@ -293,74 +362,6 @@ class EventParser:
                 seg = None
             out.append(seg)
         return tuple(out)
-
-
-def _block_columns(parser, body):
-    """`EventParser.block`'s work: the columns of the whole CSV lines ``body``, or None."""
-    import pyarrow as pa
-    from pyarrow import csv as pacsv
-
-    from ._arrow import _OK, _parse_numbers, _times
-
-    names = parser._names
-    used = [i for i in parser._idx if i is not None]
-    header = [f"c{i}" for i in range(parser._width)]
-    try:
-        table = pacsv.read_csv(
-            pa.py_buffer(body),
-            read_options=pacsv.ReadOptions(column_names=header, use_threads=False,
-                                           block_size=max(len(body), 1 << 16)),
-            parse_options=pacsv.ParseOptions(delimiter=parser._sep, quote_char=False,
-                                             ignore_empty_lines=False),
-            convert_options=pacsv.ConvertOptions(
-                include_columns=[header[i] for i in dict.fromkeys(used)],
-                column_types={header[i]: pa.string() for i in used},
-                null_values=[""], strings_can_be_null=True))
-    except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
-        return None
-    n = table.num_rows
-
-    def text(k):
-        return table.column(header[parser._idx[k]]).combine_chunks()
-
-    iso = False
-
-    def numbers(k, what_missing_ok=True, nonnegative=False):
-        nonlocal iso
-        if names[k] is None:
-            return None
-        if k == 4:                              # a time: a number or an ISO timestamp
-            values, bad, iso = _times(text(k))
-        else:
-            values, bad = _parse_numbers(text(k))
-        ok = bad == _OK
-        if (~ok & (bad != 1)).any() or not what_missing_ok and (bad == 1).any() \
-                or not np.isfinite(values[ok]).all() \
-                or nonnegative and (values[ok] < 0).any():
-            return False
-        return values
-
-    if names[0] is None:
-        keys = list(range(parser.source._rows + 1, parser.source._rows + 1 + n))
-    else:
-        ids = text(0)
-        if ids.null_count:
-            return None
-        keys = ids.to_pylist()
-    required = parser.columns.score_required
-    cols = [numbers(1, not required), numbers(2), numbers(3, nonnegative=True), numbers(4)]
-    out = {"score": cols[0], "label": cols[1], "weight": cols[2], "time": cols[3]}
-    k = 5
-    if parser.columns.challenger is not None:
-        out["challenger"] = numbers(5, not required)
-        k = 6
-    if any(c is False for c in out.values()):
-        return None
-    if iso:
-        parser.iso_time = True
-    if parser.columns.segment is not None:
-        out["segment"] = text(k).to_pylist()
-    return keys, {c: v for c, v in out.items() if v is not None}
 
 
 def _missing_score(value, row, column):

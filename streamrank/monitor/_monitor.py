@@ -14,6 +14,8 @@ from collections import deque
 from collections.abc import Hashable, Iterator
 from typing import TYPE_CHECKING, Literal, Union
 
+import numpy as np
+
 from .._typing import Count, LabelKind, Number
 
 from .._validation import check_scalar, check_weight, describe, param_error
@@ -21,11 +23,13 @@ from ..counts import PairCounts
 from ..engine import PairEngine
 from ..structures._cwindow import RowWindow
 from ..windows import sync
-from . import _format, _read, _settings, _signal, counters
+from . import _format, _settings, counters
 from ._join import Join, Recent
 from ._join_side import HELD as _HELD, JoinSide
 from ._many import ManyEvents
+from ._read import MonitorReads
 from ._runs import WindowRuns
+from ._signal import SignalFeed
 from ._state import MonitorState
 from ._settings import SETTINGS, TESTS
 from ._reference import _Reference
@@ -56,7 +60,7 @@ def _plain_label(label):
     return None
 
 
-class Monitor(JoinSide, WindowRuns, MonitorState, ManyEvents):
+class Monitor(JoinSide, WindowRuns, MonitorReads, SignalFeed, MonitorState, ManyEvents):
     """Exact rolling AUC (or concordance) of a prediction stream, tested against a frozen
     reference window; see the module docstring for every rule.
 
@@ -154,7 +158,7 @@ class Monitor(JoinSide, WindowRuns, MonitorState, ManyEvents):
         self._gone = Recent(window if period is None else period)
         self._join = Join(label_wait, label_wait_period, (self.stats,))
         self._detector_spec, self._detector = _make_detector(detector)
-        self.detector_signal, self._placer = detector_signal, None  # (`_signal._Placer`)
+        self.detector_signal, self._placer = detector_signal, None  # (`SignalFeed`'s)
         # what the detector was fed, in order: kept only for a detector without an exact
         # state to snapshot (`streamrank.monitor.detectors.replays`)
         self._replay = self._detector is not None and replays(self._detector)
@@ -245,6 +249,29 @@ class Monitor(JoinSide, WindowRuns, MonitorState, ManyEvents):
         for key, t, y, s, w in self._win.items():
             yield key, None if y != y else y, s, w, None if t != t else t
 
+    def columns(self, labeled: bool = True) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """``(y, s, w)``: float64 arrays of the labels, scores and weights of the window's
+        labeled predictions (``labeled=False``: of all of them, nan for a label not yet
+        known), oldest first. ``O(W)``, in C.
+
+        >>> m = Monitor(window=3)
+        >>> m.observe("a", score=0.2, label=0); m.observe("b", score=0.7)
+        >>> [c.tolist() for c in m.columns(labeled=False)]
+        [[0.0, nan], [0.2, 0.7], [1.0, 1.0]]
+        """
+        return self._win.columns(labeled=labeled)
+
+    def label_counts(self) -> dict[float, int]:
+        """The labels held by the window's predictions, each with how many hold it.
+        ``O(number of label values)``.
+
+        >>> m = Monitor(window=3)
+        >>> m.observe("a", score=0.2, label=0); m.observe("b", score=0.7, label=1)
+        >>> m.label_counts()
+        {0.0: 1, 1.0: 1}
+        """
+        return {y: c[0] for y, c in self._win.classes.items() if c[0] > 0}
+
     # ------------------------------------------------------------------ events
     def observe(self, key: Hashable, *, score: Number | None = None,
                 label: Number | None = None, weight: Number | None = None,
@@ -286,7 +313,7 @@ class Monitor(JoinSide, WindowRuns, MonitorState, ManyEvents):
                     if win.full:
                         self._fresh_counts()
                     if label is not None and self._detector is not None:
-                        _signal.feed(self, y, score, 1)
+                        self._feed(y, score, 1)
                     return
         elif (self._fast and score is None and weight is None and time is None
               and label is not None and key.__hash__ is not None):
@@ -300,7 +327,7 @@ class Monitor(JoinSide, WindowRuns, MonitorState, ManyEvents):
                 if self._win.full:
                     self._fresh_counts()
                 if self._detector is not None:
-                    _signal.feed_key(self, key, y)
+                    self._feed_key(key, y)
                 return
         # -- validate (the finite-float checks inline: this is the per-event hot path)
         if score is not None and not (type(score) is float and score - score == 0.0):
@@ -379,7 +406,7 @@ class Monitor(JoinSide, WindowRuns, MonitorState, ManyEvents):
                 if self._ref is None and self.reference is not None:
                     self._ref_note(key, label, score, w)
                 if self._detector is not None:
-                    _signal.feed(self, label, score, w)
+                    self._feed(label, score, w)
             return
         _, y, s, w = win.store.value(row)
         if y != y:                                  # pending
@@ -396,7 +423,7 @@ class Monitor(JoinSide, WindowRuns, MonitorState, ManyEvents):
             if label is not None and self._ref is None and self.reference is not None:
                 self._ref_note(key, label, s, w)
             if label is not None and self._detector is not None:
-                _signal.feed(self, label, s, w)
+                self._feed(label, s, w)
             return
         new_y = y if label is None else label       # labeled: re-score / relabel / weight
         new_s = s if score is None else score
@@ -459,7 +486,7 @@ class Monitor(JoinSide, WindowRuns, MonitorState, ManyEvents):
                 and (self._detector is None or self.detector_signal == "reference"))
 
     def _freeze_window(self) -> None:
-        self._set_reference(_Reference(*self._window_arrays()))
+        self._set_reference(_Reference(*self.columns()))
 
     def _set_reference(self, ref) -> None:
         """Freeze the reference window; from then on a count window takes new predictions
@@ -478,7 +505,7 @@ class Monitor(JoinSide, WindowRuns, MonitorState, ManyEvents):
         report); ``O(W log W)`` with ``"delong"`` and fractional weights (the window's
         placements, vectorized), and with non-binary labels (the concordance's variance).
         """
-        return _read.make_report(self)
+        return self._make_report()
 
     def metrics(self) -> dict[str, float | int]:
         """The numbers a metrics scrape exposes (`streamrank monitor --metrics-port`), as
@@ -552,7 +579,7 @@ class Monitor(JoinSide, WindowRuns, MonitorState, ManyEvents):
         """Invariants: the engine counts equal a batch recount of the labeled items; the
         order, the items, the engine keys and the class tallies agree."""
         assert self._win.binary == (self.labels == "binary")
-        _read.check(self)
+        self._check_invariants()
 
     def _fresh_counts(self) -> PairCounts:
         """The engine's counts, after handing it the window's waiting changes, and a
@@ -560,7 +587,3 @@ class Monitor(JoinSide, WindowRuns, MonitorState, ManyEvents):
         ``O(k log W)`` for ``k`` changes, ``O(W log W)`` for a recount)."""
         return sync(self._win, self._engine, "Monitor.observe").counts
 
-    def _window_arrays(self):
-        """``(y, s, w)`` float arrays of the labeled predictions in the window, oldest
-        first: ``O(W)``, in C and numpy."""
-        return self._win.columns()

@@ -36,28 +36,23 @@ def reference_variance(y, s, w) -> float:
     return concordance_variance_arrays(y, s, w)[1]
 
 
-def window_concordance_variance(mon) -> tuple[float, float]:
-    """``(c, Var(c))`` of ``mon``'s labeled window, recomputed: ``O(W log W)``."""
-    y, s, w = mon._window_arrays()
-    return concordance_variance_arrays(y, s, w)
-
-
-def ordinal_test(mon, c, n):
-    """``(low, high, ref_se, z, p, se, alert)`` of a report with non-binary labels; ``c``
-    is the window's concordance from the engine's counts, ``n`` its labeled predictions.
-    """
-    ref = mon._ref
+def ordinal_test(c, n, classes, columns, ref, level, min_window, alpha):
+    """``(low, high, ref_se, z, p, se, alert)`` of a report with non-binary labels: ``c``
+    is the window's concordance from the engine's counts, ``n`` its labeled predictions,
+    ``classes`` its label tallies, ``columns()`` its labeled ``(y, s, w)`` arrays (read
+    only for the interval: ``O(W log W)``), ``ref`` the frozen reference or None, and
+    ``level``, ``min_window``, ``alpha`` the monitor's settings."""
     low = high = ref_se = z = p = se = _NAN
     alert = False
     var = _NAN
-    if c == c and len(mon._win.classes) > 1:
-        var = window_concordance_variance(mon)[1]
-        low, high = logit_interval(c, math.sqrt(var) if var == var else _NAN, mon.level)
+    if c == c and len(classes) > 1:
+        var = concordance_variance_arrays(*columns())[1]
+        low, high = logit_interval(c, math.sqrt(var) if var == var else _NAN, level)
     if ref is not None:
         ref_var = ref.conc_var
         ref_se = math.sqrt(ref_var) if ref_var == ref_var else _NAN
-        if n >= mon.min_window:
+        if n >= min_window:
             comp = auc_drop_test(c, var, ref.auc, ref_var)
             z, p, se = comp.z, comp.p_value, comp.se
-            alert = bool(p < mon.alpha)
+            alert = bool(p < alpha)
     return low, high, ref_se, z, p, se, alert

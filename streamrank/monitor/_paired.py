@@ -338,20 +338,20 @@ class PairedMonitor(PairEvents, PairRuns, PairState, ManyEvents):
         Runtime: ``O(W)``: when both windows hold the same ids in the same order (both
         scores on every prediction row), the windows' columns, in C; otherwise a join
         by id (a dict, in Python)."""
-        wa, wb = self.champion._win, self.challenger._win
+        a, b = self.champion, self.challenger
         aligned = self._aligned
         if not aligned:
-            ia, ib = wa.items(), wb.items()
+            ia, ib = list(a.items()), list(b.items())
             aligned = self._aligned = _paired_state.same_rows(ia, ib, self.period)
         if aligned:
-            ya, sa, w = wa.columns(labeled=False)
-            yb, sb, _ = wb.columns(labeled=False)
+            ya, sa, w = a.columns(labeled=False)
+            yb, sb, _ = b.columns(labeled=False)
             keep = (ya == ya) & (yb == yb)      # labeled in both
             return ya[keep], sa[keep], sb[keep], w[keep]
-        rows = {k: (y, s, w) for k, _, y, s, w in ia if y == y}
+        rows = {k: (y, s, w) for k, y, s, w, _ in ia if y is not None}
         ys, sa, sb, ws = [], [], [], []
-        for k, _, y, s, _ in ib:
-            if y == y and k in rows:
+        for k, y, s, _, _ in ib:
+            if y is not None and k in rows:
                 ya, s_a, w = rows[k]
                 ys.append(ya)
                 sa.append(s_a)
@@ -466,7 +466,7 @@ class PairedMonitor(PairEvents, PairRuns, PairState, ManyEvents):
         assert st["paired_alerts"] <= st["alerts"] <= st["reports"]
         assert len(self.history) == len(a.history) == len(b.history)
         if self._aligned:
-            assert _paired_state.same_rows(a._win.items(), b._win.items(), self.period)
+            assert _paired_state.same_rows(list(a.items()), list(b.items()), self.period)
         for r, ra, rb in zip(self.history, a.history, b.history):
             assert r.champion is ra and r.challenger is rb
         held = {k for k, *_ in a.items()} | {k for k, *_ in b.items()}

@@ -134,6 +134,5 @@ def _may_refuse(mon, key, score, label, time) -> bool:
         except TypeError:       # an unhashable key: both refuse it alike
             return False
     if label is not None and mon.labels == "binary":
-        held = {y for y, c in mon._win.classes.items() if c[0] > 0}
-        return len(held - {label}) >= 2
+        return len(set(mon.label_counts()) - {label}) >= 2
     return False

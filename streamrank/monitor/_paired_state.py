@@ -69,7 +69,7 @@ class PairState:
         m.alerts = deque(maxlen=a.max_history)
         m.stats = stats
         m._aligned = state["aligned"]
-        if m._aligned and not same_rows(a._win.items(), b._win.items(), a.period):
+        if m._aligned and not same_rows(list(a.items()), list(b.items()), a.period):
             raise snap.corrupt("the windows hold other ids, but are said to be aligned")
         m._read_reports(snap, state)
         return m
@@ -97,11 +97,12 @@ def _check_same(snap, a, b) -> None:
 
 
 def same_rows(ia, ib, period) -> bool:
-    """Whether two windows' rows (``RowWindow.items()``: key, time, ...) hold the same ids
-    in the same order, and with a ``period`` window at the same times too (then they
-    evict alike: a count window evicts by position, a period window by time). O(W)."""
+    """Whether two windows' rows (`Monitor.items`: key, label, score, weight, time) hold
+    the same ids in the same order, and with a ``period`` window at the same times too
+    (then they evict alike: a count window evicts by position, a period window by
+    time). O(W)."""
     if len(ia) != len(ib):
         return False
     if period is None:
         return [e[0] for e in ia] == [e[0] for e in ib]
-    return [e[:2] for e in ia] == [e[:2] for e in ib]
+    return [(e[0], e[4]) for e in ia] == [(e[0], e[4]) for e in ib]

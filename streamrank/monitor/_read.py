@@ -1,6 +1,7 @@
-"""The reads of a `streamrank.monitor.Monitor`: its report (counts, metric, interval, test,
-whether the detector fired since the previous report) and the check of its invariants.
-The rules are in the `streamrank.monitor` docstring."""
+"""The reads of a `streamrank.monitor.Monitor`: `MonitorReads`, a base of `Monitor`, with
+its report (counts, metric, interval, test, whether the detector fired since the previous
+report) and the check of its invariants. The rules are in the `streamrank.monitor`
+docstring."""
 
 from __future__ import annotations
 
@@ -12,105 +13,108 @@ from . import _ordinal
 from ._report import Report
 from .drift import _delong, auc_drop_test, hanley_mcneil_variance
 
-__all__ = ["check", "make_report", "window_variance"]
+__all__ = ["MonitorReads"]
 
 _NAN = math.nan
 
 
-def make_report(mon) -> Report:
-    """`Monitor.report`: read ``mon``'s window (see there for the complexity)."""
-    counts = mon._fresh_counts()
-    n = mon._win.n_labeled
-    # nan without the warning while undefined (no pair of different labels)
-    auc = counts.auc if n and counts.comparable != 0 else _NAN
-    classes = mon._win.classes
-    binary = len(classes) <= 2
-    ref = mon._ref
-    ref_auc = ref_se = z = p = se = low = high = var = _NAN
-    alert = drift = False
-    if ref is not None:
-        ref_auc = ref.auc
-        if len(ref.labels) == 2:
-            var = ref.hm_var if mon.test == "hanley-mcneil" else ref.delong_var
-            ref_se = math.sqrt(var) if var == var else _NAN
-    if len(classes) == 2 and auc == auc:    # the window's variance and interval
-        var = window_variance(mon, auc, classes)
-        low, high = logit_interval(auc, math.sqrt(var) if var == var else _NAN,
-                                   mon.level)
-    if (ref is not None and len(classes) == 2 and len(ref.labels) == 2
-            and set(classes) <= set(ref.labels) and n >= mon.min_window):
-        ref_var = ref.hm_var if mon.test == "hanley-mcneil" else ref.delong_var
-        comp = auc_drop_test(auc, var, ref_auc, ref_var)
-        z, p, se = comp.z, comp.p_value, comp.se
-        alert = bool(p < mon.alpha)
-    if _ordinal.applies(classes, ref):      # a third label: the concordance test
-        low, high, ref_se, z, p, se, alert = _ordinal.ordinal_test(mon, auc, n)
-    if mon._drift_since_report:        # the detector fired since the previous report
-        drift, mon._drift_since_report = True, False
-    r = Report(mon.stats["events"], mon._clock, n, len(mon._win) - n, counts, auc,
-               ref_auc, z, p, alert, drift, se, ref_se,
-               "auc" if binary else "concordance", low, high, mon.stats["dropped"],
-               mon.stats["unmatched"])
-    mon.history.append(r)              # a bounded deque: O(1), the oldest drops
-    mon.stats["reports"] += 1
-    if alert or drift:
-        mon.stats["alerts"] += 1
-        mon.alerts.append(r)
-    return r
+class MonitorReads:
+    """`Monitor`'s report and invariant check."""
 
+    def _make_report(self) -> Report:
+        """`Monitor.report`: read the window (see there for the complexity)."""
+        counts = self._fresh_counts()
+        n = self._win.n_labeled
+        # nan without the warning while undefined (no pair of different labels)
+        auc = counts.auc if n and counts.comparable != 0 else _NAN
+        classes = self._win.classes
+        binary = len(classes) <= 2
+        ref = self._ref
+        ref_auc = ref_se = z = p = se = low = high = var = _NAN
+        alert = drift = False
+        if ref is not None:
+            ref_auc = ref.auc
+            if len(ref.labels) == 2:
+                var = ref.hm_var if self.test == "hanley-mcneil" else ref.delong_var
+                ref_se = math.sqrt(var) if var == var else _NAN
+        if len(classes) == 2 and auc == auc:    # the window's variance and interval
+            var = self._window_variance(auc, classes)
+            low, high = logit_interval(auc, math.sqrt(var) if var == var else _NAN,
+                                       self.level)
+        if (ref is not None and len(classes) == 2 and len(ref.labels) == 2
+                and set(classes) <= set(ref.labels) and n >= self.min_window):
+            ref_var = ref.hm_var if self.test == "hanley-mcneil" else ref.delong_var
+            comp = auc_drop_test(auc, var, ref_auc, ref_var)
+            z, p, se = comp.z, comp.p_value, comp.se
+            alert = bool(p < self.alpha)
+        if _ordinal.applies(classes, ref):      # a third label: the concordance test
+            low, high, ref_se, z, p, se, alert = _ordinal.ordinal_test(
+                auc, n, classes, self.columns, ref, self.level, self.min_window, self.alpha)
+        if self._drift_since_report:        # the detector fired since the previous report
+            drift, self._drift_since_report = True, False
+        r = Report(self.stats["events"], self._clock, n, len(self._win) - n, counts, auc,
+                   ref_auc, z, p, alert, drift, se, ref_se,
+                   "auc" if binary else "concordance", low, high, self.stats["dropped"],
+                   self.stats["unmatched"])
+        self.history.append(r)              # a bounded deque: O(1), the oldest drops
+        self.stats["reports"] += 1
+        if alert or drift:
+            self.stats["alerts"] += 1
+            self.alerts.append(r)
+        return r
 
-def window_variance(mon, auc: float, classes: dict) -> float:
-    """The variance of the window's AUC (two classes held) by the ``test`` method:
-    Hanley-McNeil's from the class weights, O(1) (nan for a class of weight at most
-    1, as DeLong's); DeLong's from the engine's
-    placement moments (O(1)), or, with fractional weights or the dominance counter,
-    from the window's placements (``O(W log W)``)."""
-    lo, hi = sorted(classes)
-    if mon.test == "hanley-mcneil":            # nan for a class of weight <= 1,
-        w1, w0 = classes[hi][1], classes[lo][1]  # as in streamrank.roc_auc_ci
-        return hanley_mcneil_variance(auc, w1, w0) if w1 > 1 and w0 > 1 else _NAN
-    var = _engine_ci.delong_window_variance(mon._engine)
-    if var is not None:
-        return var
-    y, s, w = mon._window_arrays()
-    keep = w > 0                            # zero weight == absent (frequency weights)
-    y, s, w = y[keep], s[keep], w[keep]
-    pos = y == hi                           # the values are finite already
-    unit = bool((w == 1).all())
-    if not pos.any() or pos.all():          # a class of zero weight only
-        return _NAN
-    return _delong(s[pos], None if unit else w[pos], s[~pos],
-                   None if unit else w[~pos])[1]
+    def _window_variance(self, auc: float, classes: dict) -> float:
+        """The variance of the window's AUC (two classes held) by the ``test`` method:
+        Hanley-McNeil's from the class weights, O(1) (nan for a class of weight at most
+        1, as DeLong's); DeLong's from the engine's
+        placement moments (O(1)), or, with fractional weights or the dominance counter,
+        from the window's placements (``O(W log W)``)."""
+        lo, hi = sorted(classes)
+        if self.test == "hanley-mcneil":            # nan for a class of weight <= 1,
+            w1, w0 = classes[hi][1], classes[lo][1]  # as in streamrank.roc_auc_ci
+            return hanley_mcneil_variance(auc, w1, w0) if w1 > 1 and w0 > 1 else _NAN
+        var = _engine_ci.delong_window_variance(self._engine)
+        if var is not None:
+            return var
+        y, s, w = self.columns()
+        keep = w > 0                            # zero weight == absent (frequency weights)
+        y, s, w = y[keep], s[keep], w[keep]
+        pos = y == hi                           # the values are finite already
+        unit = bool((w == 1).all())
+        if not pos.any() or pos.all():          # a class of zero weight only
+            return _NAN
+        return _delong(s[pos], None if unit else w[pos], s[~pos],
+                       None if unit else w[~pos])[1]
 
-
-def check(mon) -> None:
-    """`Monitor._check`: the invariants of ``mon``."""
-    mon._fresh_counts()  # a read recounts a stale engine, as a user's would
-    win = mon._win
-    win._check()
-    items = win.items()
-    keys = [e[0] for e in items]
-    assert len(keys) == len(set(keys)) == len(win.store) and None not in keys
-    if mon.period is None:
-        assert len(win) <= mon.window
-    else:
-        ts = [e[1] for e in items]
-        assert ts == sorted(ts)
-        if ts:
-            assert ts[0] > mon._clock - mon.period, (ts[0], mon._clock)
-    assert mon._ref is None or not (mon._ref_store or mon._ref_left)
-    assert set(mon._ref_store) <= set(keys)
-    labeled = [(y, w) for _, _, y, _, w in items if y == y]
-    assert len(labeled) == len(mon._engine) == win.n_labeled
-    tally: dict = {}
-    for y, w in labeled:
-        c = tally.setdefault(y, [0, 0])
-        c[0] += 1
-        c[1] += w
-    classes = win.classes
-    assert {y: c[0] for y, c in tally.items()} == {y: c[0] for y, c in classes.items()}
-    total = sum(c[1] for c in tally.values())
-    for y, c in tally.items():
-        assert math.isclose(c[1], classes[y][1], rel_tol=1e-9, abs_tol=1e-9 * total)
-    mon._engine._check(*mon._window_arrays())
-    mon._check_join(set(keys))
+    def _check_invariants(self) -> None:
+        """`Monitor._check`: the invariants of the window, the engine, the reference store
+        and the join."""
+        self._fresh_counts()  # a read recounts a stale engine, as a user's would
+        win = self._win
+        win._check()
+        items = win.items()
+        keys = [e[0] for e in items]
+        assert len(keys) == len(set(keys)) == len(win.store) and None not in keys
+        if self.period is None:
+            assert len(win) <= self.window
+        else:
+            ts = [e[1] for e in items]
+            assert ts == sorted(ts)
+            if ts:
+                assert ts[0] > self._clock - self.period, (ts[0], self._clock)
+        assert self._ref is None or not (self._ref_store or self._ref_left)
+        assert set(self._ref_store) <= set(keys)
+        labeled = [(y, w) for _, _, y, _, w in items if y == y]
+        assert len(labeled) == len(self._engine) == win.n_labeled
+        tally: dict = {}
+        for y, w in labeled:
+            c = tally.setdefault(y, [0, 0])
+            c[0] += 1
+            c[1] += w
+        classes = win.classes
+        assert {y: c[0] for y, c in tally.items()} == {y: c[0] for y, c in classes.items()}
+        total = sum(c[1] for c in tally.values())
+        for y, c in tally.items():
+            assert math.isclose(c[1], classes[y][1], rel_tol=1e-9, abs_tol=1e-9 * total)
+        self._engine._check(*self.columns())
+        self._check_join(set(keys))

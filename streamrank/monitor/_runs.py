@@ -143,7 +143,7 @@ class PairRuns:
         weight or time) while both windows are steady and aligned; None when they never
         can be (a ``period`` window, a detector)."""
         a, b = self.champion, self.challenger
-        if self.period is not None or a._detector is not None or b._detector is not None \
+        if self.period is not None or a.detector is not None or b.detector is not None \
                 or not set(columns) <= {"score", "challenger", "label"}:
             return None
         n = len(keys)
@@ -174,11 +174,12 @@ class PairRuns:
     def _run_parts(self):
         """``((champion's window, challenger's), size, evict, avoid)`` for a wrapper's
         runs while both windows are steady and aligned and nothing waits; else None."""
-        a, b = self.champion, self.challenger
-        if not (self._aligned and a.steady and b.steady and not len(self._join)
-                and (a._ref is None) == (b._ref is None)):
+        if not self._aligned or len(self._join):
             return None
-        return (a._win, b._win), a.window, a._ref is not None, self._join.orphans.mark
+        pa, pb = self.champion._run_parts(), self.challenger._run_parts()
+        if pa is None or pb is None or pa[2] != pb[2]:     # (evict: a frozen reference)
+            return None
+        return pa[0] + pb[0], pa[1], pa[2], self._join.orphans.mark
 
     def _took(self, counts, evicted) -> None:
         """Count a run of both windows (`WindowRuns._took`, ``evicted``: a list each)."""
@@ -211,7 +212,7 @@ class SegmentRuns:
         segs = columns.get("segment")
         segs = [None] * n if segs is None else (
             segs.tolist() if hasattr(segs, "tolist") else list(segs))
-        routes = _Routes(self)
+        routes = _Routes(self, self._where)
         last = [-1]                         # where the previous run stopped
 
         def take(i):
@@ -246,11 +247,12 @@ class _Routes:
     Built once a block; after an event the checked path took, only that event's unit is
     looked at again (no other unit changed), all of them when a unit appeared."""
 
-    __slots__ = ("mon", "n_units", "unit_of", "units", "wins", "sizes", "evict", "avoid",
-                 "evicted", "_counts")
+    __slots__ = ("mon", "where", "n_units", "unit_of", "units", "wins", "sizes", "evict",
+                 "avoid", "evicted", "_counts")
 
-    def __init__(self, mon) -> None:
+    def __init__(self, mon, where) -> None:
         self.mon = mon
+        self.where = where          # the monitor's id -> (segment, time) map
         self.unit_of: dict = {}
         self.units: list = []
         self.wins: list = []
@@ -273,10 +275,10 @@ class _Routes:
         """After ``observe`` took an event of ``key`` (and ``segment``, or None)."""
         mon = self.mon
         if len(mon.units) != self.n_units:
-            self.__init__(mon)
+            self.__init__(mon, self.where)
             return
         if segment is None:
-            where = mon._where.get(key)
+            where = self.where.get(key)
             segment = None if where is None else where[0]
         unit = None if segment is None else mon.units.get(segment)
         if unit is not None:

@@ -49,7 +49,7 @@ import numpy as np
 from ..engine import PairEngine
 from ..windows import sync
 
-__all__ = ["SIGNALS", "feed", "feed_key", "placement"]
+__all__ = ["SIGNALS", "SignalFeed"]
 
 #: The values of ``Monitor(detector_signal=...)``: what a placement is taken against.
 SIGNALS = ("reference", "window")
@@ -115,54 +115,56 @@ class _Placer:
         return float((c + t / 2) / total)
 
 
-def placement(mon, y: float, s: float) -> float | None:
-    """The placement value of a labeled prediction ``(y, s)`` held in ``mon``'s window
-    (None when it forms no comparable pair). Syncs the engine first (`Monitor._fresh_counts`
-    when a recount is due; else only the waiting changes, without building its counts).
-    ``O(log W)``."""
-    engine = sync(mon._win, mon._engine, "Monitor.observe", recount=False)
-    if engine.stale:
-        mon._fresh_counts()
-    c, d, t, _, _ = engine.pairs_with_many(np.array([y], dtype=np.float64),
-                                                np.array([s], dtype=np.float64))
-    total = c + d + t
-    if not total > 0:
-        return None
-    return float((c + t / 2) / total)
+class SignalFeed:
+    """`Monitor`'s feed of its drift detector: a placement value per prediction that
+    becomes labeled."""
 
+    def _placement(self, y: float, s: float) -> float | None:
+        """The placement value of a labeled prediction ``(y, s)`` held in the window
+        (None when it forms no comparable pair). Syncs the engine first
+        (`Monitor._fresh_counts` when a recount is due; else only the waiting changes,
+        without building its counts). ``O(log W)``."""
+        engine = sync(self._win, self._engine, "Monitor.observe", recount=False)
+        if engine.stale:
+            self._fresh_counts()
+        c, d, t, _, _ = engine.pairs_with_many(np.array([y], dtype=np.float64),
+                                               np.array([s], dtype=np.float64))
+        total = c + d + t
+        if not total > 0:
+            return None
+        return float((c + t / 2) / total)
 
-def feed_key(mon, key, y: float) -> None:
-    """`feed` for the prediction of ``key`` in ``mon``'s window, labeled ``y`` just now
-    (its score and weight read from the window)."""
-    _, _, s, w = mon._win.store.value(mon._win.store.row_of(key))
-    feed(mon, y, s, w)
+    def _feed_key(self, key, y: float) -> None:
+        """`_feed` for the prediction of ``key`` in the window, labeled ``y`` just now
+        (its score and weight read from the window)."""
+        _, _, s, w = self._win.store.value(self._win.store.row_of(key))
+        self._feed(y, s, w)
 
-
-def feed(mon, y: float, s: float, w) -> None:
-    """A prediction ``(y, s, w)`` of ``mon``'s window became labeled: feed its placement
-    (against the reference or the window, ``mon.detector_signal``) to the detector under
-    the module's conditions, note a detection."""
-    if not w > 0:
-        return
-    if mon.detector_signal == "reference":
-        ref = mon._ref
-        if ref is None:
+    def _feed(self, y: float, s: float, w) -> None:
+        """A prediction ``(y, s, w)`` of the window became labeled: feed its placement
+        (against the reference or the window, ``detector_signal``) to the detector under
+        the module's conditions, note a detection."""
+        if not w > 0:
             return
-        placer = mon._placer
-        if placer is None or placer.ref is not ref:
-            placer = mon._placer = _Placer(ref)
-        v = placer(y, s)
-    elif mon._win.n_labeled < mon.min_window:
-        return
-    else:
-        v = placement(mon, y, s)
-    if v is None:
-        return
-    det = mon._detector
-    det.update(v)
-    if mon._replay:
-        mon._series.append(v)
-    if det.drift_detected:
-        mon.stats["detections"] += 1
-        mon._drift_since_report = True
-        mon._last_detection = mon.stats["events"]
+        if self.detector_signal == "reference":
+            ref = self._ref
+            if ref is None:
+                return
+            placer = self._placer
+            if placer is None or placer.ref is not ref:
+                placer = self._placer = _Placer(ref)
+            v = placer(y, s)
+        elif self._win.n_labeled < self.min_window:
+            return
+        else:
+            v = self._placement(y, s)
+        if v is None:
+            return
+        det = self._detector
+        det.update(v)
+        if self._replay:
+            self._series.append(v)
+        if det.drift_detected:
+            self.stats["detections"] += 1
+            self._drift_since_report = True
+            self._last_detection = self.stats["events"]

@@ -552,13 +552,13 @@ cdef class LevelDominanceCounter:
         return _restore_counter, (type(self), self._dtype, self.columns(), self.sums,
                                   _raws(self), self.engine_max_levels)
 
-    def _adopt(self, LevelDominanceCounter other):
+    def adopt(self, LevelDominanceCounter other):
         """Take every point of ``other`` (a counter of one tree and this dtype, e.g. a
         `BinaryDominanceCounter`), which is left empty; this counter must be empty.
         ``sums`` stay as they are. O(1): the tree moves, nothing is rebuilt.
 
         >>> b = BinaryDominanceCounter.from_arrays([0, 1], [0.2, 0.7])
-        >>> dc = LevelDominanceCounter(); dc._adopt(b); dc.add(2, 0.5); dc.levels, len(b)
+        >>> dc = LevelDominanceCounter(); dc.adopt(b); dc.add(2, 0.5); dc.levels, len(b)
         ((0.0, 1.0, 2.0), 0)
         """
         _adopt(self, other)

@@ -365,9 +365,9 @@ def _restore_counter(cls, dtype, columns, sums, raws, engine_max_levels):
 
 
 def _adopt(LevelDominanceCounter self, LevelDominanceCounter other):
-    """`LevelDominanceCounter._adopt`."""
+    """`LevelDominanceCounter.adopt`."""
     if other._ntrees != 1 or other._dtype is not self._dtype or len(self):
-        raise ValueError(f"{self._name}._adopt takes the one tree of a counter of dtype "
+        raise ValueError(f"{self._name}.adopt takes the one tree of a counter of dtype "
                          f"{self._dtype.__name__} into an empty counter")
     self._trees, self._t = other._trees, other._t
     self._label[0], self._label[1] = other._label[0], other._label[1]
