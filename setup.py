@@ -36,6 +36,7 @@ MODULES = [
     "streamrank.batch._clevels",
     "streamrank.batch._cgroups",
     "streamrank.batch._ccurves",
+    "streamrank.batch._cplacements",
 ]
 CYTHON_UTILITY = "streamrank._cyutility"
 DIRECTIVES = {"boundscheck": False, "wraparound": False}

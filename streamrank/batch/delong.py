@@ -37,6 +37,7 @@ import warnings
 
 import numpy as np
 
+from . import _cplacements
 from ._kernels import count_pairs, int_sum, run_starts, scale_weights
 from .._validation import (as_score_column, check_binary_labels, check_consistent_length,
                            check_int, check_level, check_option, check_weights, param_error)
@@ -148,46 +149,13 @@ def row_placements(s, pos, w):
     One argsort of all the scores; in that order, the runs of tied scores and running
     sums of each class's weight give every run's placements (``2 W0(below) + W0(in the
     run)`` for its positives, ``2 W1(above) + W1(in the run)`` for its negatives), which
-    go back to the rows through the argsort. ``w``: None, int64 (exact) or float64
-    positive weights. Both classes non-empty. Runtime complexity: ``O(n log n)``, one
-    argsort and ``O(n)`` passes: what the paired test needs to align two models'
-    placements row by row.
+    go back to the rows (`streamrank.batch._cplacements.row_placements`, in C). ``w``:
+    None, int64 (exact) or float64 positive weights. Both classes non-empty. Runtime
+    complexity: ``O(n log n)``, one argsort and two ``O(n)`` passes: what the paired test
+    needs to align two models' placements row by row.
     """
-    order = np.argsort(s)
-    ss, lab = s[order], pos[order]
-    starts = run_starts(ss)
-    if w is None and starts.size == ss.size:   # no tied scores: every run is one sample
-        cp = np.cumsum(lab)                     # positives up to and including i
-        w1 = int(cp[-1])
-        w0 = ss.size - w1
-        # a positive at i has i + 1 - cp[i] negatives below; a negative, w1 - cp[i] above
-        sorted_vals = np.where(lab, np.arange(1, ss.size + 1) - cp, w1 - cp)
-        sorted_vals *= 2
-    else:
-        ends = np.append(starts[1:], ss.size)
-        if w is None:
-            cp = np.empty(ss.size + 1, dtype=np.int64)
-            cp[0] = 0
-            np.cumsum(lab, out=cp[1:])
-            p_before, p_in = cp[starts], cp[ends] - cp[starts]
-            n_before = starts - p_before
-            n_in = (ends - starts) - p_in
-            w1, w0 = int(cp[-1]), int(ss.size - cp[-1])
-        else:
-            ws = w[order]
-            cp = np.concatenate(([0], np.cumsum(np.where(lab, ws, 0))))
-            cn = np.concatenate(([0], np.cumsum(np.where(lab, 0, ws))))
-            p_before, p_in = cp[starts], cp[ends] - cp[starts]
-            n_before, n_in = cn[starts], cn[ends] - cn[starts]
-            w1, w0 = _total(cp), _total(cn)
-        lengths = ends - starts
-        pr = np.repeat(2 * n_before + n_in, lengths)
-        qr = np.repeat(2 * (w1 - p_before) - p_in, lengths)
-        sorted_vals = np.where(lab, pr, qr)
-    vals = np.empty(ss.size, dtype=sorted_vals.dtype)
-    vals[order] = sorted_vals
-    neg = ~pos
-    return vals[pos], vals[neg], w1, w0
+    vals, w1, w0 = _cplacements.row_placements(s, pos, np.argsort(s), w)
+    return vals[pos], vals[~pos], w1, w0
 
 
 def _int64_exact(w, a, b=None) -> bool:
