@@ -221,13 +221,28 @@ class EventParser:
         return self._block_columns(body)
 
     def _block_columns(self, body):
-        """`block`'s work: the columns of the whole CSV lines ``body``, or None."""
+        """`block`'s work: the columns of the whole CSV lines ``body``, or None (the
+        block goes to the row reader)."""
+        read = self._block_text(body)
+        if read is None:
+            return None
+        text, n = read
+        keys = self._block_keys(text, n)
+        cols = None if keys is None else self._block_numbers(text)
+        if cols is None:
+            return None
+        if self.columns.segment is not None:
+            cols["segment"] = text(6 if self.columns.challenger is not None else 5
+                                   ).to_pylist()
+        return keys, cols
+
+    def _block_text(self, body):
+        """The block parsed by pyarrow's CSV reader: ``(text, rows)``, ``text(k)`` the
+        column of the parser's name ``k`` as one string array (nulls: empty fields);
+        None when pyarrow refuses the block."""
         import pyarrow as pa
         from pyarrow import csv as pacsv
 
-        from ._arrow import _OK, _parse_numbers, _times
-
-        names = self._names
         used = [i for i in self._idx if i is not None]
         header = [f"c{i}" for i in range(self._width)]
         try:
@@ -243,51 +258,53 @@ class EventParser:
                     null_values=[""], strings_can_be_null=True))
         except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
             return None
-        n = table.num_rows
 
         def text(k):
             return table.column(header[self._idx[k]]).combine_chunks()
+        return text, table.num_rows
+
+    def _block_keys(self, text, n):
+        """The ids of the block's ``n`` rows (their row numbers without an id column), or
+        None when an id is missing."""
+        if self._names[0] is None:
+            first = self.source.position.rows + 1
+            return list(range(first, first + n))
+        ids = text(0)
+        return None if ids.null_count else ids.to_pylist()
+
+    def _block_numbers(self, text):
+        """The block's score, label, weight, time (and challenger) columns as float64
+        (nan: missing), the columns the parser has; None when a value is not one the
+        row reader would take (it then says which)."""
+        from ._arrow import _OK, _parse_numbers, _times
 
         iso = False
 
-        def numbers(k, what_missing_ok=True, nonnegative=False):
+        def numbers(k, missing_ok=True, nonnegative=False):
             nonlocal iso
-            if names[k] is None:
+            if self._names[k] is None:
                 return None
             if k == 4:                              # a time: a number or an ISO timestamp
                 values, bad, iso = _times(text(k))
             else:
                 values, bad = _parse_numbers(text(k))
             ok = bad == _OK
-            if (~ok & (bad != 1)).any() or not what_missing_ok and (bad == 1).any() \
+            if (~ok & (bad != 1)).any() or not missing_ok and (bad == 1).any() \
                     or not np.isfinite(values[ok]).all() \
                     or nonnegative and (values[ok] < 0).any():
                 return False
             return values
 
-        if names[0] is None:
-            first = self.source.position.rows + 1
-            keys = list(range(first, first + n))
-        else:
-            ids = text(0)
-            if ids.null_count:
-                return None
-            keys = ids.to_pylist()
         required = self.columns.score_required
-        cols = [numbers(1, not required), numbers(2), numbers(3, nonnegative=True),
-                numbers(4)]
-        out = {"score": cols[0], "label": cols[1], "weight": cols[2], "time": cols[3]}
-        k = 5
+        out = {"score": numbers(1, not required), "label": numbers(2),
+               "weight": numbers(3, nonnegative=True), "time": numbers(4)}
         if self.columns.challenger is not None:
             out["challenger"] = numbers(5, not required)
-            k = 6
         if any(c is False for c in out.values()):
             return None
         if iso:
             self.iso_time = True
-        if self.columns.segment is not None:
-            out["segment"] = text(k).to_pylist()
-        return keys, {c: v for c, v in out.items() if v is not None}
+        return {c: v for c, v in out.items() if v is not None}
 
     def _parse(self, row, rec):
         if isinstance(rec, EventError):
