@@ -48,43 +48,19 @@ cdef int64_t _unit(const double[::1] s, const uint8_t[::1] pos, const int64_t[::
     return w1
 
 
-cdef void _ints(const double[::1] s, const uint8_t[::1] pos, const int64_t[::1] order,
-                const int64_t[::1] w, int64_t[::1] out, int64_t* totals) noexcept nogil:
-    """Int64 weights: fills ``out`` and ``totals`` (the positives', the negatives')."""
+ctypedef fused weight_t:
+    int64_t
+    double
+
+
+cdef void _weighted(const double[::1] s, const uint8_t[::1] pos, const int64_t[::1] order,
+                    const weight_t[::1] w, weight_t[::1] out, weight_t* totals
+                    ) noexcept nogil:
+    """Int64 or float64 weights: fills ``out`` and ``totals`` (the positives', the
+    negatives'), both the running sums in score order (numpy's ``cumsum``'s values)."""
     cdef Py_ssize_t n = s.shape[0], a = 0, b, i, r
-    cdef int64_t w1 = 0, w0 = 0, cp = 0, cn = 0, p_start, n_start, p_in, n_in, pv, qv
+    cdef weight_t cp = 0, cn = 0, p_start, n_start, p_in, n_in, pv, qv, w1
     cdef double v
-    for i in range(n):
-        if pos[i]:
-            w1 += w[i]
-        else:
-            w0 += w[i]
-    while a < n:
-        v = s[order[a]]
-        b = a
-        p_start, n_start = cp, cn
-        while b < n and s[order[b]] == v:
-            r = order[b]
-            if pos[r]:
-                cp += w[r]
-            else:
-                cn += w[r]
-            b += 1
-        p_in, n_in = cp - p_start, cn - n_start
-        pv = 2 * n_start + n_in
-        qv = 2 * (w1 - p_start) - p_in
-        for i in range(a, b):
-            out[order[i]] = pv if pos[order[i]] else qv
-        a = b
-    totals[0], totals[1] = w1, w0
-
-
-cdef void _floats(const double[::1] s, const uint8_t[::1] pos, const int64_t[::1] order,
-                  const double[::1] w, double[::1] out, double* totals) noexcept nogil:
-    """Float64 weights: as `_ints`, the totals being the running sums' last values."""
-    cdef Py_ssize_t n = s.shape[0], a = 0, b, i, r
-    cdef double cp = 0.0, cn = 0.0, p_start, n_start, p_in, n_in, pv, qv, v, w1
-    # the totals: the running sums in score order (numpy's cumsum's last value)
     for i in range(n):
         r = order[i]
         if pos[r]:
@@ -93,7 +69,7 @@ cdef void _floats(const double[::1] s, const uint8_t[::1] pos, const int64_t[::1
             cn = cn + w[r]
     w1 = cp
     totals[0], totals[1] = cp, cn
-    cp = cn = 0.0
+    cp = cn = 0
     while a < n:
         v = s[order[a]]
         b = a
@@ -142,8 +118,9 @@ def row_placements(s, pos, order, w=None):
         return vals, w1, n - w1
     if w.dtype.kind == "i":
         vals = np.empty(n, dtype=np.int64)
-        _ints(sv, pv, ov, np.ascontiguousarray(w, dtype=np.int64), vals, itotals)
+        _weighted[int64_t](sv, pv, ov, np.ascontiguousarray(w, dtype=np.int64), vals,
+                           itotals)
         return vals, int(itotals[0]), int(itotals[1])
     vals = np.empty(n, dtype=np.float64)
-    _floats(sv, pv, ov, np.ascontiguousarray(w, dtype=np.float64), vals, ftotals)
+    _weighted[double](sv, pv, ov, np.ascontiguousarray(w, dtype=np.float64), vals, ftotals)
     return vals, float(ftotals[0]), float(ftotals[1])

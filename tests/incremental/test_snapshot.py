@@ -14,6 +14,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from _damage import damaged
 from _snapshot_builders import FIXTURES
 from streamrank import PairCounter, SnapshotError
 from streamrank import _snapshot
@@ -338,21 +339,6 @@ def test_monitor_detector_must_be_a_river_drift_detector():
 
 
 # --------------------------------------------------------------------------- damage
-def _damaged(data: bytes, how: int, at: int, size: int, byte: int) -> bytes:
-    b = bytearray(data)
-    at %= len(b)
-    if how == 0:            # overwrite bytes
-        b[at:at + size] = bytes([byte]) * len(b[at:at + size])
-    elif how == 1:          # truncate
-        del b[at:]
-    elif how == 2:          # cut a piece out
-        del b[at:at + size]
-    else:                   # damage the zip directory at the end
-        i = len(b) - 1 - at % min(len(b), 400)
-        b[i] = byte
-    return bytes(b)
-
-
 def _snapshots():
     pc = PairCounter()
     pc.insert_many(["a\x00", "", "é"], [0, 1, 1], [0.1, 0.2, 0.2], [1, 2, 1])
@@ -373,9 +359,8 @@ SNAPSHOTS = _snapshots()
        size=st.integers(1, 16), byte=st.integers(0, 255))
 def test_damaged_snapshots_load_equal_or_raise_snapshot_error(which, how, at, size, byte):
     cls, data, state = SNAPSHOTS[which]
-    damaged = _damaged(data, how, at, size, byte)
     try:
-        obj = cls.from_bytes(damaged)
+        obj = cls.from_bytes(damaged(data, how, at, size, byte))
     except SnapshotError as exc:
         assert str(exc).startswith(f"{cls.__name__}.from_bytes: ")
         return

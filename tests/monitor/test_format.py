@@ -13,6 +13,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from _damage import damaged
 from streamrank import SnapshotError
 from streamrank import _snapshot
 from streamrank.monitor import Monitor, PairedMonitor, SegmentedMonitor
@@ -160,30 +161,18 @@ def test_a_missing_node_is_refused():
         PairedMonitor.from_bytes(_npz(arrays))
 
 
-def _damaged(data: bytes, how: int, at: int, size: int, byte: int) -> bytes:
-    b = bytearray(data)
-    at %= len(b)
-    if how == 0:            # overwrite bytes
-        b[at:at + size] = bytes([byte]) * len(b[at:at + size])
-    elif how == 1:          # truncate
-        del b[at:]
-    else:                   # cut a piece out
-        del b[at:at + size]
-    return bytes(b)
-
-
 DAMAGED = [(type(m), m.to_bytes()) for m in
            (_feed(SHAPES["paired"]()), _feed(SHAPES["segments x paired"](), 25))]
 
 
 @settings(derandomize=True, max_examples=150, deadline=None,
           suppress_health_check=[HealthCheck.too_slow])
-@given(which=st.integers(0, 1), how=st.integers(0, 2), at=st.integers(0, 10**7),
+@given(which=st.integers(0, 1), how=st.integers(0, 3), at=st.integers(0, 10**7),
        size=st.integers(1, 16), byte=st.integers(0, 255))
 def test_damage_anywhere_loads_equal_or_raises_snapshot_error(which, how, at, size, byte):
     cls, data = DAMAGED[which]
     try:
-        back = cls.from_bytes(_damaged(data, how, at, size, byte))
+        back = cls.from_bytes(damaged(data, how, at, size, byte))
     except SnapshotError as exc:
         assert str(exc).startswith(f"{cls.__name__}.from_bytes: ")
         return
