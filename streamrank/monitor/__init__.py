@@ -174,7 +174,8 @@ C call, about 1 us in CPython. `report` ``O(1)`` plus the changes waiting with
 Hanley-McNeil, ``O(W log W)`` with DeLong. Recounting the window at each report instead
 costs ``O(W log W)`` per report.
 
-Layout, by stage. The shapes: `Monitor` (``_monitor``; its settings ``_settings``), one
+Layout, by stage. The shapes: `Monitor` (``_monitor``; its events ``_events``, its settings
+``_settings``), one
 window per segment (`SegmentedMonitor`, ``_segments``), champion against challenger
 (`PairedMonitor`, ``_paired``; how an event reaches both models, ``_paired_events``).
 The join: the label wait and the memories of late and unmatched labels (``_join``; a

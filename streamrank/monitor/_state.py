@@ -13,7 +13,6 @@ it was fed (replayed on load).
 
 from __future__ import annotations
 
-import json
 import math
 
 import numpy as np
