@@ -441,3 +441,16 @@ def markdown_table(headers: list[str], rows: list[list[Any]],
 def log(message: str) -> None:
     """Progress to stderr, so stdout carries only the report."""
     print(message, file=sys.stderr, flush=True)
+
+
+def json_under(tree: str, script: str, args: list[str]) -> dict:
+    """The JSON a benchmark ``script`` prints with ``args`` (its ``--json`` mode), run in
+    a subprocess with the streamrank of ``tree`` first on the path: the same measurement
+    under another checkout (its extensions built), for figures side by side."""
+    import json
+
+    env = dict(os.environ, PYTHONPATH=tree)
+    res = subprocess.run([sys.executable, os.path.abspath(script), "--json", *args],
+                         env=env, capture_output=True, text=True, check=True)
+    return json.loads(res.stdout)
+

@@ -24,14 +24,13 @@ import gc
 import json
 import os
 import statistics
-import subprocess
 import sys
 import time
 
 import numpy as np
 
-from _common import REPO, load_average, machine_info, markdown_table, parse_size, \
-    report_head, write_report
+from _common import REPO, json_under, load_average, machine_info, markdown_table, \
+    parse_size, report_head, write_report
 
 
 def _monitors(window, segments, reports):
@@ -84,12 +83,9 @@ def measure(window, segments, reports, repeats) -> dict:
 
 
 def _in(tree, args) -> dict:
-    cmd = [sys.executable, os.path.abspath(__file__), "--json", "--window", str(args.window),
-           "--segments", str(args.segments), "--reports", str(args.reports),
-           "--repeats", str(args.repeats)]
-    env = dict(os.environ, PYTHONPATH=tree)
-    res = subprocess.run(cmd, env=env, capture_output=True, text=True, check=True)
-    return json.loads(res.stdout)
+    return json_under(tree, __file__, ["--window", str(args.window), "--segments",
+                                       str(args.segments), "--reports", str(args.reports),
+                                       "--repeats", str(args.repeats)])
 
 
 def main(argv=None) -> None:
@@ -101,7 +97,7 @@ def main(argv=None) -> None:
     ap.add_argument("--against", help="another streamrank tree (its extensions built)")
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--json", action="store_true", help=argparse.SUPPRESS)
-    ap.add_argument("--output")
+    ap.add_argument("--output", "-o")
     args = ap.parse_args(argv)
     if args.json:
         print(json.dumps(measure(args.window, args.segments, args.reports, args.repeats)))

@@ -349,7 +349,8 @@ class Snapshot:
 
     def section(self, name: str) -> "Snapshot":
         """The arrays under ``name + "/"`` (a part of a composite snapshot: a writer
-        stored them as ``name/x`` ...), read through the same checks; its arrays count for `finish`.
+        stored them as ``name/x`` ...), read through the same checks; its arrays count
+        for `finish`.
 
         >>> snap = Snapshot({"a/x": np.arange(2)}, 1, "f")
         >>> part = snap.section("a")

@@ -302,10 +302,11 @@ class Monitor(MonitorEvents, JoinSide, WindowRuns, MonitorReads, SignalFeed, Mon
     # ------------------------------------------------------------------ persistence
     def to_bytes(self) -> bytes:
         """The full state as bytes (``np.savez``, no pickled objects; the one format of
-        every monitor, `streamrank.monitor._format`, lists what is stored): settings, the window's predictions in order, the reference, the
-        memories and waits of the late and early labels, the statistics, the history and
-        the detector: River's ADWIN and Page-Hinkley as their exact state (``O(log F)``
-        and ``O(1)`` in size for ``F`` values fed), any other as the series it was fed.
+        every monitor, `streamrank.monitor._format`, lists what is stored): settings, the
+        window's predictions in order, the reference, the memories and waits of the late
+        and early labels, the statistics, the history and the detector: River's ADWIN
+        and Page-Hinkley as their exact state (``O(log F)`` and ``O(1)`` in size for
+        ``F`` values fed), any other as the series it was fed.
 
         `from_bytes` rebuilds the exact counts from the labeled predictions (one
         vectorized ``add_many``, ``O(W log W)``). Keys must be all ints or all strings
@@ -322,7 +323,8 @@ class Monitor(MonitorEvents, JoinSide, WindowRuns, MonitorReads, SignalFeed, Mon
 
     @classmethod
     def from_bytes(cls, data: bytes) -> "Monitor":
-        """Restore a monitor written by `to_bytes` (the current snapshot version), in ``O(W log W + H)`` (plus the replay of a series, ``O(F)``).
+        """Restore a monitor written by `to_bytes` (the current snapshot version), in
+        ``O(W log W + H)`` (plus the replay of a series, ``O(F)``).
 
         Raises `streamrank.exceptions.SnapshotError` (a `ValueError`) for anything it
         cannot load: bytes that are not a snapshot, another structure's snapshot, a

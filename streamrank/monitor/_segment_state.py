@@ -144,7 +144,8 @@ class SegmentState:
                 for c in counts)):
             raise snap.corrupt("the segments' alert counts are not those to_bytes writes")
         self.segment_alerts = {order[i]: c for i, c in counts}
-        for dest, rows in ((self.history, state["history"]), (self.alerts, state["alerts"])):
+        for dest, rows in ((self.history, state["history"]),
+                           (self.alerts, state["alerts"])):
             if type(rows) is not list:
                 raise snap.corrupt("the history is not a list of reports")
             dest.extend(SegmentedReport._from_row(r, order) for r in rows)

@@ -451,7 +451,8 @@ class SegmentedMonitor(UnroutedSide, SegmentRuns, SegmentReads, SegmentState, Ma
         Raises `streamrank.exceptions.SnapshotError` for anything it cannot load.
         Runtime: the units' ``from_bytes`` plus ``O(S H + W)``.
         """
-        with _format.reading(data, "SegmentedMonitor", "SegmentedMonitor.from_bytes") as snap:
+        func = "SegmentedMonitor.from_bytes"
+        with _format.reading(data, "SegmentedMonitor", func) as snap:
             return cls._read(snap, unit_type)
 
     def __reduce__(self):

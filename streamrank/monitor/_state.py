@@ -79,7 +79,8 @@ class MonitorState:
             rkeys, ry, rs, rw = [], [], [], []
         f64, empty = np.float64, np.empty(0)
         out.put(ref_frozen=np.array(ref is not None),
-                ref_y=empty if ref is None else ref.y, ref_s=empty if ref is None else ref.s,
+                ref_y=empty if ref is None else ref.y,
+                ref_s=empty if ref is None else ref.s,
                 ref_w=empty if ref is None else ref.w)
         out.keys("store_keys", rkeys)
         out.put(store_y=np.array(ry, dtype=f64), store_s=np.array(rs, dtype=f64),

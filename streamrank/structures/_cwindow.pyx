@@ -367,9 +367,9 @@ cdef class RowWindow:
         nor NaN; `TypeError` if it is unhashable): `TAKE_NONE` (declined, nothing
         changed), `TAKE_NEW` (a new prediction; `TAKE_EVICT_LABELED` /
         `TAKE_EVICT_PENDING`: it evicted the oldest row, labeled / pending, whose key is
-        `last_evicted` and appended to ``evicted`` unless None; declined instead when ``size`` are held and not
-        ``evict``; a label a `binary` window may not hold: declined) or `TAKE_LATE` (a
-        late label)."""
+        `last_evicted` and appended to ``evicted`` unless None; declined instead when
+        ``size`` are held and not ``evict``; a label a `binary` window may not hold:
+        declined) or `TAKE_LATE` (a late label)."""
         cdef SlotStore st = self.store
         cdef Py_ssize_t row
         cdef double oy
