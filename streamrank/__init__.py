@@ -12,7 +12,7 @@ from .batch import (AUCInterval, GroupAUCResult, PairedAUCMatrix, PairedAUCTest,
 from .counter import PairCounter
 from .counts import PairCounts
 from .epochs import EpochTracker
-from .exceptions import SnapshotError, UndefinedMetricWarning
+from .exceptions import MissingExtraError, SnapshotError, UndefinedMetricWarning
 from .windows import SlidingPairCounter, TimeSlidingPairCounter
 
 __version__ = "0.1.0"
@@ -33,6 +33,7 @@ __all__ = [
     "AUCInterval",
     "EpochTracker",
     "GroupAUCResult",
+    "MissingExtraError",
     "PairCounter",
     "PairCounts",
     "PairedAUCMatrix",

@@ -1,6 +1,6 @@
 """Warnings and errors raised by streamrank."""
 
-__all__ = ["SnapshotError", "UndefinedMetricWarning"]
+__all__ = ["MissingExtraError", "SnapshotError", "UndefinedMetricWarning"]
 
 
 class UndefinedMetricWarning(UserWarning):
@@ -46,3 +46,8 @@ class SnapshotError(ValueError):
     ...     print(exc)
     PairCounter.from_bytes: not a streamrank snapshot (14 bytes, not an npz archive).
     """
+
+
+class MissingExtraError(ImportError):
+    """An optional dependency is not installed; the message names the extra that brings
+    it, as in ``pip install "streamrank[river]"`` (see the installation guide)."""

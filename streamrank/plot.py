@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 import numpy as np
 from numpy.typing import ArrayLike
 
+from ._extras import require as _require
 from ._validation import describe, param_error
 
 if TYPE_CHECKING:   # annotations only; plot_comparison imports them when it runs
@@ -47,6 +48,13 @@ def plot_history(history: Iterable[Report], path: _Path, *,
     """Draw a monitor's history to a PNG: the metric against events (or time), the
     reference and its band, the alerts and drifts marked.
 
+    The x axis is the event count, or the time when every report has one (as numbers,
+    or dates with ``dates=True``; ``extra`` and ``marks`` positions are then POSIX
+    seconds too). The reference band is ``reference AUC +/- 1.96 SE``. Alerts
+    (``p < alpha``) are red triangles on the curve; detector drifts are orange dotted
+    vertical lines. A lower panel shows the labeled and pending predictions in the
+    window. Uses matplotlib's Agg canvas (no display, no global pyplot state).
+
     Parameters
     ----------
     history : iterable of Report or of PairedReport
@@ -66,15 +74,13 @@ def plot_history(history: Iterable[Report], path: _Path, *,
     dates : bool, default False
         The times are POSIX seconds (as `streamrank.io.events.parse_time` gives for ISO 8601
         timestamps): draw a calendar (UTC) axis.
+    dpi : int, default 100
+        The resolution of the PNG.
 
-    The x axis is the event count, or the time when every report has one (as numbers,
-    or dates with ``dates=True``; ``extra`` and ``marks`` positions are then POSIX
-    seconds too). The reference band is ``reference AUC +/- 1.96
-    SE``. Alerts (``p < alpha``) are red triangles on the curve; detector drifts are
-    orange dotted vertical lines. A lower panel shows the labeled and pending
-    predictions in the window.
-
-    Returns the path. Uses matplotlib's Agg canvas (no display, no global pyplot state).
+    Returns
+    -------
+    str or path-like
+        ``path``.
 
     Examples
     --------
@@ -91,6 +97,7 @@ def plot_history(history: Iterable[Report], path: _Path, *,
     ...     f.read(4)[1:]
     b'PNG'
     """
+    _require("matplotlib", "plot", "streamrank.plot")
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.figure import Figure
 
@@ -192,6 +199,7 @@ def plot_segments(history: Iterable[Any], path: _Path, *, title: str | None = No
     >>> plot_segments(m.history, path) == path
     True
     """
+    _require("matplotlib", "plot", "streamrank.plot")
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.figure import Figure
 
@@ -348,6 +356,7 @@ def plot_comparison(front: GSDFront | None = None, test: GSDTestResult | None = 
     >>> len(fig.axes)
     1
     """
+    _require("matplotlib", "plot", "streamrank.plot")
     from matplotlib.figure import Figure
 
     from .compare import GSDFront, GSDTestResult
@@ -410,6 +419,7 @@ def plot_epochs(report: Mapping[str, Any],
     >>> len(fig.axes)
     3
     """
+    _require("matplotlib", "plot", "streamrank.plot")
     from matplotlib.figure import Figure
     from matplotlib.ticker import MaxNLocator
 
@@ -527,6 +537,7 @@ def plot_curve(kind: str, x: ArrayLike, y: ArrayLike,
     if interval is not None and kind != "roc":
         raise param_error("interval", "plot_curve", "None for a precision-recall curve "
                           "(the interval is the ROC AUC's)", describe(interval))
+    _require("matplotlib", "plot", "streamrank.plot")
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.figure import Figure
 

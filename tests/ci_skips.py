@@ -3,7 +3,7 @@
 A test skips when something it compares against is missing: River's own tests (their
 source distribution could not be fetched, `_river_sdist`), a peer library
 (``pytest.importorskip``), mypy, dask. On a developer's machine that is a skip with its
-reason; CI installs everything (``pip install -e ".[test,dask]"``) and runs with the
+reason; CI installs everything (``pip install -e ".[test]"``) and runs with the
 environment variable ``CI`` set (``CI=true``), so there a skip means a reference went
 missing and the tests it backs passed without checking anything: the test (or the module,
 when it skipped at collection) fails instead, with the skip's reason. An expected failure

@@ -3,15 +3,17 @@ that each own their types' fields.
 
 Layers, lowest first (a module may import from a lower layer or from its own package):
 
-0. the definitions: `exceptions`, `_typing` (type aliases), `_validation` (every argument
-   check), `counts`, `_snapshot` (the versioned snapshot and pickle formats);
+0. the definitions: `exceptions`, `_extras` (the optional dependencies), `_typing` (type
+   aliases), `_validation` (every argument check), `counts`, `_snapshot` (the versioned
+   snapshot and pickle formats);
 1. `io` (the file readers) and `batch` (the numpy batch API and its kernels);
 2. the compiled `structures` and their Python face, `engine`;
 3. the incremental API: `counter`, `windows`, `epochs`;
 4. `metrics` (River adapters) and `ranking`;
 5. the applications: `monitor`, `dask`, `compare`;
 6. `plot` (every figure);
-7. `cli` (parsing and printing).
+7. `cli` (parsing and printing);
+8. `__main__` (the script: the command line, or the extra it needs).
 
 Imports inside functions count as well: a lazy import is still a dependency.
 """
@@ -31,7 +33,7 @@ PACKAGE = Path(__file__).resolve().parents[1] / "streamrank"
 #: rank (``io`` and ``batch``; ``metrics`` and ``ranking``; the applications) never import
 #: each other.
 LAYERS = {
-    "exceptions": 0.0, "_typing": 0.0, "_validation": 0.1, "counts": 0.2, "intervals": 0.3,
+    "exceptions": 0.0, "_extras": 0.05, "_typing": 0.0, "_validation": 0.1, "counts": 0.2, "intervals": 0.3,
     "_snapshot": 0.4,
     "io": 1, "batch": 1,
     "structures": 2.0, "_engine_batch": 2.05, "engine": 2.1,
@@ -40,6 +42,7 @@ LAYERS = {
     "monitor": 5, "dask": 5, "compare": 5,
     "plot": 6,
     "cli": 7,
+    "__main__": 8,
 }
 _CIMPORT = re.compile(r"^\s*(?:from\s+(\.+[\w.]*|streamrank[\w.]*)\s+c?import|cimport\s+(streamrank[\w.]*))",
                       re.M)

@@ -7,13 +7,18 @@ options, errors and output formats are in `._common`.
 Exit codes, the same for every command: 0 ok, 1 an alert was raised where the user asked
 for that (``--fail-on-alert``), 2 a usage or input error (the message names the file, the
 row and the value).
+
+The command comes with the ``cli`` extra (``pip install "streamrank[cli]"``).
 """
 
 from __future__ import annotations
 
 import importlib
 
-import click
+from .._extras import require
+from ..exceptions import MissingExtraError
+
+click = require("click", "cli", "the streamrank command")
 
 __all__ = ["main"]
 
@@ -52,6 +57,14 @@ class _LazyGroup(click.Group):
 
     def get_command(self, ctx, name):
         return self._load(name)
+
+    def invoke(self, ctx):
+        """Run the command; an optional dependency it needs and lacks is one line naming
+        the extra to install (exit status 1), not a traceback."""
+        try:
+            return super().invoke(ctx)
+        except MissingExtraError as exc:
+            raise click.ClickException(str(exc)) from None
 
     @staticmethod
     def _load(name):

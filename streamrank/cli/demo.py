@@ -23,6 +23,7 @@ import time
 
 import click
 
+from .._extras import require
 from ._common import InputError, check_output_folder, progress_option
 
 __all__ = ["demo"]
@@ -51,6 +52,9 @@ def demo(plot_path, no_plot, events_path, repeats, progress):
 
     No download: the data ship with River. The plot's path is printed at the end.
     """
+    require("river", "river", "streamrank demo")      # (its data and online models)
+    if not no_plot:
+        require("matplotlib", "plot", "streamrank demo's plot (or --no-plot)")
     from . import demo_run as d
     from ..batch.pairs import pair_counts
 

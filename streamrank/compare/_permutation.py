@@ -11,16 +11,18 @@ objective changes.
 
 from __future__ import annotations
 
+import contextlib
 import math
 import os
+import types
 from collections.abc import Hashable, Iterable, Sequence
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass, field
 from types import MappingProxyType
 
 import numpy as np
-from tqdm.auto import tqdm
 
+from .._extras import require
 from .._validation import check_int, describe, param_error
 from ._statistic import TOL, PairProblem, check_epsilon, check_table
 from ._table import PerformanceTable
@@ -304,8 +306,7 @@ def gsd_test(
     null = {j: np.empty(permutations) for j in js}
     chunk = max(1, min(50, math.ceil(permutations / (4 * n_jobs))))
     tasks = [(j, s) for j in js for s in range(0, permutations, chunk)]
-    with tqdm(total=permutations * len(js), disable=not progress, unit="LP",
-              desc=f"GSD test of {table.models[i]!r}") as bar:
+    with _bar(permutations * len(js), progress, f"GSD test of {table.models[i]!r}") as bar:
         if n_jobs == 1:
             _init_worker({j: pairs[j].program for j in js})
             try:
@@ -346,3 +347,12 @@ def gsd_test(
                                   MappingProxyType(robust), dist))
     return GSDTestResult(table.models[i], tuple(tests), all(t.rejected for t in tests), alpha,
                          level, bool(bonferroni), epsilon, permutations, int(entropy), ks)
+
+
+def _bar(total: int, progress: bool, desc: str):
+    """A tqdm progress bar (the ``cli`` extra) when ``progress``, else one that shows
+    nothing."""
+    if not progress:
+        return contextlib.nullcontext(types.SimpleNamespace(update=lambda n: None))
+    tqdm = require("tqdm.auto", "cli", "gsd_test(progress=True)").tqdm
+    return tqdm(total=total, unit="LP", desc=desc)

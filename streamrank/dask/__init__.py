@@ -59,8 +59,8 @@ bytes per row while counting); the shuffled pieces are ordinary task results, wh
 input (the scan), one shuffle (two for continuous labels or scores), ``O(n log n)`` work in
 total, and ``O(B L)`` or ``O(B^2)`` Python-int work on the client.
 
-Modules
--------
+Layout
+------
 ``_spec`` (the inputs: roles, per-partition validation, delayed partitions), ``_rows``
 (rows in the count's roles), ``_partition`` (scan, boundaries, bucketing, split, number
 of buckets), ``_count`` (plan, per-bucket counts and summaries, the exact combine),
@@ -84,15 +84,9 @@ True
 
 from __future__ import annotations
 
-try:
-    import dask  # noqa: F401
-    import dask.array  # noqa: F401
-    import dask.dataframe  # noqa: F401
-except ImportError as exc:  # pragma: no cover - exercised only without the extra
-    raise ImportError(
-        "streamrank.dask needs the optional dependencies dask[dataframe] (and distributed "
-        "for clusters): pip install 'streamrank[dask]'"
-    ) from exc
+from .._extras import require
+
+require("dask.dataframe", "dask", "streamrank.dask")
 
 from ._files import evaluate_file
 from ._groups import group_auc_score

@@ -83,7 +83,9 @@ from __future__ import annotations
 import os
 import sys
 
-import pyarrow as pa
+from .._extras import require
+
+pa = require("pyarrow", "cli", "reading tables (streamrank.io.tables)")
 
 from ._collect import MAX_FIRST_ERRORS, Columns, TableError, _Collector
 from ._detect import ALIASES, FORMATS, SKIPPED_PREFIXES, detect_format, folder_formats

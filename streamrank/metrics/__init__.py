@@ -21,7 +21,14 @@ metric                   value                                           River b
 
 `WithGroup` wraps a classifier so that its predictions (`GroupedProba`) carry the group
 `GroupAUC` needs inside River's evaluation helpers.
+
+River comes with the ``river`` extra (``pip install "streamrank[river]"``); without it,
+importing this module raises `streamrank.MissingExtraError` naming that extra.
 """
+
+from .._extras import require
+
+require("river", "river", "streamrank.metrics")
 
 from .concordance import ConcordanceIndex
 from .correlation import GoodmanKruskalGamma, KendallTau, SomersD

@@ -37,6 +37,7 @@ from __future__ import annotations
 import math
 from collections import deque
 
+from .._extras import require
 from .._validation import describe, param_error
 
 __all__ = ["DETECTORS", "parse_detector"]
@@ -158,8 +159,7 @@ def _make_detector(spec):
         return None, None
     if isinstance(spec, str):
         canonical, name, params = parse_detector(spec)
-        from river import drift
-
+        drift = require("river.drift", "river", f"the detector {spec!r}")
         return canonical, getattr(drift, _RIVER[name])(**params)
     if not (hasattr(spec, "update") and hasattr(spec, "drift_detected")
             and hasattr(spec, "clone")):
@@ -275,8 +275,7 @@ def _load_detector(spec, snap):
         return spec
     import importlib
 
-    from river import base
-
+    base = require("river.base", "river", "a snapshot with a River detector")
     if not (set(spec) == {"class", "module", "params"} and type(spec["params"]) is dict
             and type(spec["module"]) is str and type(spec["class"]) is str
             and spec["module"].startswith("river.")):

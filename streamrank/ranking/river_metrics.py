@@ -15,7 +15,9 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from river import metrics as _rm
+from .._extras import require
+
+_rm = require("river.metrics", "river", "streamrank.ranking's River metrics")
 
 from .._snapshot import Pickled
 from .._typing import Empty, Gain, Number, Ties
