@@ -4,7 +4,7 @@ Batch functions count every concordant, discordant and tied pair in O(n log n) w
 the incremental structures update the same counts in O(log n) per change.
 """
 
-from .batch import (AUCInterval, GroupAUCResult, PairedAUCMatrix, PairedAUCTest,
+from .batch import (AUCInterval, GroupAUCResult, Interval, PairedAUCMatrix, PairedAUCTest,
                     average_precision_score, bootstrap_ci, concordance_ci, concordance_index,
                     concordance_variance, delong_test,
                     goodman_kruskal_gamma, group_auc_score, kendall_tau, pair_counts,
@@ -33,6 +33,7 @@ __all__ = [
     "AUCInterval",
     "EpochTracker",
     "GroupAUCResult",
+    "Interval",
     "MissingExtraError",
     "PairCounter",
     "PairCounts",

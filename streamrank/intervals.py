@@ -4,8 +4,10 @@ Nothing here looks at data: the batch functions (`streamrank.roc_auc_ci`,
 `streamrank.delong_test`) and any incremental engine compute their sums and call the same
 formulas, so every path gives the same interval for the same data.
 
-* `AUCInterval`: an estimate with its standard error and interval (``auc``, ``low``,
-  ``high``, ``se``, ``method``, ``level``).
+* `Interval`: the result of every interval: a metric's estimate with its standard error
+  and interval (``metric``, ``estimate``, ``low``, ``high``, ``se``, ``method``,
+  ``level``); `AUCInterval`, its subclass for the ROC AUC (``metric == "auc"``, with
+  ``auc`` the estimate); `make_interval` builds the right one of a metric's name.
 * `normal_cdf`, `normal_quantile`, `normal_p_value`: the standard normal, from the
   standard library (`statistics.NormalDist`, ``math.erfc``); no scipy.
 * `logit_interval`: the Wald interval of a proportion on the logit scale, mapped back, so
@@ -45,17 +47,19 @@ characteristic (ROC) curve", Radiology 143 (1982) 29-36.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 
 __all__ = [
     "AUCInterval",
+    "Interval",
     "delong_covariance",
     "delong_spread_se",
     "delong_variance",
     "hanley_mcneil_se",
     "hanley_mcneil_variance",
     "logit_interval",
+    "make_interval",
     "normal_cdf",
     "normal_p_value",
     "normal_quantile",
@@ -66,45 +70,129 @@ _NAN = math.nan
 ALTERNATIVES = ("two-sided", "greater", "less")
 
 
+def _g(x: float) -> str:
+    return f"{x:.6g}"
+
+
 @dataclass(frozen=True, repr=False)
-class AUCInterval:
-    """An estimate (an AUC, or another rank metric), its standard error and its interval.
+class Interval:
+    """A rank metric's estimate, its standard error and its confidence interval: the
+    result of every interval of streamrank.
+
+    One type for every metric, ``metric`` naming which: `streamrank.bootstrap_ci` of
+    ``"tau_b"`` gives ``metric="tau_b"``, `streamrank.concordance_ci` ``"c_index"`` (the
+    `PairCounts.c_index` it estimates). **The ROC AUC's intervals are the subclass
+    `AUCInterval`**, and only they: `streamrank.roc_auc_ci`, the counters' and windows'
+    ``auc_ci()``, the River metrics' ``get_ci()`` and ``bootstrap_ci("auc", ...)`` return
+    an `AUCInterval`, whose ``metric`` is always ``"auc"`` and whose ``auc`` is its
+    ``estimate``; every other metric's interval is a plain `Interval`, without ``auc``.
+    That is the one mechanism: ``Interval(metric="auc", ...)`` is refused (build it as
+    ``AUCInterval(estimate, low, high, se, method, level)``, or by the metric's name with
+    `streamrank.intervals.make_interval`), so that an AUC interval has one type, one
+    repr, and compares equal to the same interval however it was computed.
+
+    Frozen (hashable), picklable, compared field by field and by type (an interval of
+    one metric never equals one of another).
 
     Attributes
     ----------
-    auc : float
-        The point estimate, the same number as `streamrank.roc_auc_score` (or, from
-        `streamrank.bootstrap_ci`, the metric asked for).
+    metric : str
+        The metric's name, a `PairCounts` property: ``"auc"``, ``"c_index"``,
+        ``"tau_b"``, ``"somers_d"``, ``"gamma"``, ...
+    estimate : float
+        The point estimate, the same number as the batch metric of the data
+        (`streamrank.roc_auc_score` for ``"auc"``, `streamrank.kendall_tau` with
+        ``variant="b"`` for ``"tau_b"``, `PairCounts.c_index` for ``"c_index"``, ...).
     low, high : float
-        The interval's bounds, ``low <= auc <= high`` (``nan`` when the standard error is
-        undefined).
+        The interval's bounds, ``low <= estimate <= high`` (``nan`` when the standard
+        error is undefined).
     se : float
         The standard error of the estimate (``nan`` when undefined).
     method : str
-        ``"delong"``, ``"hanley-mcneil"`` or ``"bootstrap"``.
+        How it was computed: ``"delong"``, ``"hanley-mcneil"``, ``"bootstrap"``,
+        ``"u-statistic"`` or ``"jackknife"``.
     level : float
         The confidence level, such as 0.95.
 
     Examples
     --------
-    >>> AUCInterval(0.8, 0.7, 0.88, 0.045, "delong", 0.95)
-    AUCInterval(auc=0.8, low=0.7, high=0.88, se=0.045, method='delong', level=0.95)
-    >>> AUCInterval(0.8, 0.7, 0.88, 0.045, "delong", 0.95).high
-    0.88
+    >>> Interval("tau_b", 0.41, 0.2, 0.6, 0.1, "bootstrap", 0.95)
+    Interval(metric='tau_b', estimate=0.41, low=0.2, high=0.6, se=0.1, method='bootstrap',
+             level=0.95)
+    >>> Interval("tau_b", 0.41, 0.2, 0.6, 0.1, "bootstrap", 0.95).estimate
+    0.41
     """
 
-    auc: float
+    metric: str
+    estimate: float
     low: float
     high: float
     se: float
     method: str
     level: float
 
+    def __post_init__(self) -> None:
+        if self.metric == "auc" and not isinstance(self, AUCInterval):
+            raise ValueError("The interval of the ROC AUC is an AUCInterval: build it as "
+                             "AUCInterval(estimate, low, high, se, method, level), or "
+                             "with make_interval('auc', ...).")
+
     def __repr__(self) -> str:
-        def f(x):
-            return f"{x:.6g}"
-        return (f"AUCInterval(auc={f(self.auc)}, low={f(self.low)}, high={f(self.high)}, "
-                f"se={f(self.se)}, method={self.method!r}, level={self.level!r})")
+        return (f"Interval(metric={self.metric!r}, estimate={_g(self.estimate)}, "
+                f"low={_g(self.low)}, high={_g(self.high)}, se={_g(self.se)}, "
+                f"method={self.method!r}, level={self.level!r})")
+
+
+@dataclass(frozen=True, repr=False, init=False)
+class AUCInterval(Interval):
+    """The `Interval` of a ROC AUC: ``metric`` is ``"auc"`` (fixed, not an argument) and
+    ``auc`` is another name of ``estimate``.
+
+    Built as ``AUCInterval(estimate, low, high, se, method, level)``; its repr names the
+    estimate ``auc``. `Interval` says which functions return it.
+
+    Examples
+    --------
+    >>> r = AUCInterval(0.8, 0.7, 0.88, 0.045, "delong", 0.95)
+    >>> r
+    AUCInterval(auc=0.8, low=0.7, high=0.88, se=0.045, method='delong', level=0.95)
+    >>> r.metric, r.auc == r.estimate, r.high, isinstance(r, Interval)
+    ('auc', True, 0.88, True)
+    """
+
+    metric: str = field(default="auc", init=False)
+
+    def __init__(self, estimate: float, low: float, high: float, se: float, method: str,
+                 level: float) -> None:
+        # the dataclass's __init__ without its object.__setattr__ per field (a window's
+        # auc_ci() builds one per read)
+        self.__dict__.update(metric="auc", estimate=estimate, low=low, high=high, se=se,
+                             method=method, level=level)
+
+    @property
+    def auc(self) -> float:
+        """The ROC AUC: ``estimate``."""
+        return self.estimate
+
+    def __repr__(self) -> str:
+        return (f"AUCInterval(auc={_g(self.estimate)}, low={_g(self.low)}, "
+                f"high={_g(self.high)}, se={_g(self.se)}, method={self.method!r}, "
+                f"level={self.level!r})")
+
+
+def make_interval(metric: str, estimate: float, low: float, high: float, se: float,
+                  method: str, level: float) -> Interval:
+    """The interval of the metric named ``metric``: an `AUCInterval` for ``"auc"``, an
+    `Interval` otherwise. O(1).
+
+    >>> make_interval("auc", 0.8, 0.7, 0.88, 0.045, "bootstrap", 0.95).auc
+    0.8
+    >>> make_interval("gamma", 0.5, 0.1, 0.8, 0.2, "bootstrap", 0.9).metric
+    'gamma'
+    """
+    if metric == "auc":
+        return AUCInterval(estimate, low, high, se, method, level)
+    return Interval(metric, estimate, low, high, se, method, level)
 
 
 # --------------------------------------------------------------------------- the normal

@@ -13,7 +13,7 @@ from .._validation import (as_1d_numeric, as_score_column, check_binary_labels,
                            check_weights, describe, param_error)
 from ..counts import PairCounts
 from ..exceptions import UndefinedMetricWarning
-from ..intervals import AUCInterval
+from ..intervals import Interval, make_interval
 
 __all__ = ["METRICS", "bootstrap_arrays", "bootstrap_ci"]
 
@@ -29,7 +29,7 @@ _BATCH_ELEMENTS = 1 << 22
 
 def bootstrap_ci(metric, y_true, y_score, *, sample_weight=None, level=0.95,
                  n_resamples=1000, method="BCa", random_state=None,
-                 stratify=True) -> AUCInterval:
+                 stratify=True) -> Interval:
     """A bootstrap confidence interval of any rank metric of `PairCounts`.
 
     Resamples the rows with replacement ``n_resamples`` times, computes the metric (its
@@ -69,8 +69,10 @@ def bootstrap_ci(metric, y_true, y_score, *, sample_weight=None, level=0.95,
 
     Returns
     -------
-    AUCInterval
-        ``auc`` holds the metric of the whole data, ``se`` the bootstrap standard error,
+    Interval
+        ``metric`` the name asked for (an `AUCInterval` for ``"auc"``), ``estimate`` the
+        metric of the whole data (the batch function's value: `kendall_tau` with
+        ``variant="b"`` for ``"tau_b"``, ...), ``se`` the bootstrap standard error,
         ``method`` ``"bootstrap"``. A metric that does not vary over the resamples gives
         the single point ``(value, value)``; an undefined metric (one class only) all
         ``nan`` with an `UndefinedMetricWarning`.
@@ -85,6 +87,9 @@ def bootstrap_ci(metric, y_true, y_score, *, sample_weight=None, level=0.95,
     (0.8472, True, 'bootstrap')
     >>> r == bootstrap_ci("auc", y, s, n_resamples=200, random_state=0)  # repeatable
     True
+    >>> t = bootstrap_ci("tau_b", y, s, n_resamples=200, random_state=0)
+    >>> t.metric, round(t.estimate, 4), t.low < t.estimate < t.high
+    ('tau_b', 0.5168, True)
     """
     func = "bootstrap_ci"
     if not isinstance(metric, str) or metric not in METRICS:
@@ -118,7 +123,7 @@ def _rng(random_state, func):
 
 
 def bootstrap_arrays(metric, y, s, w, level, n_resamples, method, random_state, stratify,
-                     func) -> AUCInterval:
+                     func) -> Interval:
     """`bootstrap_ci` of validated arrays (``w`` None or float64 weights)."""
     rng = _rng(random_state, func)
     from scipy import stats   # scipy loads on first use only
@@ -135,7 +140,8 @@ def bootstrap_arrays(metric, y, s, w, level, n_resamples, method, random_state, 
         warnings.warn(f"The {metric} is undefined for these samples (no comparable "
                       f"pairs) in {func}; returning nan.", UndefinedMetricWarning,
                       stacklevel=3)
-        return AUCInterval(math.nan, math.nan, math.nan, math.nan, "bootstrap", level)
+        return make_interval(metric, math.nan, math.nan, math.nan, math.nan, "bootstrap",
+                             level)
     levels = np.unique(y)
     if stratify and levels.size == 2:
         data = tuple(np.flatnonzero(y == v) for v in levels)
@@ -145,7 +151,8 @@ def bootstrap_arrays(metric, y, s, w, level, n_resamples, method, random_state, 
         warnings.warn(f"A {'class' if len(data) == 2 else 'sample'} of one row has no "
                       f"bootstrap distribution in {func}; returning nan bounds.",
                       UndefinedMetricWarning, stacklevel=3)
-        return AUCInterval(float(value), math.nan, math.nan, math.nan, "bootstrap", level)
+        return make_interval(metric, float(value), math.nan, math.nan, math.nan,
+                             "bootstrap", level)
 
     def statistic(*idx, axis=-1):
         lead = idx[0].shape[:-1]
@@ -174,8 +181,9 @@ def bootstrap_arrays(metric, y, s, w, level, n_resamples, method, random_state, 
                       f"{dist.size} resamples in {func} (a resample without comparable "
                       "pairs); returning nan bounds. Stratify by class, or give more "
                       "samples.", UndefinedMetricWarning, stacklevel=3)
-        return AUCInterval(float(value), math.nan, math.nan, math.nan, "bootstrap", level)
+        return make_interval(metric, float(value), math.nan, math.nan, math.nan,
+                             "bootstrap", level)
     if finite.min() == finite.max():      # no spread: the point, and the estimate
         low, high = min(float(value), float(finite[0])), max(float(value), float(finite[0]))
         se = 0.0
-    return AUCInterval(float(value), low, high, se, "bootstrap", level)
+    return make_interval(metric, float(value), low, high, se, "bootstrap", level)

@@ -66,7 +66,7 @@ from ._kernels import encode_labels, run_starts
 from .delong import _wsum
 from .._validation import check_level, check_option, param_error
 from ..exceptions import UndefinedMetricWarning
-from ..intervals import AUCInterval, logit_interval
+from ..intervals import Interval, logit_interval
 from .pairs import validate_pairs_input
 
 __all__ = ["CONCORDANCE_METHODS", "concordance_ci", "concordance_components",
@@ -74,6 +74,8 @@ __all__ = ["CONCORDANCE_METHODS", "concordance_ci", "concordance_components",
 
 _NAN = math.nan
 CONCORDANCE_METHODS = ("u-statistic", "jackknife")
+#: The ``metric`` of `concordance_ci`'s interval: the `PairCounts` property it estimates.
+_METRIC = "c_index"
 _EXACT = 2.0 ** 53
 
 
@@ -229,7 +231,7 @@ def concordance_variance(y_true: ArrayLike, y_score: ArrayLike, *,
 
 def concordance_ci(y_true: ArrayLike, y_score: ArrayLike, *,
                    sample_weight: ArrayLike | None = None, level: float = 0.95,
-                   method: str = "u-statistic") -> AUCInterval:
+                   method: str = "u-statistic") -> Interval:
     """Harrell's concordance of any labels with its standard error and a logit interval.
 
     The estimate and the variance are `concordance_variance`'s; the interval is the Wald
@@ -249,8 +251,10 @@ def concordance_ci(y_true: ArrayLike, y_score: ArrayLike, *,
 
     Returns
     -------
-    AUCInterval
-        ``auc`` holds the concordance; ``method`` is ``"u-statistic"`` or
+    Interval
+        ``metric`` is ``"c_index"`` (the concordance is `PairCounts.c_index`, and
+        ``bootstrap_ci("c_index", ...)`` the bootstrap interval of the same number),
+        ``estimate`` the concordance; ``method`` is ``"u-statistic"`` or
         ``"jackknife"``. All ``nan`` (with an `UndefinedMetricWarning`) without two
         different labels.
 
@@ -258,7 +262,10 @@ def concordance_ci(y_true: ArrayLike, y_score: ArrayLike, *,
     --------
     >>> from streamrank import concordance_ci
     >>> r = concordance_ci([1, 2, 2, 3, 3, 1], [0.1, 0.5, 0.3, 0.6, 0.4, 0.2])
-    >>> round(r.auc, 4), round(r.se, 4), round(r.low, 4), round(r.high, 4)
+    >>> r
+    Interval(metric='c_index', estimate=0.916667, low=0.423929, high=0.993955,
+             se=0.105409, method='u-statistic', level=0.95)
+    >>> round(r.estimate, 4), round(r.se, 4), round(r.low, 4), round(r.high, 4)
     (0.9167, 0.1054, 0.4239, 0.994)
     """
     func = "concordance_ci"
@@ -267,7 +274,7 @@ def concordance_ci(y_true: ArrayLike, y_score: ArrayLike, *,
     c, var = concordance_variance_arrays(y, s, w, method)
     if c != c:
         _undefined(func)
-        return AUCInterval(_NAN, _NAN, _NAN, _NAN, method, level)
+        return Interval(_METRIC, _NAN, _NAN, _NAN, _NAN, method, level)
     se = math.sqrt(var) if var == var else _NAN
     low, high = logit_interval(c, se, level)
-    return AUCInterval(c, low, high, se, method, level)
+    return Interval(_METRIC, c, low, high, se, method, level)

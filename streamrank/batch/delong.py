@@ -374,8 +374,9 @@ def roc_auc_ci(y_true, y_score, *, sample_weight=None, level=0.95, method="delon
     Returns
     -------
     AUCInterval
-        All ``nan`` (with an `UndefinedMetricWarning`) when one class is missing; ``se``
-        and the bounds ``nan`` when a class has a single sample (weight 1).
+        The `Interval` of ``metric="auc"`` (``auc`` its ``estimate``). All ``nan`` (with
+        an `UndefinedMetricWarning`) when one class is missing; ``se`` and the bounds
+        ``nan`` when a class has a single sample (weight 1).
 
     Examples
     --------
@@ -399,8 +400,10 @@ def roc_auc_ci(y_true, y_score, *, sample_weight=None, level=0.95, method="delon
     if method == "bootstrap":
         from .bootstrap import bootstrap_arrays
 
-        return bootstrap_arrays("auc", pos, s, w, level, n_resamples, "BCa", random_state,
-                                True, func)
+        ci = bootstrap_arrays("auc", pos, s, w, level, n_resamples, "BCa", random_state,
+                              True, func)
+        assert isinstance(ci, AUCInterval)      # make_interval's interval of "auc"
+        return ci
     w = integer_weights(w, func)
     split = _split(pos, s, w)
     if split is None:

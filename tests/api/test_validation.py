@@ -45,7 +45,7 @@ GROUPS = np.array([1, 1, 1, 2, 2, 2])
 
 
 def _interval(r):
-    return (r.auc, r.low, r.high, r.se)
+    return (r.estimate, r.low, r.high, r.se)
 
 
 def _second_model(s):

@@ -19,7 +19,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import streamrank
-from streamrank import AUCInterval, concordance_ci, concordance_variance, pair_counts
+from streamrank import Interval, concordance_ci, concordance_variance, pair_counts
 from streamrank.batch._clevels import row_scores
 from streamrank.exceptions import UndefinedMetricWarning
 from streamrank.intervals import logit_interval
@@ -202,8 +202,9 @@ def test_concordance_ci_is_the_logit_interval_of_the_variance():
     y, s = [1, 2, 2, 3, 3, 1, 4, 4], [0.1, 0.5, 0.3, 0.6, 0.4, 0.2, 0.6, 0.9]
     c, var = concordance_variance(y, s)
     r = concordance_ci(y, s, level=0.9)
-    assert isinstance(r, AUCInterval) and r.method == "u-statistic" and r.level == 0.9
-    assert (r.auc, r.se) == (c, math.sqrt(var))
+    assert type(r) is Interval and r.metric == "c_index"
+    assert r.method == "u-statistic" and r.level == 0.9
+    assert (r.estimate, r.se) == (c, math.sqrt(var))
     assert (r.low, r.high) == logit_interval(c, r.se, 0.9)
     assert concordance_ci(y, s, method="jackknife").se == pytest.approx(
         math.sqrt(concordance_variance(y, s, method="jackknife")[1]))
@@ -212,7 +213,7 @@ def test_concordance_ci_is_the_logit_interval_of_the_variance():
 
 def test_perfect_ranking_has_zero_variance_and_a_point_interval():
     r = concordance_ci([1, 2, 3, 4, 5], [0.1, 0.2, 0.3, 0.4, 0.5])
-    assert (r.auc, r.se, r.low, r.high) == (1.0, 0.0, 1.0, 1.0)
+    assert (r.estimate, r.se, r.low, r.high) == (1.0, 0.0, 1.0, 1.0)
 
 
 def test_undefined_without_two_labels():
@@ -221,7 +222,7 @@ def test_undefined_without_two_labels():
     assert math.isnan(c) and math.isnan(var)
     with pytest.warns(UndefinedMetricWarning, match="concordance_ci"):
         r = concordance_ci([1, 2], [0.1, 0.2], sample_weight=[0, 3])
-    assert math.isnan(r.auc) and math.isnan(r.low)
+    assert math.isnan(r.estimate) and math.isnan(r.low)
     c, var = concordance_variance([1, 2], [0.1, 0.2], sample_weight=[1, 0.0 + 1])
     assert c == 1.0 and var == 0.0
 

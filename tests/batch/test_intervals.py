@@ -319,7 +319,7 @@ def test_bootstrap_of_other_metrics():
 
     ref = stats.bootstrap((np.arange(80),), tau, n_resamples=200, vectorized=False,
                           method="percentile", rng=np.random.default_rng(1))
-    assert r.auc == pytest.approx(stats.kendalltau(yc, x).statistic, rel=1e-12)
+    assert r.estimate == pytest.approx(stats.kendalltau(yc, x).statistic, rel=1e-12)
     assert (r.low, r.high) == pytest.approx(tuple(ref.confidence_interval), rel=1e-12)
     for metric in ("somers_d", "gamma", "c_index", "tau_a"):
         r = bootstrap_ci(metric, yc, x, n_resamples=50, method="basic", random_state=2)
@@ -373,7 +373,7 @@ def test_bad_input_is_refused_by_name(call, param, func):
 
 
 def test_public_face():
-    for name in ("roc_auc_ci", "bootstrap_ci", "delong_test", "AUCInterval",
+    for name in ("roc_auc_ci", "bootstrap_ci", "delong_test", "AUCInterval", "Interval",
                  "PairedAUCTest", "PairedAUCMatrix"):
         assert name in streamrank.__all__ and name in streamrank.batch.__all__
     r = AUCInterval(0.8, 0.7, 0.88, 0.045, "delong", 0.95)
@@ -386,7 +386,7 @@ def test_public_face():
 def test_bootstrap_with_undefined_resamples_warns_and_gives_nan_bounds():
     with pytest.warns(UndefinedMetricWarning, match="undefined in"):
         r = streamrank.bootstrap_ci("tau_b", [1, 2, 3, 4, 5], [1, 2, 3, 5, 4], random_state=0)
-    assert r.auc == pytest.approx(0.8) and math.isnan(r.low) and math.isnan(r.high)
+    assert r.estimate == pytest.approx(0.8) and math.isnan(r.low) and math.isnan(r.high)
 
 
 @pytest.mark.parametrize("weights", [None, [1, 1, 1, 0]])
