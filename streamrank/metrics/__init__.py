@@ -19,6 +19,14 @@ metric                   value                                           River b
 `RightWrongRatio`        ``(C + T) / (D + T)``                           RegressionMetric
 =======================  ==============================================  ================
 
+`ROCAUC` and `RollingROCAUC` take the arguments of their River namesakes, by the same
+names and positions (``ROCAUC(n_thresholds=10, pos_val=True)``: ``n_thresholds`` is
+accepted and has no effect, the AUC being exact). The tau-style metrics (River base
+``RegressionMetric``) also take a binary classifier's output, the probability of their
+``pos_val`` (``True`` by default), as `ROCAUC` does: their ``works_with`` takes
+regressors and classifiers, and ``ROCAUC() + KendallTau()`` forms a
+``river.metrics.Metrics``.
+
 `WithGroup` wraps a classifier so that its predictions (`GroupedProba`) carry the group
 `GroupAUC` needs inside River's evaluation helpers.
 

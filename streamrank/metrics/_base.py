@@ -40,6 +40,8 @@ from operator import itemgetter
 from typing import Any, Union
 
 import numpy as np
+from river import base as river_base
+from river import metrics as river_metrics
 
 from .._typing import LabelKind, Number
 from .._validation import check_scalar, describe, param_error
@@ -48,10 +50,10 @@ from ..engine import PairEngine
 from ..structures._cmetric import (READ_BINARY, READ_CHECKED, READ_PAIR, MetricCore,
                                    not_held_error)
 
-__all__ = ["MAX_PENDING", "READ_BINARY", "READ_PAIR", "ClassLabel", "PairEngineMetric",
-           "Prediction", "Target", "binary_label", "hold", "held_arrays", "not_held_error",
-           "or_zero",
-           "recounted", "release", "sample_arrays", "score_of"]
+__all__ = ["MAX_PENDING", "READ_BINARY", "READ_PAIR", "ClassLabel", "ClassOrScoreMetric",
+           "PairEngineMetric", "Prediction", "RankMetrics", "Target", "binary_label",
+           "check_count", "class_or_score", "hold", "held_arrays", "not_held_error",
+           "or_zero", "recounted", "release", "sample_arrays", "score_of"]
 
 #: Buffered updates are applied once this many are waiting, even if nobody reads.
 MAX_PENDING = 4096
@@ -83,7 +85,7 @@ def score_of(y_pred, pos_val, func: str) -> float:
                       "probabilities", describe(y_pred), TypeError)
 
 
-def binary_label(y_true, pos_val, func: str) -> int:
+def binary_label(y_true, pos_val, func: str, name: str = "y_true") -> int:
     """1 if ``y_true`` is the positive class ``pos_val``, 0 if it is another class.
 
     River compares ``y_true == pos_val`` and takes anything else as negative, so a typo
@@ -91,7 +93,8 @@ def binary_label(y_true, pos_val, func: str) -> int:
     must be a class of ``pos_val``'s kind: with a bool or numeric ``pos_val`` (the default
     ``True``), a bool or a finite number (``1 == True``, as in River); with a string (or
     other) ``pos_val``, a value of the same type (``str`` and numpy's ``str_`` are one
-    type, as are ``bytes`` and ``bytes_``). Anything else raises, naming ``y_true``.
+    type, as are ``bytes`` and ``bytes_``). Anything else raises, naming ``y_true`` (or
+    ``name``: the tau-style metrics read a classifier's predicted label the same way).
     """
     if y_true.__class__ is bool or y_true.__class__ is int:   # the common case
         if isinstance(pos_val, _NUMBERS):
@@ -101,14 +104,14 @@ def binary_label(y_true, pos_val, func: str) -> int:
             return 1 if y_true == pos_val else 0
         if isinstance(y_true, (float, np.floating)) and math.isfinite(y_true):
             return 1 if y_true == pos_val else 0
-        raise param_error("y_true", func, f"a bool or a finite number (the classes of "
+        raise param_error(name, func, f"a bool or a finite number (the classes of "
                           f"pos_val={pos_val!r})", describe(y_true),
                           ValueError if isinstance(y_true, (float, np.floating)) else TypeError)
     # numpy's str_ and bytes_ (labels read from an array) are str and bytes
     kind = str if isinstance(pos_val, str) else bytes if isinstance(pos_val, bytes) \
         else type(pos_val)
     if y_true is None or not isinstance(y_true, kind):
-        raise param_error("y_true", func, f"a {kind.__name__} (the type of "
+        raise param_error(name, func, f"a {kind.__name__} (the type of "
                           f"pos_val={pos_val!r})", describe(y_true), TypeError)
     return 1 if y_true == pos_val else 0
 
@@ -116,8 +119,56 @@ def binary_label(y_true, pos_val, func: str) -> int:
 _NUMBERS = (bool, int, float, np.bool_, np.integer, np.floating)
 
 
+def class_or_score(y_true, y_pred, pos_val, func: str) -> tuple:
+    """``(y, s)``, the two numbers a tau-style metric ranks, from an event of a regressor
+    or of a classifier.
+
+    * ``y_pred`` a dict of class probabilities (a classifier's ``predict_proba_one``,
+      which River's evaluation hands a metric whose ``requires_labels`` is False): ``s``
+      is the probability of ``pos_val`` (``0.0`` if absent), read as `ROCAUC` reads it
+      (`score_of`), and ``y`` is the class, 1 for ``pos_val`` and 0 for another
+      (`binary_label`);
+    * ``y_pred`` a predicted class that is not a number, where ``pos_val`` is not one
+      either (string classes): ``s`` is 1 for ``pos_val``, 0 for another class, and
+      ``y`` as above;
+    * otherwise (a regressor's prediction, or a bool / numeric class): both are numbers,
+      read as they are (`check_scalar`; a bool is 0 / 1).
+
+    >>> class_or_score(False, {False: 0.8, True: 0.2}, True, "f")
+    (0, 0.2)
+    >>> class_or_score("spam", "ham", "spam", "f")
+    (1, 0.0)
+    >>> class_or_score(2.5, 1, True, "f")
+    (2.5, 1.0)
+    """
+    if isinstance(y_pred, dict):
+        return binary_label(y_true, pos_val, func), score_of(y_pred, pos_val, func)
+    if (y_pred is not None and not isinstance(y_pred, _NUMBERS)
+            and not isinstance(pos_val, _NUMBERS)):
+        return (binary_label(y_true, pos_val, func),
+                float(binary_label(y_pred, pos_val, func, "y_pred")))
+    return check_scalar(y_true, "y_true", func), check_scalar(y_pred, "y_pred", func)
 
 
+def check_count(value, name: str, func: str, minimum: int = 1) -> int:
+    """A count parameter of a constructor, as River's takes it: an ``int`` or numpy
+    integer ``>= minimum``, returned as an ``int``. Another type (a float, even ``2.0``,
+    a string, None, a bool) is a `TypeError`, as River's ``range(n)`` / ``int`` raise for
+    them; an int below ``minimum`` a `ValueError`. The message names ``name``.
+
+    >>> check_count(np.int64(3), "window_size", "f")
+    3
+    >>> check_count(2.0, "n_thresholds", "f", minimum=2)
+    Traceback (most recent call last):
+    ...
+    TypeError: The 'n_thresholds' parameter of f must be an int >= 2. Got 2.0 instead.
+    """
+    what = "a positive int" if minimum == 1 else f"an int >= {minimum}"
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
+        raise param_error(name, func, what, describe(value), TypeError)
+    if value < minimum:
+        raise param_error(name, func, what, describe(value))
+    return int(value)
 
 
 def or_zero(value: float) -> float:
@@ -218,6 +269,122 @@ class PairEngineMetric(MetricCore):
     def works_with_weights(self) -> bool:
         return True
 
-    # No ``requires_labels`` here: River reads it only on classification metrics, and a
-    # ``Metrics`` whose first member has it asks every member for it, so ``KendallTau() +
-    # MAE()`` would fail in ``Metrics.update`` (MAE has none).
+    # No ``requires_labels`` here: the AUC metrics say False as River's binary metrics
+    # do, and the tau-style ones get it from `ClassOrScoreMetric`. A ``Metrics`` whose
+    # first member says False asks every member for it, and River's regression metrics
+    # (MAE, ...) have none: hence the `RankMetrics` that ``KendallTau() + MAE()`` makes.
+
+
+# --------------------------------------------------------------------------- composition
+class ClassOrScoreMetric:
+    """Mixin of the tau-style metrics (`KendallTau`, `GoodmanKruskalGamma`, `SomersD`,
+    `ConcordanceIndex`, `PairwiseAccuracy`, `RightWrongRatio`): River regression metrics
+    that also take a binary classifier's output.
+
+    * ``works_with`` a regressor or a classifier (as River's binary metrics, any
+      classifier: a multiclass one is read as ``pos_val`` against the other classes);
+    * ``requires_labels`` is False, so that River's evaluation (`progressive_val_score`,
+      `Metrics`, the model selectors) hands the metric ``predict_proba_one``'s dict; the
+      event is then read by `class_or_score`;
+    * ``+`` forms a ``river.metrics.Metrics`` with a classification metric or a regression
+      metric (`RankMetrics`), and the AUC metrics take a tau-style metric on their right.
+
+    They stay `RegressionMetric` only, not `ClassificationMetric`: River's
+    ``ARFRegressor`` feeds its ``metric`` ``predict_proba_one`` when that metric is a
+    ``ClassificationMetric`` that does not require labels, and its regression trees have
+    none, so ``ARFRegressor(metric=KendallTau())`` would fail. The price: River's own
+    classification metrics refuse a tau-style metric on their right
+    (``metrics.Accuracy() + KendallTau()``, River's ``__add__`` checks the class); put the
+    streamrank metric first (``KendallTau() + metrics.Accuracy()``).
+
+    ``pos_val``, the class whose probability is the score, is kept in the instance's
+    ``__dict__`` (it shadows `MetricCore`'s slot, which the binary metrics use): a metric
+    pickled before it existed reads the default ``True``.
+    """
+
+    @property
+    def pos_val(self) -> ClassLabel:
+        return self.__dict__.get("_pos_val", True)
+
+    @pos_val.setter
+    def pos_val(self, value: ClassLabel) -> None:
+        self.__dict__["_pos_val"] = value
+
+    @property
+    def requires_labels(self) -> bool:
+        return False
+
+    def works_with(self, model: river_base.Estimator) -> bool:
+        return isinstance(model, (river_base.Regressor, river_base.Classifier))
+
+    def __add__(self, other):
+        if _kind(other) is None:
+            raise ValueError(f"{type(self).__name__} and {type(other).__name__} metrics "
+                             "are not compatible")
+        return RankMetrics([self, other])
+
+
+def _kind(metric) -> str | None:
+    """What River's ``+`` compares: ``"either"`` for a tau-style metric, ``"class"`` /
+    ``"regression"`` for River's two kinds, None for anything else."""
+    if isinstance(metric, ClassOrScoreMetric):
+        return "either"
+    if isinstance(metric, river_metrics.base.ClassificationMetric):
+        return "class"
+    if isinstance(metric, river_metrics.base.RegressionMetric):
+        return "regression"
+    return None
+
+
+def _compatible(a, b) -> bool:
+    ka, kb = _kind(a), _kind(b)
+    return ka is not None and kb is not None and (ka == kb or "either" in (ka, kb))
+
+
+class RankMetrics(river_metrics.base.Metrics):
+    """The ``river.metrics.Metrics`` that ``+`` makes from a tau-style metric on the left.
+
+    River's `Metrics` asks every member for ``requires_labels`` as soon as one member
+    says False, and River's regression metrics (``MAE``, ...) have none: a plain
+    ``Metrics([KendallTau(), MAE()])`` fails in ``update`` with an `AttributeError`
+    (``Metrics([MAE(), KendallTau()])``, or ``MAE() + KendallTau()``, does not). This one
+    reads a missing ``requires_labels`` as "takes ``y_pred`` as it comes", and otherwise
+    updates as River's does: when some member takes probabilities, a member that requires
+    labels gets the most probable class. ``+`` appends a metric compatible with every
+    member (the tau-style metrics with either kind, River's kinds with their own).
+
+    >>> from river import metrics
+    >>> from streamrank.metrics import KendallTau
+    >>> both = KendallTau() + metrics.MAE()
+    >>> for y_true, y_pred in [(1.0, 1.5), (2.0, 1.0), (3.0, 3.5)]:
+    ...     both.update(y_true, y_pred)
+    >>> both
+    KendallTau: 0.333333
+    MAE: 0.666667
+    """
+
+    def update(self, y_true, y_pred, w=1.0) -> None:
+        self._each("update", y_true, y_pred, w)
+
+    def revert(self, y_true, y_pred, w=1.0) -> None:
+        self._each("revert", y_true, y_pred, w)
+
+    def _each(self, verb: str, y_true, y_pred, w) -> None:
+        mixed = isinstance(y_pred, dict) and not self.requires_labels
+        for m in self:
+            if mixed and getattr(m, "requires_labels", False):   # River's Metrics, too
+                getattr(m, verb)(y_true, max(y_pred, key=y_pred.get), w)
+            else:
+                getattr(m, verb)(y_true, y_pred, w)
+
+    @property
+    def requires_labels(self) -> bool:
+        return all(getattr(m, "requires_labels", True) for m in self)
+
+    def __add__(self, other):
+        for m in self:
+            if not _compatible(m, other):
+                raise ValueError(f"{type(m).__name__} and {type(other).__name__} metrics "
+                                 "are not compatible")
+        self.append(other)
+        return self

@@ -7,14 +7,15 @@ from river import metrics
 from .._validation import describe, param_error
 from .._validation import check_scalar, check_weight
 from .._typing import Number
-from ._base import (MAX_PENDING, READ_PAIR, PairEngineMetric, Prediction, Target,
-                    not_held_error, or_zero, quiet)
+from ._base import (MAX_PENDING, READ_PAIR, ClassLabel, ClassOrScoreMetric,
+                    PairEngineMetric, Prediction, Target, class_or_score, not_held_error,
+                    or_zero, quiet, score_of)
 from ._censored_engine import CensoredPairEngine
 
 __all__ = ["ConcordanceIndex"]
 
 
-class ConcordanceIndex(PairEngineMetric, metrics.base.RegressionMetric):
+class ConcordanceIndex(ClassOrScoreMetric, PairEngineMetric, metrics.base.RegressionMetric):
     """Harrell's C-index: the share of comparable pairs whose predictions are ordered as
     their times, ties in prediction counting 1/2.
 
@@ -36,6 +37,14 @@ class ConcordanceIndex(PairEngineMetric, metrics.base.RegressionMetric):
     ``get()`` returns ``0.0`` while no pair is comparable (lifelines raises
     ``ZeroDivisionError`` there), River's convention.
 
+    With a binary classifier's output (a ``{class: probability}`` dict from
+    ``predict_proba_one``, which River's evaluation hands it: ``requires_labels`` is
+    False), the score is the probability of ``pos_val`` and, without censoring, ``y_true``
+    the class (1 for ``pos_val``, 0 for another), as `KendallTau` says: the C-index is
+    then the AUC. With censoring only the score is read so, ``y_true`` keeping its
+    ``(time, event_observed)`` meaning. `works_with` regressors and classifiers, and
+    ``ROCAUC() + ConcordanceIndex()`` forms a ``river.metrics.Metrics``.
+
     Runtime complexity: `update` / `revert` ``O(log n)`` for few distinct times, ``O(log^2
     n)`` amortized otherwise; `get` O(1) (after the buffered updates, without censoring).
 
@@ -46,6 +55,9 @@ class ConcordanceIndex(PairEngineMetric, metrics.base.RegressionMetric):
     ----------
     censoring : bool
         Read ``y_true`` as ``(time, event_observed)``.
+    pos_val
+        The class whose probability is the score when ``y_pred`` is a classifier's
+        ``{class: probability}`` dict; unused with numbers.
 
     Examples
     --------
@@ -69,11 +81,12 @@ class ConcordanceIndex(PairEngineMetric, metrics.base.RegressionMetric):
 
     _READ = READ_PAIR      # without censoring; with it, update and revert are below
 
-    def __init__(self, censoring: bool = False) -> None:
+    def __init__(self, censoring: bool = False, pos_val: ClassLabel = True) -> None:
         if not isinstance(censoring, bool):
             raise param_error("censoring", "ConcordanceIndex", "a bool", describe(censoring),
                               TypeError)
         self.censoring = censoring
+        self.pos_val = pos_val
         if censoring:  # two dominance queries per sample: no batch path to buffer for
             self._bind(CensoredPairEngine(), self._READ, MAX_PENDING)
         else:
@@ -83,16 +96,19 @@ class ConcordanceIndex(PairEngineMetric, metrics.base.RegressionMetric):
     def _unit_test_params(cls):
         yield {}
         yield {"censoring": True}
+        yield {"pos_val": False}
 
     def _sample(self, y_true, y_pred, w, func):
-        s = check_scalar(y_pred, "y_pred", func)
-        w = check_weight(w, func)
         if not self.censoring:
             if isinstance(y_true, tuple):
                 raise param_error("y_true", func, "a number (a time, or any ordinal or real "
                                   "label); pass censoring=True for (time, event_observed) "
                                   "pairs", describe(y_true), TypeError)
-            return check_scalar(y_true, "y_true", func), s, w
+            y, s = class_or_score(y_true, y_pred, self.pos_val, func)
+            return y, s, check_weight(w, func)
+        s = (score_of(y_pred, self.pos_val, func) if isinstance(y_pred, dict)
+             else check_scalar(y_pred, "y_pred", func))
+        w = check_weight(w, func)
         if isinstance(y_true, tuple):
             if len(y_true) != 2:
                 raise param_error("y_true", func, "a (time, event_observed) pair",

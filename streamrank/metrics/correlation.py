@@ -8,26 +8,37 @@ from typing import Literal
 from river import metrics
 
 from .._validation import describe, param_error
-from .._validation import check_scalar, check_weight
-from ._base import READ_PAIR, PairEngineMetric, quiet
+from .._validation import check_weight
+from ._base import (READ_PAIR, ClassLabel, ClassOrScoreMetric, PairEngineMetric,
+                    class_or_score, quiet)
 
 __all__ = ["GoodmanKruskalGamma", "KendallTau", "SomersD"]
 
 _VARIANTS = ("a", "b", "c")
+_INTS = (bool, int)
 
 
-class _PairCountMetric(PairEngineMetric, metrics.base.RegressionMetric):
-    """A `RegressionMetric` read off the running pair counts of (y_true, y_pred)."""
+class _PairCountMetric(ClassOrScoreMetric, PairEngineMetric, metrics.base.RegressionMetric):
+    """A `RegressionMetric` read off the running pair counts of (y_true, y_pred), which
+    also takes a binary classifier's output (`ClassOrScoreMetric`, `class_or_score`)."""
 
     _prop = ""  # the `PairCounts` property that is the metric
     _READ = READ_PAIR
 
-    def __init__(self) -> None:
+    def __init__(self, pos_val: ClassLabel = True) -> None:
+        self.pos_val = pos_val
         self._init_engine()
 
     def _sample(self, y_true, y_pred, w, func):
-        return (check_scalar(y_true, "y_true", func), check_scalar(y_pred, "y_pred", func),
-                check_weight(w, func))
+        # plain numbers are read in C (READ_PAIR); a classifier's output comes here
+        pos = self.pos_val
+        if type(y_pred) is dict:   # the common one, as `class_or_score` reads it
+            s = y_pred.get(pos, 0.0)
+            if (type(s) is float and s - s == 0.0 and y_true.__class__ in _INTS
+                    and pos.__class__ in _INTS):
+                return (1 if y_true == pos else 0), s, check_weight(w, func)
+        y, s = class_or_score(y_true, y_pred, pos, func)
+        return y, s, check_weight(w, func)
 
     @property
     def bigger_is_better(self) -> bool:
@@ -55,6 +66,17 @@ class KendallTau(_PairCountMetric):
     ``get()`` returns ``0.0`` while tau is undefined (fewer than two events, or every
     ``y_true`` or every ``y_pred`` equal), River's convention.
 
+    It takes a regressor's output (``y_true`` and ``y_pred`` numbers) or a binary
+    classifier's: `works_with` both, and ``requires_labels`` is False, so that River's
+    evaluation hands it ``predict_proba_one``'s dict (``{False: p0, True: p1}``). The
+    score is then the probability of ``pos_val`` (``0.0`` if absent), as `ROCAUC` reads
+    it, and ``y_true`` is read as the class, 1 for ``pos_val`` and 0 for another, so that
+    the metric is tau between the labels and the positive-class probabilities
+    (``streamrank.kendall_tau(labels, probabilities)``). A predicted class is read as a
+    number (a bool is 0 / 1), or, for classes that are not numbers (strings), as 1 for
+    ``pos_val`` and 0 for another. ``ROCAUC() + KendallTau()`` forms a
+    ``river.metrics.Metrics``; see `ClassOrScoreMetric`.
+
     Runtime complexity: `update` and `revert` ``O(log n)`` for few distinct ``y_true``
     values (up to 16; ``O(L log n)`` for ``L`` of them), ``O(log^2 n)`` amortized for
     continuous ones; `get` O(1), after applying the buffered updates (``O(k log k + k
@@ -68,6 +90,9 @@ class KendallTau(_PairCountMetric):
     ----------
     variant : {"a", "b", "c"}
         Which tau.
+    pos_val
+        The class whose probability is the score when ``y_pred`` is a classifier's
+        ``{class: probability}`` dict (and ``y_true`` a class); unused with numbers.
 
     Examples
     --------
@@ -80,12 +105,23 @@ class KendallTau(_PairCountMetric):
     >>> metric.revert(3, 2.0)          # undo any earlier update
     >>> metric.get()
     1.0
+
+    A classifier's probabilities: tau-b between the labels and ``p(True)``:
+
+    >>> import streamrank
+    >>> labels, probas = [True, False, True, False], [0.8, 0.3, 0.6, 0.7]
+    >>> metric = KendallTau()
+    >>> for y_true, p in zip(labels, probas):
+    ...     metric.update(y_true, {False: 1 - p, True: p})
+    >>> metric.get() == streamrank.kendall_tau(labels, probas)
+    True
     """
 
-    def __init__(self, variant: Literal["a", "b", "c"] = "b") -> None:
+    def __init__(self, variant: Literal["a", "b", "c"] = "b",
+                 pos_val: ClassLabel = True) -> None:
         if variant not in _VARIANTS:
             raise param_error("variant", "KendallTau", f"one of {_VARIANTS}", describe(variant))
-        super().__init__()
+        super().__init__(pos_val)
         self.variant = variant
         self._prop = "tau_" + variant
 
@@ -93,6 +129,7 @@ class KendallTau(_PairCountMetric):
     def _unit_test_params(cls):
         yield {}
         yield {"variant": "c"}
+        yield {"variant": "a", "pos_val": False}
 
 
 class GoodmanKruskalGamma(_PairCountMetric):
@@ -101,10 +138,23 @@ class GoodmanKruskalGamma(_PairCountMetric):
 
     ``get()`` returns ``0.0`` while no pair is untied in both (River's convention).
 
+    With a binary classifier's output (a ``{class: probability}`` dict from
+    ``predict_proba_one``, which River's evaluation hands it: ``requires_labels`` is
+    False), gamma is computed between the class (1 for ``pos_val``, 0 for another) and the
+    probability of ``pos_val``, as `KendallTau` says; `works_with` regressors and
+    classifiers, and ``ROCAUC() + GoodmanKruskalGamma()`` forms a
+    ``river.metrics.Metrics``.
+
     Runtime complexity: as `KendallTau`.
 
     Not thread-safe: give each thread its own metric, or guard every call on a shared one,
     reads (`get`) included, with one `threading.Lock`.
+
+    Parameters
+    ----------
+    pos_val
+        The class whose probability is the score when ``y_pred`` is a classifier's
+        ``{class: probability}`` dict (and ``y_true`` a class); unused with numbers.
 
     Examples
     --------
@@ -127,10 +177,23 @@ class SomersD(_PairCountMetric):
     binary ``y_true`` it is ``2 AUC - 1`` (the Gini coefficient). ``get()`` returns ``0.0``
     while every ``y_true`` is equal (River's convention).
 
+    With a binary classifier's output (a ``{class: probability}`` dict from
+    ``predict_proba_one``, which River's evaluation hands it: ``requires_labels`` is
+    False), Somers' D (``2 AUC - 1``) is computed between the class (1 for ``pos_val``, 0
+    for another) and the probability of ``pos_val``, as `KendallTau` says; `works_with`
+    regressors and classifiers, and ``ROCAUC() + SomersD()`` forms a
+    ``river.metrics.Metrics``.
+
     Runtime complexity: as `KendallTau`.
 
     Not thread-safe: give each thread its own metric, or guard every call on a shared one,
     reads (`get`) included, with one `threading.Lock`.
+
+    Parameters
+    ----------
+    pos_val
+        The class whose probability is the score when ``y_pred`` is a classifier's
+        ``{class: probability}`` dict (and ``y_true`` a class); unused with numbers.
 
     Examples
     --------

@@ -15,10 +15,23 @@ class PairwiseAccuracy(_PairCountMetric):
     error rate ``(D + T) / P``. ``get()`` returns ``0.0`` while ``P = 0`` (River's
     convention).
 
+    With a binary classifier's output (a ``{class: probability}`` dict from
+    ``predict_proba_one``, which River's evaluation hands it: ``requires_labels`` is
+    False), the pairwise accuracy is computed between the class (1 for ``pos_val``, 0 for
+    another) and the probability of ``pos_val``, as `KendallTau` says; `works_with`
+    regressors and classifiers, and ``ROCAUC() + PairwiseAccuracy()`` forms a
+    ``river.metrics.Metrics``.
+
     Runtime complexity: as `KendallTau`.
 
     Not thread-safe: give each thread its own metric, or guard every call on a shared one,
     reads (`get`) included, with one `threading.Lock`.
+
+    Parameters
+    ----------
+    pos_val
+        The class whose probability is the score when ``y_pred`` is a classifier's
+        ``{class: probability}`` dict (and ``y_true`` a class); unused with numbers.
 
     Examples
     --------
@@ -41,10 +54,22 @@ class RightWrongRatio(_PairCountMetric):
     (discordant or tied). ``get()`` is ``inf`` when every comparable pair is concordant,
     and ``0.0`` while there is no comparable pair (River's convention).
 
+    With a binary classifier's output (a ``{class: probability}`` dict from
+    ``predict_proba_one``, which River's evaluation hands it: ``requires_labels`` is
+    False), the ratio is computed between the class (1 for ``pos_val``, 0 for another) and
+    the probability of ``pos_val``, as `KendallTau` says; `works_with` regressors and
+    classifiers, and ``ROCAUC() + RightWrongRatio()`` forms a ``river.metrics.Metrics``.
+
     Runtime complexity: as `KendallTau`.
 
     Not thread-safe: give each thread its own metric, or guard every call on a shared one,
     reads (`get`) included, with one `threading.Lock`.
+
+    Parameters
+    ----------
+    pos_val
+        The class whose probability is the score when ``y_pred`` is a classifier's
+        ``{class: probability}`` dict (and ``y_true`` a class); unused with numbers.
 
     Examples
     --------

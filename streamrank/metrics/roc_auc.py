@@ -7,7 +7,8 @@ from river import base, metrics
 from .. import _engine_ci
 from .._validation import check_level, check_weight
 from ..intervals import AUCInterval
-from ._base import READ_BINARY, ClassLabel, PairEngineMetric, binary_label, score_of
+from ._base import (READ_BINARY, ClassLabel, ClassOrScoreMetric, PairEngineMetric,
+                    binary_label, check_count, score_of)
 
 __all__ = ["ROCAUC"]
 
@@ -25,6 +26,14 @@ class _BinaryAUCMetric(metrics.base.BinaryMetric):
     @property
     def works_with_weights(self) -> bool:
         return True
+
+    def __add__(self, other):
+        """River's ``+`` (a ``river.metrics.Metrics`` with another classification
+        metric), which also takes a tau-style metric (`KendallTau`, ...): those read a
+        classifier's probabilities too (`ClassOrScoreMetric`)."""
+        if isinstance(other, ClassOrScoreMetric):
+            return metrics.base.Metrics([self, other])
+        return super().__add__(other)
 
     def _event(self, y_true, y_pred, w, func):
         """``(label, score, weight)``: label 1 for ``pos_val``, else 0; the score of
@@ -65,8 +74,19 @@ class ROCAUC(PairEngineMetric, _BinaryAUCMetric):
 
     Parameters
     ----------
+    n_thresholds : int, default 10
+        Accepted for River compatibility, with no effect. ``river.metrics.ROCAUC``
+        (``n_thresholds=10, pos_val=True``) bins the scores at ``n_thresholds`` cut points
+        in ``[0, 1]`` to approximate the curve; this metric is exact: it keeps every
+        distinct score, so there is nothing to bin, and the AUC is the same for any
+        value. Validated as River takes it: an int ``>= 2`` (or numpy integer); a float,
+        string, None or bool raises `TypeError` (River's ``range`` raises it too), an int
+        below 2 `ValueError` (River fails with ``ZeroDivisionError`` or ``IndexError``).
+        Kept as ``self.n_thresholds``, so that `clone` keeps it.
     pos_val
-        Value of ``y_true`` (and key of ``y_pred``) to treat as positive.
+        Value of ``y_true`` (and key of ``y_pred``) to treat as positive. Both arguments
+        take River's names and positions: ``ROCAUC(20, False)`` is
+        ``ROCAUC(n_thresholds=20, pos_val=False)``.
 
     Examples
     --------
@@ -87,11 +107,39 @@ class ROCAUC(PairEngineMetric, _BinaryAUCMetric):
     >>> metric.revert(True, 250.0)     # undo any earlier update
     >>> metric.get()
     0.5
+
+    River's arguments are accepted; ``n_thresholds`` changes nothing (exact AUC):
+
+    >>> metric = ROCAUC(n_thresholds=20)
+    >>> for y_true, y_pred in zip([0, 0, 1, 1], [0.1, 0.4, 0.35, 0.8]):
+    ...     metric.update(y_true, y_pred)
+    >>> metric, metric.clone()._get_params()
+    (ROCAUC: 75.00%, {'n_thresholds': 20, 'pos_val': True})
+
+    A tau-style metric composes with it (`ClassOrScoreMetric`): both read the
+    probability of ``pos_val`` from a classifier's ``predict_proba_one``:
+
+    >>> from streamrank.metrics import KendallTau
+    >>> both = ROCAUC() + KendallTau()
+    >>> for y_true, p in [(True, 0.8), (False, 0.3), (True, 0.6), (False, 0.7)]:
+    ...     both.update(y_true, {False: 1 - p, True: p})
+    >>> both
+    ROCAUC: 75.00%
+    KendallTau: 0.408248
     """
 
-    def __init__(self, pos_val: ClassLabel = True) -> None:
+    #: River's default (it changes no number, so a pickle need not carry it).
+    n_thresholds = 10
+
+    def __init__(self, n_thresholds: int = 10, pos_val: ClassLabel = True) -> None:
+        self.n_thresholds = check_count(n_thresholds, "n_thresholds", "ROCAUC", minimum=2)
         self.pos_val = pos_val
         self._init_engine("binary")
+
+    @classmethod
+    def _unit_test_params(cls):
+        yield {}
+        yield {"n_thresholds": 2, "pos_val": False}
 
     _sample = _BinaryAUCMetric._event
     _READ = READ_BINARY

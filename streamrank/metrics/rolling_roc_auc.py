@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-from .._validation import check_int
 from ..engine import PairEngine
 from ..structures._cpairwindow import RollingCore
 from ..structures._cwindow import RowWindow
 from . import _base
-from ._base import ClassLabel
+from ._base import ClassLabel, check_count
 from ..intervals import AUCInterval
 from .roc_auc import _BinaryAUCMetric, _get_ci
 
@@ -48,10 +47,18 @@ class RollingROCAUC(RollingCore, _BinaryAUCMetric):
 
     Parameters
     ----------
-    window_size : int
-        Number of most recent events held.
+    window_size : int, default 1000
+        Number of most recent events held: an int ``>= 1`` (or numpy integer). A float,
+        string or None raises `TypeError`, as River's does; so does a bool, which River
+        takes as 1 or 0; an int below 1 raises `ValueError` (River takes 0 and panics at
+        the first update; it refuses a negative one with ``OverflowError``).
     pos_val
-        Value of ``y_true`` (and key of ``y_pred``) to treat as positive.
+        Value of ``y_true`` (and key of ``y_pred``) to treat as positive: any class
+        (River's converts it with ``int``, so it refuses a string).
+
+    Both arguments take River's names and positions
+    (``river.metrics.RollingROCAUC(window_size=1000, pos_val=True)``), and `clone`
+    keeps them.
 
     Examples
     --------
@@ -74,7 +81,7 @@ class RollingROCAUC(RollingCore, _BinaryAUCMetric):
     """
 
     def __init__(self, window_size: int = 1000, pos_val: ClassLabel = True) -> None:
-        self.window_size = check_int(window_size, "window_size", "RollingROCAUC")
+        self.window_size = check_count(window_size, "window_size", "RollingROCAUC")
         self.pos_val = pos_val
         # the window, oldest first, and its changes the engine has not received yet
         RollingCore.__init__(self, PairEngine("binary"), RowWindow(_base.MAX_PENDING))

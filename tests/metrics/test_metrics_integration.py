@@ -204,9 +204,11 @@ def test_works_with_and_traits():
         assert m._fmt == ".2%"
     for m in (sm.KendallTau(), sm.GoodmanKruskalGamma(), sm.SomersD(), sm.ConcordanceIndex(),
               sm.PairwiseAccuracy(), sm.RightWrongRatio()):
-        assert m.works_with(reg) and not m.works_with(clf)
-        # River's regression metrics have no requires_labels; ours neither (see _base).
-        assert not hasattr(m, "requires_labels")
+        # regression metrics that also read a classifier's probabilities (see _base)
+        assert m.works_with(reg) and m.works_with(clf)
+        assert m.requires_labels is False
+        assert isinstance(m, river_metrics.base.RegressionMetric)
+        assert not isinstance(m, river_metrics.base.ClassificationMetric)
         assert m.works_with_weights and m.bigger_is_better
         assert m._fmt == ",.6f"
     better, worse = sm.ROCAUC(), sm.ROCAUC()

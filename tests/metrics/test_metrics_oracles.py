@@ -550,8 +550,13 @@ def test_get_never_raises_nor_warns_and_is_zero_when_undefined(make):
      "hashable group ids other than None", TypeError),
     (sm.KendallTau, ("u", "x", 0.5, 1.0), "The 'y_true' parameter of KendallTau.update",
      TypeError),
-    (sm.KendallTau, ("u", 1.0, {True: 0.5}, 1.0), "The 'y_pred' parameter of KendallTau",
+    (sm.KendallTau, ("u", 1.0, {True: None}, 1.0), "The 'y_pred' parameter of KendallTau"
+     ".update must be a dict whose probability of pos_val True", TypeError),
+    (sm.KendallTau, ("u", "x", {True: 0.5}, 1.0), "The 'y_true' parameter of KendallTau"
+     ".update must be a bool or a finite number \\(the classes of pos_val=True\\)",
      TypeError),
+    (lambda: sm.SomersD(pos_val="spam"), ("u", "ham", b"spam", 1.0), "The 'y_pred' "
+     "parameter of SomersD.update must be a str", TypeError),
     (sm.ConcordanceIndex, ("u", (1.0, True), 0.5, 1.0),
      "pass censoring=True for \\(time, event_observed\\) pairs", TypeError),
     (lambda: sm.ConcordanceIndex(censoring=True), ("u", (1.0, 0.5), 0.5, 1.0),
