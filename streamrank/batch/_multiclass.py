@@ -7,6 +7,10 @@ more than two columns. Each binary AUC is computed as scikit-learn's
 ``_average_multiclass_ovo_score`` (``ovo``) average them, so that the floats are its floats.
 scikit-learn's checks come in its order, with this package's message format.
 
+Multiclass average precision (`curves.average_precision_score`) takes its labels from here
+as an indicator matrix (`class_indicator`), then averages as the multilabel path
+(`_multilabel`).
+
 Sorting: ``ovr`` sorts each column once, in two pieces (the class, the rest); ``ovo``
 groups the rows by class once (a stable sort of small codes) and sorts each column once,
 in one piece per class, then merges the two sorted pieces of each pair, ``O(n)`` per pair.
@@ -21,12 +25,14 @@ from itertools import combinations
 import numpy as np
 
 from ._kernels import encode_labels
+from ._multilabel import score_matrix
 from .curves import binary_curve_auc, sorted_pair_auc
 from ..exceptions import UndefinedMetricWarning
 from .._validation import (_label_values, _ne, check_consistent_length, check_weights,
                            describe, param_error)
 
-__all__ = ["check_multiclass_options", "is_multiclass", "multiclass_roc_auc"]
+__all__ = ["check_multiclass_options", "class_indicator", "is_multiclass",
+           "multiclass_roc_auc"]
 
 _AVERAGES = ("micro", "macro", "samples", "weighted")
 _SCHEMES = ("raise", "ovr", "ovo")
@@ -88,10 +94,12 @@ def _score_matrix(y_score, func: str) -> np.ndarray:
     return arr
 
 
-def _classes(y: np.ndarray, labels, n_columns: int, func: str):
+def _classes(y: np.ndarray, labels, n_columns: int, func: str,
+             hint: str = " (or pass labels)"):
     """``(codes, n_classes)``: each row's class index (into ``labels``, or the sorted
     labels of ``y``), checked as scikit-learn checks them. ``O(n)`` for up to 255 classes
-    of numbers or strings (`encode_labels`), else a sort or a dict lookup per row."""
+    of numbers or strings (`encode_labels`), else a sort or a dict lookup per row.
+    ``hint`` ends the message of a wrong number of columns."""
     if labels is None:
         enc = encode_labels(y, 255) if y.dtype.kind in "iufUS" else None
         if enc is not None:
@@ -102,7 +110,7 @@ def _classes(y: np.ndarray, labels, n_columns: int, func: str):
             codes = None
         if len(classes) != n_columns:
             raise param_error("y_score", func, f"of {len(classes)} columns, one per class "
-                              "in y_true (or pass labels)", f"{n_columns} columns")
+                              f"in y_true{hint}", f"{n_columns} columns")
         if codes is not None:
             return codes.astype(np.intp), len(classes)
     else:
@@ -146,6 +154,24 @@ def _sorted_unique(y: np.ndarray, name: str, func: str) -> list:
         raise param_error(name, func, "labels that order (multiclass: the columns of "
                           "y_score follow the sorted labels)",
                           describe(sorted(set(y.tolist()), key=repr)[:5])) from None
+
+
+def class_indicator(y_true, y_score, sample_weight, func: str):
+    """Multiclass labels as scikit-learn's average precision reads them (its
+    ``label_binarize`` over the labels present): ``(Y, S, w)``, the (n, k) bool matrix of
+    "row i is of class j" (the classes sorted), the scores checked of shape (n, k) (any
+    finite numbers) and the weights (None, or float64 with one positive). ``O(n k)``."""
+    y = _label_values(y_true, "y_true", func)
+    n_columns = np.shape(y_score)[1]
+    check_consistent_length(func, y_true=y, y_score=range(np.shape(y_score)[0]))
+    codes, k = _classes(y, None, n_columns, func, "")
+    S = score_matrix(y_score, (y.size, k), func, "one column per class of y_true, the "
+                     "classes sorted")
+    w = check_weights(sample_weight, y.size, func)
+    if w is not None and not w.any():
+        raise param_error("sample_weight", func, "positive for at least one sample",
+                          "only zero weights")
+    return codes[:, None] == np.arange(k), S, w
 
 
 def multiclass_roc_auc(y_true, y_score, sample_weight, max_fpr, pos_label, average,

@@ -15,6 +15,9 @@ from .._typing import Number
 from ._groups import factorize_groups
 from ._kernels import count_pairs, exclusive_cumsum_in_groups, scale_weights
 from ._multiclass import check_multiclass_options, is_multiclass, multiclass_roc_auc
+from ._multilabel import (BinaryMetric, average_binary_score, indicator_inputs, is_indicator,
+                          is_one, row_auc, row_partial_auc)
+from ..counts import quiet_metric
 from .._validation import (as_1d_numeric, as_score_column, check_binary_labels,
                            check_consistent_length, check_weights, describe, param_error)
 from ..exceptions import UndefinedMetricWarning
@@ -29,7 +32,7 @@ _Weighting = Literal["impressions", "pairs", "uniform"]
 def roc_auc_score(y_true: ArrayLike, y_score: ArrayLike, *,
                   sample_weight: ArrayLike | None = ..., max_fpr: float | None = ...,
                   pos_label: Number | None = ...,
-                  average: Literal["macro", "weighted", "micro"] = ...,
+                  average: Literal["macro", "weighted", "micro", "samples"] = ...,
                   multi_class: Literal["raise", "ovr", "ovo"] = ...,
                   labels: ArrayLike | None = ...) -> float: ...
 @overload
@@ -41,10 +44,11 @@ def roc_auc_score(y_true: ArrayLike, y_score: ArrayLike, *,
 def roc_auc_score(y_true: ArrayLike, y_score: ArrayLike, *,
                   sample_weight: ArrayLike | None = None, max_fpr: float | None = None,
                   pos_label: Number | None = None,
-                  average: Literal["macro", "weighted", "micro"] | None = "macro",
+                  average: Literal["macro", "weighted", "micro", "samples"] | None = "macro",
                   multi_class: Literal["raise", "ovr", "ovo"] = "raise",
                   labels: ArrayLike | None = None) -> float | NDArray[np.float64]:
-    """Area under the ROC curve, ties in score counted as one half; binary or multiclass.
+    """Area under the ROC curve, ties in score counted as one half; binary, multiclass or
+    multilabel.
 
     ``AUC = (C + T / 2) / P``: the probability that a random positive scores above a random
     negative, a tie counting 1/2 (the Mann-Whitney U statistic over ``n+ n-``). Equal to
@@ -58,17 +62,29 @@ def roc_auc_score(y_true: ArrayLike, y_score: ArrayLike, *,
     so the floats are its floats; its checks and errors are kept (in this package's
     message format).
 
+    A multilabel indicator matrix ``y_true`` of shape (n, k) takes scikit-learn's
+    multilabel path: column ``j`` of ``y_true`` and of ``y_score`` is one binary problem,
+    its AUC from the exact pair counts (Python ints with unit weights), and ``average``
+    says how the ``k`` problems combine. A column (or, for ``"samples"``, a row) holding
+    one class only has AUC ``nan``, with one `UndefinedMetricWarning` naming them, as
+    scikit-learn.
+
     Runtime complexity: ``O(n log n)``: two ``np.sort`` of the classes' scores and one merge,
     cheaper than a single ``np.argsort`` of the scores (``max_fpr`` costs one argsort).
     Multiclass, ``k`` classes: one sort per column, in pieces (``ovr``: the class and the
     rest; ``ovo``: the rows of each class), then one merge per AUC, ``O(k n log n + k^2 n)``
-    for ``ovo``.
+    for ``ovo``. Multilabel, ``k`` labels: ``O(k n log n)``, the binary count once per
+    column (``"micro"``: once over the ``n k`` cells; ``"samples"``: one argsort along
+    the rows, ``O(n k log k)``, no Python loop over rows).
 
     Parameters
     ----------
-    y_true : array-like of shape (n,)
+    y_true : array-like of shape (n,) or (n, k)
         Binary class labels of any type: bools, numbers, strings or other hashable
-        objects (two distinct values; one only gives ``nan``).
+        objects (two distinct values; one only gives ``nan``). Multiclass: more than two
+        labels. Multilabel: an indicator matrix of ``k >= 2`` columns, values 0 and 1
+        (or bools), 1 marking the positives of each column (``ValueError`` naming
+        ``y_true`` for other values).
     y_score : array-like of shape (n,), (n, 1) or (n, k)
         Scores, finite, any scale; higher means "more likely positive". As in scikit-learn,
         a 2-D array of two columns (a whole ``predict_proba``) is refused with binary
@@ -76,25 +92,36 @@ def roc_auc_score(y_true: ArrayLike, y_score: ArrayLike, *,
         ``k`` classes (rows summing to 1), columns in the order of ``labels`` (by default
         the sorted labels of ``y_true``). A scikit-learn scorer,
         ``make_scorer(roc_auc_score, response_method="predict_proba")``, passes that
-        column, also for string classes.
+        column, also for string classes. Multilabel: the shape of ``y_true``, one score
+        per label (any scale, as for binary labels).
     sample_weight : array-like of shape (n,), optional
-        Nonnegative weights; a pair counts ``w_i * w_j``.
+        Nonnegative weights; a pair counts ``w_i * w_j``. Multilabel: a row's weight
+        weights it in each column (and its cells for ``"micro"``, the row itself for
+        ``"samples"``).
     max_fpr : float in (0, 1], optional
-        Return the McClish-standardised partial AUC over ``FPR <= max_fpr``, as scikit-learn.
+        Return the McClish-standardised partial AUC over ``FPR <= max_fpr``, as scikit-learn;
+        multilabel: of each column (of the cells for ``"micro"``, of each row for
+        ``"samples"``). Not with multiclass labels.
     pos_label : label, optional
         The positive class. By default the greater of the two labels, scikit-learn's rule
         (``True``; ``1`` of {0, 1} or {-1, 1}; ``"yes"`` of {"no", "yes"}); labels that do
         not order, such as ``1`` and ``"a"``, need it (`ValueError` otherwise). Binary
-        labels only.
+        labels only (multilabel: None or 1, the positive indicator).
     average : {"macro", "weighted", "micro", "samples"} or None, default "macro"
-        Multiclass only (ignored for binary labels, as in scikit-learn): the mean of the
+        Ignored for binary labels, as in scikit-learn. Multiclass: the mean of the
         per-class (``ovr``) or per-pair (``ovo``) AUCs, ``"weighted"`` by class support
         (``ovr``, with ``sample_weight``) or pair prevalence (``ovo``); ``None`` the
         per-class AUCs (``ovr`` only); ``"micro"`` (``ovr`` only) the AUC of every
-        (row, class) cell as one binary problem.
+        (row, class) cell as one binary problem; ``"samples"`` is refused. Multilabel,
+        every option: ``None`` the ``k`` columns' AUCs, ``"macro"`` their mean,
+        ``"weighted"`` their mean weighted by each column's positives (weighted by
+        ``sample_weight``; 0 when there is no positive at all), ``"micro"`` the AUC of
+        the ``n k`` cells as one binary problem, ``"samples"`` the mean of each row's
+        AUC (its ``k`` cells; weighted by ``sample_weight``).
     multi_class : {"raise", "ovr", "ovo"}, default "raise"
         The multiclass scheme; ``"raise"`` refuses multiclass input (scikit-learn's
-        default). ``"ovo"`` takes no ``sample_weight``, no ``max_fpr``.
+        default). ``"ovo"`` takes no ``sample_weight``, no ``max_fpr``. Ignored for
+        binary and multilabel ``y_true``.
     labels : array-like of shape (k,), optional
         Multiclass only: the classes of the columns of ``y_score``, unique and sorted,
         holding every label of ``y_true``.
@@ -124,9 +151,25 @@ def roc_auc_score(y_true: ArrayLike, y_score: ArrayLike, *,
     [0.75, 1.0, 1.0]
     >>> roc_auc_score(y, proba, multi_class="ovo", average="weighted")
     0.925
+
+    Multilabel, an indicator matrix and a score per label:
+
+    >>> Y = [[1, 0, 1], [0, 1, 1], [1, 1, 0], [0, 0, 1]]
+    >>> S = [[0.9, 0.2, 0.6], [0.7, 0.8, 0.6], [0.6, 0.4, 0.1], [0.2, 0.7, 0.7]]
+    >>> roc_auc_score(Y, S, average=None).tolist()
+    [0.75, 0.75, 1.0]
+    >>> roc_auc_score(Y, S), roc_auc_score(Y, S, average="samples")  # columns; rows
+    (0.8333333333333334, 0.8125)
     """
     func = "roc_auc_score"
     check_multiclass_options(average, multi_class, max_fpr, func)
+    if is_indicator(y_true):
+        Y, S, w = indicator_inputs(y_true, y_score, sample_weight, func)
+        if pos_label is not None and not is_one(pos_label):
+            raise param_error("pos_label", func, "None or 1 with a multilabel indicator "
+                              "y_true (its positives are its 1s)", describe(pos_label))
+        _check_max_fpr(max_fpr, func)
+        return average_binary_score(_roc_metric(max_fpr), Y, S, w, average)
     if is_multiclass(y_true, y_score, func):
         return multiclass_roc_auc(y_true, y_score, sample_weight, max_fpr, pos_label,
                                   average, multi_class, labels)
@@ -134,13 +177,42 @@ def roc_auc_score(y_true: ArrayLike, y_score: ArrayLike, *,
     s = as_score_column(y_score, "y_score", func)
     n = check_consistent_length(func, y_true=pos, y_score=s)
     w = scale_weights(check_weights(sample_weight, n, func))[0]
+    _check_max_fpr(max_fpr, func)
+    if max_fpr is not None and max_fpr != 1:
+        return _partial_auc(pos, s, w, float(max_fpr))
+    return count_pairs(pos, s, w).auc
+
+
+def _check_max_fpr(max_fpr, func: str) -> None:
     if max_fpr is not None and not (
         isinstance(max_fpr, (int, float, np.floating)) and 0 < max_fpr <= 1
     ):
         raise param_error("max_fpr", func, "a float in the range (0, 1]", describe(max_fpr))
-    if max_fpr is not None and max_fpr != 1:
+
+
+def _one_class(Y: np.ndarray, w: np.ndarray | None) -> np.ndarray:
+    """The columns of ``Y`` holding one class only (among the rows of positive weight)."""
+    if w is not None:
+        Y = Y[w > 0]
+    return np.asarray(Y.all(axis=0) | ~Y.any(axis=0))
+
+
+def _roc_metric(max_fpr) -> BinaryMetric:
+    """ROC AUC (or the partial AUC up to ``max_fpr``) as `average_binary_score` reads it:
+    of one column, the binary path's kernels (`count_pairs`, `_partial_auc`)."""
+    full = max_fpr is None or max_fpr == 1
+
+    def column(pos, s, w):
+        w = scale_weights(w)[0]
+        if full:
+            return quiet_metric(count_pairs(pos, s, w), "auc")
         return _partial_auc(pos, s, w, float(max_fpr))
-    return count_pairs(pos, s, w).auc
+
+    def rows(Y, S):
+        return row_auc(Y, S) if full else row_partial_auc(Y, S, float(max_fpr))
+
+    return BinaryMetric("ROC AUC", column, rows, _one_class, math.nan,
+                        "only one class is present")
 
 
 def _partial_auc(pos, s, w, max_fpr) -> float:

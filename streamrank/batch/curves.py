@@ -1,6 +1,9 @@
 """Threshold curves with scikit-learn's names, signatures and outputs: `roc_curve`,
 `precision_recall_curve` and `average_precision_score`.
 
+`average_precision_score` also takes multilabel and multiclass targets, averaged over
+their columns as scikit-learn averages them (`_multilabel`).
+
 Each returns scikit-learn's arrays element for element (the same thresholds, the first ROC
 threshold ``inf``, the same float sums with weights, the same warnings), from one sort per
 class instead of a stable argsort of all the scores:
@@ -23,7 +26,9 @@ import numpy as np
 from ._ccurves import (from_bits, pr_points, roc_points, threshold_counts,
                        weighted_class_sort)
 from ._kernels import key_array
-from .._validation import (_label_values, as_score_column, check_binary_labels,
+from ._multilabel import (BinaryMetric, average_binary_score, indicator_inputs, is_indicator,
+                          is_one, row_average_precision)
+from .._validation import (_label_values, _ne, as_score_column, check_binary_labels,
                            check_consistent_length, check_weights, describe, param_error)
 from ..exceptions import UndefinedMetricWarning
 
@@ -242,32 +247,53 @@ def _pr_from_counts(thr, tps, fps, dtype, drop_intermediate):
 def average_precision_score(y_true, y_score, *, average="macro", pos_label=1,
                             sample_weight=None):
     """Average precision: the precision-recall curve's step integral,
-    ``AP = sum_i (R_i - R_{i+1}) P_i``, as ``sklearn.metrics.average_precision_score``.
+    ``AP = sum_i (R_i - R_{i+1}) P_i``, as ``sklearn.metrics.average_precision_score``;
+    binary, multilabel or multiclass.
 
-    Binary labels only (scikit-learn's binary path, which ignores ``average``); the
-    float is scikit-learn's float (the same curve and the same sum). Tied scores are one
+    Binary labels: scikit-learn's binary path, which ignores ``average``; the float is
+    scikit-learn's float (the same curve and the same sum). Tied scores are one
     threshold: their samples enter the precision together. With no positive sample the
     score is 0 (and a warning, as scikit-learn).
 
-    Runtime complexity: ``O(n log n)``, as `roc_curve`.
+    A multilabel indicator matrix ``y_true`` of shape (n, k): column ``j`` of ``y_true``
+    and of ``y_score`` is one binary problem (positives: its 1s), combined by
+    ``average``. Multiclass labels (more than two, with scores of shape (n, k)): each
+    class against the rest, as scikit-learn's ``label_binarize`` of the labels present,
+    then the same averages. A column (``"samples"``: a row) with no positive has average
+    precision 0, with one `UndefinedMetricWarning` naming them, as scikit-learn.
+
+    Runtime complexity: ``O(n log n)``, as `roc_curve`. Multilabel and multiclass, ``k``
+    columns: ``O(k n log n)``, the binary curve once per column (``"micro"``: once over
+    the ``n k`` cells; ``"samples"``: one argsort along the rows, ``O(n k log k)``, no
+    Python loop over rows).
 
     Parameters
     ----------
-    y_true : array-like of shape (n,)
-        Binary labels (`ValueError` naming ``y_true`` for more than two: multiclass and
-        multilabel targets are not supported).
-    y_score : array-like of shape (n,) or (n, 1)
-        Finite scores.
+    y_true : array-like of shape (n,) or (n, k)
+        Binary labels; multiclass labels (more than two: integers, strings or other
+        labels that order); or a multilabel indicator matrix of ``k >= 2`` columns, values
+        0 and 1 (or bools). Other values, such as {-1, 1} or {0, 2} in a matrix, raise a
+        `ValueError` naming ``y_true``.
+    y_score : array-like of shape (n,), (n, 1) or (n, k)
+        Finite scores. Multilabel: the shape of ``y_true``. Multiclass: one column per
+        class, the classes of ``y_true`` sorted (any scale; rows need not sum to 1).
     average : {"micro", "macro", "samples", "weighted"} or None, default "macro"
-        Checked as scikit-learn checks it, and ignored for binary labels as it does.
+        Ignored for binary labels, as scikit-learn. Multilabel and multiclass: ``None``
+        the ``k`` columns' average precisions, ``"macro"`` their mean, ``"weighted"``
+        their mean weighted by each column's positives (weighted by ``sample_weight``;
+        0 when there is no positive at all), ``"micro"`` the average precision of the
+        ``n k`` cells as one binary problem, ``"samples"`` the mean of each row's (its
+        ``k`` cells; weighted by ``sample_weight``).
     pos_label : label, default 1
         The positive class; it must be one of the labels when there are two (strings
-        need it given).
+        need it given). Multilabel and multiclass: 1 only (the positive indicator), as
+        scikit-learn.
     sample_weight : array-like of shape (n,), optional
+        Nonnegative weights, one per row.
 
     Returns
     -------
-    float
+    float, or ndarray of shape (k,) for ``average=None`` (multilabel, multiclass)
 
     Examples
     --------
@@ -276,6 +302,17 @@ def average_precision_score(y_true, y_score, *, average="macro", pos_label=1,
     0.8333333333333333
     >>> average_precision_score(["a", "a", "b", "b"], [0.1, 0.4, 0.35, 0.8], pos_label="b")
     0.8333333333333333
+
+    Multilabel, an indicator matrix and a score per label; multiclass, a column per class:
+
+    >>> Y = [[1, 0, 1], [0, 1, 1], [1, 1, 0], [0, 0, 1]]
+    >>> S = [[0.9, 0.2, 0.6], [0.7, 0.8, 0.6], [0.6, 0.4, 0.1], [0.2, 0.7, 0.7]]
+    >>> average_precision_score(Y, S, average=None).tolist()
+    [0.8333333333333333, 0.8333333333333333, 1.0]
+    >>> average_precision_score(Y, S, average="samples")
+    0.8333333333333333
+    >>> average_precision_score(["a", "b", "c", "a"], S)  # classes a, b, c
+    0.6666666666666666
     """
     func = "average_precision_score"
     if average is not None and not (isinstance(average, str) and average in _AVERAGES):
@@ -283,9 +320,63 @@ def average_precision_score(y_true, y_score, *, average="macro", pos_label=1,
     if pos_label is None:
         raise param_error("pos_label", func, "a class label (scikit-learn's default is 1)",
                           "None")
+    if is_indicator(y_true):
+        _check_fixed_pos_label(pos_label, "a multilabel indicator y_true",
+                               "its positives are its 1s", func)
+        Y, S, w = indicator_inputs(y_true, y_score, sample_weight, func)
+        return average_binary_score(_AP, Y, S, w, average)
+    if _is_matrix(y_score) and _more_than_two_labels(y_true, func):
+        # Imported here, not at the top: `_multiclass` imports this module.
+        from ._multiclass import class_indicator
+        _check_fixed_pos_label(pos_label, "multiclass y_true",
+                               "each class is the positive of its column", func)
+        Y, S, w = class_indicator(y_true, y_score, sample_weight, func)
+        return average_binary_score(_AP, Y, S, w, average)
     pos, s, w, dtype = _curve_inputs(y_true, y_score, pos_label, sample_weight, func)
     precision, recall, _ = _pr_from_counts(*_threshold_counts(pos, s, w), dtype, False)
     return float(max(0.0, -np.sum(np.diff(recall) * precision[:-1])))
+
+
+def _check_fixed_pos_label(pos_label, kind: str, reason: str, func: str) -> None:
+    """scikit-learn's rule: ``pos_label`` is 1 for multilabel and multiclass labels."""
+    if not is_one(pos_label):
+        raise param_error("pos_label", func, f"1 with {kind} ({reason}, as in "
+                          "scikit-learn)", describe(pos_label))
+
+
+def _is_matrix(y_score) -> bool:
+    try:
+        return np.ndim(y_score) == 2
+    except ValueError:                       # ragged rows: the binary checks say so
+        return False
+
+
+def _more_than_two_labels(y_true, func: str) -> bool:
+    """Whether the 1-D labels hold more than two distinct values (scikit-learn's
+    'multiclass' for average precision). ``O(n)``."""
+    y = _label_values(y_true, "y_true", func)
+    rest = y[_ne(y, y[0])]
+    return bool(rest.size and _ne(rest, rest[0]).any())
+
+
+def _column_ap(pos: np.ndarray, s: np.ndarray, w: np.ndarray | None) -> float:
+    """Average precision of one binary problem with a positive (of positive weight):
+    the binary path's curve and sum, without its warning."""
+    thr, tps, fps = _threshold_counts(pos, s, w)
+    precision, recall, _ = pr_points(thr, tps, fps, False)
+    return float(max(0.0, -np.sum(np.diff(recall) * precision[:-1])))
+
+
+def _no_positive(Y: np.ndarray, w: np.ndarray | None) -> np.ndarray:
+    """The columns of ``Y`` without a positive (of positive weight)."""
+    if w is not None:
+        Y = Y[w > 0]
+    return np.asarray(~Y.any(axis=0))
+
+
+#: Average precision as the multilabel averages read it (`average_binary_score`).
+_AP = BinaryMetric("Average precision", _column_ap, row_average_precision, _no_positive,
+                   0.0, "no positive sample, the recall set to one")
 
 
 def _check_bool(value, name: str, func: str) -> None:
