@@ -17,7 +17,7 @@ medians of ``--repeats`` runs; every answer is checked against its peer:
 * ``ranking``: `streamrank.ranking` metrics on ``--queries`` x ``--docs`` rows (default
   1e4 x 100, graded relevance 0-4, uniform scores) grouped by query against the same
   rows in shuffled order (the compiled grouping; for NDCG@k the per-query heaps). Goals:
-  `ndcg_score` shuffled within 1.2x of grouped, every metric within 1.5x.
+  `ndcg_at_k` shuffled within 1.2x of grouped, every metric within 1.5x.
 * ``churn``: `EpochTracker.step` on ``--n`` samples with ``track_churn`` on and off, and
   the churn count alone (`streamrank.batch._kernels.discordant_pairs`, with and without the
   previous order) against ``scipy.stats.kendalltau(old, new)``, which counts the same
@@ -46,7 +46,7 @@ import streamrank  # noqa: E402
 from streamrank import EpochTracker  # noqa: E402
 from streamrank.batch._kernels import discordant_pairs  # noqa: E402
 from streamrank.ranking import (  # noqa: E402
-    average_precision_score, err_score, mrr_score, ndcg_score, precision_at_k,
+    err_score, map_score, mrr_score, ndcg_at_k, precision_at_k,
 )
 
 SECTIONS = ("tau", "ranking", "churn", "cindex")
@@ -105,9 +105,9 @@ def run_ranking(args, rng):
     perm = rng.permutation(q.size)
     qs, ys, ss = q[perm], y[perm], s[perm]
     metrics = {
-        "ndcg_score k=10": lambda q, y, s: ndcg_score(q, y, s, k=10),
-        "ndcg_score": lambda q, y, s: ndcg_score(q, y, s),
-        "average_precision_score": lambda q, y, s: average_precision_score(q, y, s),
+        "ndcg_at_k k=10": lambda q, y, s: ndcg_at_k(q, y, s, k=10),
+        "ndcg_at_k": lambda q, y, s: ndcg_at_k(q, y, s),
+        "map_score": lambda q, y, s: map_score(q, y, s),
         "mrr_score": lambda q, y, s: mrr_score(q, y, s),
         "err_score": lambda q, y, s: err_score(q, y, s),
         "precision_at_k k=10": lambda q, y, s: precision_at_k(q, y, s, k=10),
@@ -126,7 +126,7 @@ def run_ranking(args, rng):
                      f"{g.reps}/{sh.reps}", _check(g.result, sh.result, 1e-12)])
     table = markdown_table(["metric", "grouped s", "shuffled s", "shuffled / grouped",
                             "runs", "|diff|"], rows, "lrrrrl")
-    verdict = (f"**Goal** `ndcg_score` shuffled within 1.2x of grouped: "
+    verdict = (f"**Goal** `ndcg_at_k` shuffled within 1.2x of grouped: "
                f"{'PASS' if worst_ndcg <= 1.2 else 'FAIL'} (worst {fmt_ratio(worst_ndcg)}); "
                f"every metric within 1.5x: {'PASS' if worst <= 1.5 else 'FAIL'} (worst "
                f"{fmt_ratio(worst)}).")

@@ -18,8 +18,8 @@ Timed side by side, round-robin (``_common.side_by_side``), median of ``--repeat
   ``np.argpartition(-S, 9, axis=1)[:, :10]`` (no metric at all). MAP needs the whole
   ranking, not a top 10, so its floor is the row-wise ``np.argsort(-S, axis=1)``; both
   are shown.
-* **streamrank**: ``ndcg_score(q, y, s, k=10, gain="linear")`` (ties averaged, the
-  default) and ``average_precision_score(q, y, s)`` on the flat arrays.
+* **streamrank**: ``ndcg_at_k(q, y, s, k=10, gain="linear")`` (ties averaged, the
+  default) and ``map_score(q, y, s)`` on the flat arrays.
 * **scikit-learn** ``ndcg_score(Y, S, k=10)`` (ties averaged, ``ignore_ties=False``) on
   the dense matrices (it has no MAP over queries).
 * **ranx** ``evaluate(qrels, run, "ndcg@10" | "map")``, *including* building its
@@ -48,7 +48,7 @@ from _common import (  # noqa: E402
     fmt_ratio, fmt_seconds, log, machine_info, machine_markdown, markdown_table, side_by_side,
     write_report,
 )
-from streamrank.ranking import RankingState, average_precision_score, ndcg_score  # noqa: E402
+from streamrank.ranking import RankingState, map_score, ndcg_at_k  # noqa: E402
 
 K = 10
 
@@ -114,8 +114,8 @@ def warm_up():
                 ranx_metric(q, y, s, m)
             except ImportError:
                 pass
-    ndcg_score(q, y, s, k=K)
-    average_precision_score(q, y, s)
+    ndcg_at_k(q, y, s, k=K)
+    map_score(q, y, s)
 
 
 def incremental_us(metrics, n_queries=100, n_docs=100, n_updates=5000, seed=0, repeats=3):
@@ -151,8 +151,8 @@ def run_case(nq, L, seed, repeats, budget, peers=True, ties=False):
     funcs = {
         "floor: argpartition top-10": lambda: np.argpartition(-S, K - 1, axis=1)[:, :K],
         "floor: argsort rows": lambda: np.argsort(-S, axis=1),
-        "streamrank NDCG@10": lambda: ndcg_score(q, y, s, k=K, gain="linear"),
-        "streamrank MAP": lambda: average_precision_score(q, y, s),
+        "streamrank NDCG@10": lambda: ndcg_at_k(q, y, s, k=K, gain="linear"),
+        "streamrank MAP": lambda: map_score(q, y, s),
         "sklearn ndcg_score@10": lambda: float(sk_ndcg(Y, S, k=K)),
     }
     if peers:

@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from streamrank.ranking import lambdarank_gradients, ndcg_score, pairwise_errors
+from streamrank.ranking import lambdarank_gradients, ndcg_at_k, pairwise_errors
 
 
 def make_queries(n_queries: int, n_features: int, rng: np.random.Generator):
@@ -50,7 +50,7 @@ def evaluate(q, X, rel, w):
     right = P - D            # C + T
     return {"D": D, "D+T": wrong, "P": P, "ratio": wrong / P,
             "right/wrong": right / wrong if wrong else float("inf"),
-            "ndcg10": ndcg_score(q, rel, s, k=10)}
+            "ndcg10": ndcg_at_k(q, rel, s, k=10)}
 
 
 def train(n_train=300, n_valid=100, n_features=10, epochs=200, lr=0.5, sigma=1.0,

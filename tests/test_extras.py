@@ -88,7 +88,7 @@ def test_every_core_capability_computes_without_extras():
         # ranking
         q = np.repeat(np.arange(30), 10)
         rel = rng.integers(0, 3, n)
-        out += [ranking.ndcg_score(q, rel, s), ranking.mrr_score(q, rel, s),
+        out += [ranking.ndcg_at_k(q, rel, s), ranking.mrr_score(q, rel, s),
                 ranking.err_score(q, rel, s), ranking.precision_at_k(q, rel, s, k=5)]
         # the monitor library, every shape
         for m in (Monitor(window=100), PairedMonitor(window=100),

@@ -43,8 +43,8 @@ from streamrank import (EpochTracker, PairCounter, SlidingPairCounter, SnapshotE
                         TimeSlidingPairCounter)
 from streamrank.epochs import early_stopping, natural_key, summarize_epochs
 from streamrank.monitor import Monitor
-from streamrank.ranking import (NDCG, RankingState, average_precision_score,
-                                lambdarank_gradients, ndcg_score, pairwise_errors)
+from streamrank.ranking import (NDCG, RankingState, lambdarank_gradients, map_score,
+                                ndcg_at_k, pairwise_errors)
 
 # Batch metrics
 y = np.array([0, 0, 1, 1]); s = np.array([0.1, 0.4, 0.35, 0.8])
@@ -125,8 +125,8 @@ print(kt.get())
 q = [1, 1, 1, 1, 2, 2, 2]
 rel = [3, 0, 1, 0, 0, 2, 1]
 sc = [0.9, 0.8, 0.8, 0.1, 0.3, 0.2, 0.5]
-print(round(ndcg_score(q, rel, sc, k=3), 4), average_precision_score(q, rel, sc))
-print(ndcg_score(q, rel, sc, k=3, return_per_query=True).values.round(4))
+print(round(ndcg_at_k(q, rel, sc, k=3), 4), map_score(q, rel, sc))
+print(ndcg_at_k(q, rel, sc, k=3, return_per_query=True).values.round(4))
 pe = pairwise_errors(q, rel, sc)
 print(pe.discordant.tolist(), pe.tied.tolist(), pe.comparable.tolist())
 grad, hess = lambdarank_gradients([1, 1, 1, 2, 2], [2, 0, 1, 1, 0],
@@ -151,8 +151,8 @@ from streamrank import EpochTracker, PairCounter, SlidingPairCounter, TimeSlidin
 from streamrank.epochs import early_stopping, natural_key, summarize_epochs
 from streamrank.monitor import Monitor
 from streamrank.monitor.drift import delong_placements, delong_test, hanley_mcneil_test
-from streamrank.ranking import (NDCG, RankingState, average_precision_score,
-                                lambdarank_gradients, ndcg_score, pairwise_errors)
+from streamrank.ranking import (NDCG, RankingState, lambdarank_gradients, map_score,
+                                ndcg_at_k, pairwise_errors)
 
 y = np.array([0, 0, 1, 1]); s = np.array([0.1, 0.4, 0.35, 0.8])
 pc = sr.pair_counts(y, s)
@@ -242,9 +242,11 @@ reveal_type(cindex.get())  # float
 reveal_type(streamrank.metrics.KendallTau(variant="a").get())  # float
 
 q = [1, 1, 2, 2]; rel = [1, 0, 0, 2]; sc = [0.9, 0.8, 0.3, 0.5]
-reveal_type(ndcg_score(q, rel, sc, k=3))  # float
-reveal_type(ndcg_score(q, rel, sc, k=3, return_per_query=True))  # tuple[float, ndarray, ndarray, fallback=streamrank.ranking._layout.PerQuery]
-reveal_type(average_precision_score(q, rel, sc))  # float
+reveal_type(ndcg_at_k(q, rel, sc, k=3))  # float
+reveal_type(ndcg_at_k(q, rel, sc, k=3, return_per_query=True))  # tuple[float, ndarray, ndarray, fallback=streamrank.ranking._layout.PerQuery]
+reveal_type(ndcg_at_k(q, rel, sc, empty="skip"))  # float
+reveal_type(map_score(q, rel, sc))  # float
+reveal_type(map_score(q, rel, sc, k=2, empty=1, return_per_query=True).values)  # ndarray
 reveal_type(pairwise_errors(q, rel, sc).error_rate)  # float
 reveal_type(lambdarank_gradients(q, rel, sc, k=10))  # tuple[ndarray, ndarray]
 st = RankingState(k=10)
@@ -254,6 +256,8 @@ reveal_type(st.query("q1").ndcg())  # float | None
 n = NDCG(k=3)
 reveal_type(n.update([3, 0, 1], [0.9, 0.8, 0.1]))  # None
 reveal_type(n.get())  # float
+reveal_type(NDCG(k=3, empty="skip").skipped)  # int
+reveal_type(st.skipped("ap"))  # int
 '''
 
 # The README's Dask example (in a function: it connects to a cluster if called; mypy checks
@@ -287,10 +291,10 @@ reveal_type(srd.kendall_tau(y, s, variant="c"))  # float
 reveal_type(srd.concordance_index(s, y, y))  # float
 reveal_type(srd.group_auc_score(y, s, g, weighting="pairs"))  # float
 reveal_type(srd.group_auc_score(y, s, g, return_details=True))  # streamrank.batch.auc.GroupAUCResult
-reveal_type(srd.ndcg_score(g, y, s, k=3, gain="linear"))  # float
-reveal_type(srd.ndcg_score(g, y, s, return_per_query=True))  # tuple[float, ndarray, ndarray, fallback=streamrank.ranking._layout.PerQuery]
-reveal_type(srd.average_precision_score(g, y, s, ties="optimistic"))  # float
-reveal_type(srd.average_precision_score(g, y, s, return_per_query=True).mean)  # float
+reveal_type(srd.ndcg_at_k(g, y, s, k=3, gain="linear"))  # float
+reveal_type(srd.ndcg_at_k(g, y, s, return_per_query=True))  # tuple[float, ndarray, ndarray, fallback=streamrank.ranking._layout.PerQuery]
+reveal_type(srd.map_score(g, y, s, ties="optimistic"))  # float
+reveal_type(srd.map_score(g, y, s, return_per_query=True).mean)  # float
 reveal_type(srd.evaluate_file("preds.parquet", label="label", score="score"))  # dict[str, object]
 '''
 

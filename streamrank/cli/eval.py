@@ -168,11 +168,13 @@ def _ranking_record(q, y, s, k, gain, ties) -> dict:
     from .. import ranking as rk
 
     at = "" if k is None else f"@{k}"
-    nd = rk.ndcg_score(q, y, s, k=k, gain=rk.DEFAULT_GAIN if gain is None else gain,
-                       ties=ties, return_per_query=True)
+    nd = rk.ndcg_at_k(q, y, s, k=k, gain=rk.DEFAULT_GAIN if gain is None else gain,
+                      ties=ties, return_per_query=True)
+    # a query without a relevant document counts as 0 (the default empty=0) in every mean
+    no_rel = int(nd.values.size) - int(np.unique(q[y > 0]).size)
     rec = {"label_kind": "relevance", "n": int(y.size), "queries": int(nd.values.size),
-           "queries_skipped": int(np.isnan(nd.values).sum()), f"ndcg{at}": nd.mean,
-           f"map{at}": rk.average_precision_score(q, y, s, k=k, ties=ties),
+           "queries_without_relevant": no_rel, f"ndcg{at}": nd.mean,
+           f"map{at}": rk.map_score(q, y, s, k=k, ties=ties),
            f"mrr{at}": rk.mrr_score(q, y, s, k=k, ties=ties),
            f"err{at}": rk.err_score(q, y, s, k=k, ties=ties),
            "r_precision": rk.r_precision(q, y, s, ties=ties)}
@@ -260,7 +262,8 @@ def _evaluate_dask(path, scheduler, workers, input_format, o) -> dict:
     if o["query"] is not None:
         at = "" if o["k"] is None else f"@{o['k']}"
         return {"label_kind": "relevance", "n": out["n"], "queries": out["queries"],
-                "queries_skipped": out["queries_skipped"], f"ndcg{at}": out["ndcg"],
+                "queries_without_relevant": out["queries_without_relevant"],
+                f"ndcg{at}": out["ndcg"],
                 f"map{at}": out["map"]}
     binary = out["label_levels"] <= 2
     if not binary and o["group"] is not None:

@@ -66,7 +66,7 @@ Layout
 of buckets), ``_count`` (plan, per-bucket counts and summaries, the exact combine),
 ``_pairs`` (`pair_counts`, `roc_auc_score`, `kendall_tau`), ``_survival``
 (`concordance_index`), ``_groups`` (the group shuffle and `group_auc_score`),
-``_ranking`` (`ndcg_score`, `average_precision_score`), ``_files`` (`evaluate_file`).
+``_ranking`` (`ndcg_at_k`, `map_score`), ``_files`` (`evaluate_file`).
 
 Examples
 --------
@@ -92,18 +92,18 @@ from ._files import evaluate_file
 from ._groups import group_auc_score
 from ._pairs import kendall_tau, pair_counts, roc_auc_score
 from ._partition import MAX_HIST_LEVELS, ROWS_PER_PARTITION
-from ._ranking import average_precision_score, ndcg_score
+from ._ranking import map_score, ndcg_at_k
 from ._survival import concordance_index
 
 __all__ = [
     "MAX_HIST_LEVELS",
     "ROWS_PER_PARTITION",
-    "average_precision_score",
     "concordance_index",
     "evaluate_file",
     "group_auc_score",
     "kendall_tau",
-    "ndcg_score",
+    "map_score",
+    "ndcg_at_k",
     "pair_counts",
     "roc_auc_score",
 ]

@@ -4,6 +4,7 @@ partition by Dask, the hook of ``streamrank eval --dask``."""
 from __future__ import annotations
 
 import os
+import warnings
 from typing import Any
 
 import dask.dataframe as dd
@@ -12,10 +13,11 @@ import numpy as np
 from .._typing import Gain, Number, Ties
 from .._validation import describe, param_error
 from ..batch.auc import _Weighting
+from ..exceptions import UndefinedMetricWarning
 from ._groups import group_auc_score
 from ._pairs import _pair_counts
 from ._partition import ROWS_PER_PARTITION
-from ._ranking import average_precision_score, ndcg_score
+from ._ranking import map_score, ndcg_at_k
 from ._spec import _pairs_spec
 from ._survival import _censored_file_counts
 
@@ -77,7 +79,8 @@ def evaluate_file(path: str | os.PathLike[str], *, label: str | None = None, sco
       and scores (``"label_levels"``, ``"score_levels"``), plus the group AUC with
       ``group``;
     * ``query``, ``label`` (graded relevance) and ``score``: NDCG@k and MAP@k averaged over
-      queries, as `ndcg_score` / `average_precision_score`;
+      queries, as `ndcg_at_k` / `map_score` (a query with no relevant document counts as
+      0);
     * ``time``, ``score`` and optionally ``event``: the censored pair counts and C-index
       of `concordance_index` (no ``label``).
 
@@ -95,14 +98,16 @@ def evaluate_file(path: str | os.PathLike[str], *, label: str | None = None, sco
         ``"group_auc_skipped"`` (binary labels only).
     query : str, optional
         Column of query ids: ranking metrics instead of pair counts; adds ``"queries"``
-        and ``"queries_skipped"`` (queries with no relevant document, left out).
+        and ``"queries_without_relevant"`` (queries with no relevant document, counted as
+        0 in both means).
     time, event : str, optional
         Columns of survival times and event indicators (1 = observed, 0 = censored;
         default all observed): the censored C-index instead of pair counts.
     pos_label : optional
         The positive label: labels become ``label == pos_label`` (one against the rest).
-    k, gain, ties : ranking options of `ndcg_score` (``k`` also for MAP@k); ``gain=None``
-        is the default gain of `streamrank.ranking.ndcg_score`.
+    k, gain, ties : ranking options of `ndcg_at_k` (``k`` also for MAP@k; ``k=None``:
+        every document of the query); ``gain=None`` is the default gain of
+        `streamrank.ranking.ndcg_at_k`.
     format : {"parquet", "csv", "tsv", "jsonl"}, optional
     scheduler : str or distributed.Client, optional
         ``None``: the active client, else Dask's default (threads). ``"local"``: start a
@@ -152,13 +157,19 @@ def evaluate_file(path: str | os.PathLike[str], *, label: str | None = None, sco
                                          rows_per_partition, sched)
         if query is not None:
             out = {"n": None}
-            for key, fn, kw in (("ndcg", ndcg_score, dict(gain=gain)),  # None: its default
-                                ("map", average_precision_score, {})):
-                r = fn(ddf, query=query, label=label, score=score, k=k, ties=ties,
-                       return_per_query=True, npartitions=npartitions, scheduler=sched, **kw)
-                out[key] = r.mean
+            for key, fn, kw in (("ndcg", ndcg_at_k, dict(gain=gain)),  # None: its default
+                                ("map", map_score, {})):
+                # "skip" marks the queries without a relevant document (NaN) so that they
+                # are counted; they then count as 0, the default: the same mean as empty=0
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore", UndefinedMetricWarning)
+                    r = fn(ddf, query=query, label=label, score=score, k=k, ties=ties,
+                           empty="skip", return_per_query=True, npartitions=npartitions,
+                           scheduler=sched, **kw)
+                empty = np.isnan(r.values)
+                out[key] = float(np.where(empty, 0.0, r.values).mean())
                 out["queries"] = int(r.values.size)
-                out["queries_skipped"] = int(np.isnan(r.values).sum())
+                out["queries_without_relevant"] = int(empty.sum())
             out["n"] = int(ddf.shape[0].compute(scheduler=sched))
             return out
         spec, parts = _pairs_spec(func, ddf, ddf, None, label, score, weight, None,

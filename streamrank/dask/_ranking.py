@@ -1,4 +1,4 @@
-"""Per-query ranking metrics on a Dask collection (`ndcg_score`, `average_precision_score`):
+"""Per-query ranking metrics on a Dask collection (`ndcg_at_k`, `map_score`):
 `streamrank.ranking` per query after the group shuffle of `streamrank.dask._groups`."""
 
 from __future__ import annotations
@@ -34,7 +34,9 @@ def _ranking_bucket(pieces, name: str, kwargs: dict):
 def _ranking_metric(name, data, y_true, y_score, query, label, score, return_per_query,
                     npartitions, scheduler, kwargs):
     """The ranking metric ``name`` per query after the group shuffle, averaged over the
-    queries in query order (`PerQuery` with ``return_per_query``)."""
+    queries in query order (`PerQuery` with ``return_per_query``). The buckets' warnings
+    are silenced: the client's mean gives the one `UndefinedMetricWarning` of
+    ``empty="skip"``, with the count of queries skipped over all buckets."""
     from ..ranking import PerQuery
     from ..ranking._layout import query_mean
 
@@ -59,93 +61,88 @@ def _ranking_metric(name, data, y_true, y_score, query, label, score, return_per
 
 
 @overload
-def ndcg_score(data: Any = ..., y_true: Any = ..., y_score: Any = ..., *,
-               query: str | None = ..., label: str | None = ..., score: str | None = ...,
-               k: int | None = ..., gain: Gain | None = ..., ties: Ties = ...,
-               empty: Empty = ..., return_per_query: Literal[False] = ...,
-               npartitions: int | None = ..., scheduler: Any = ...) -> float: ...
+def ndcg_at_k(data: Any = ..., y_true: Any = ..., y_score: Any = ..., *,
+              query: str | None = ..., label: str | None = ..., score: str | None = ...,
+              k: int | None = ..., gain: Gain | None = ..., ties: Ties = ...,
+              empty: Empty = ..., return_per_query: Literal[False] = ...,
+              npartitions: int | None = ..., scheduler: Any = ...) -> float: ...
 @overload
-def ndcg_score(data: Any = ..., y_true: Any = ..., y_score: Any = ..., *,
-               query: str | None = ..., label: str | None = ..., score: str | None = ...,
-               k: int | None = ..., gain: Gain | None = ..., ties: Ties = ...,
-               empty: Empty = ..., return_per_query: Literal[True],
-               npartitions: int | None = ..., scheduler: Any = ...) -> PerQuery: ...
+def ndcg_at_k(data: Any = ..., y_true: Any = ..., y_score: Any = ..., *,
+              query: str | None = ..., label: str | None = ..., score: str | None = ...,
+              k: int | None = ..., gain: Gain | None = ..., ties: Ties = ...,
+              empty: Empty = ..., return_per_query: Literal[True],
+              npartitions: int | None = ..., scheduler: Any = ...) -> PerQuery: ...
 @overload
-def ndcg_score(data: Any = ..., y_true: Any = ..., y_score: Any = ..., *,
-               query: str | None = ..., label: str | None = ..., score: str | None = ...,
-               k: int | None = ..., gain: Gain | None = ..., ties: Ties = ...,
-               empty: Empty = ..., return_per_query: bool = ...,
-               npartitions: int | None = ..., scheduler: Any = ...) -> float | PerQuery: ...
-def ndcg_score(data: Any = None, y_true: Any = None, y_score: Any = None, *,
-               query: str | None = None, label: str | None = None, score: str | None = None,
-               k: int | None = None, gain: Gain | None = None, ties: Ties = "average",
-               empty: Empty = "skip", return_per_query: bool = False,
-               npartitions: int | None = None, scheduler: Any = None) -> float | PerQuery:
-    """NDCG@k averaged over queries: `streamrank.ranking.ndcg_score` per query after a
+def ndcg_at_k(data: Any = ..., y_true: Any = ..., y_score: Any = ..., *,
+              query: str | None = ..., label: str | None = ..., score: str | None = ...,
+              k: int | None = ..., gain: Gain | None = ..., ties: Ties = ...,
+              empty: Empty = ..., return_per_query: bool = ...,
+              npartitions: int | None = ..., scheduler: Any = ...) -> float | PerQuery: ...
+def ndcg_at_k(data: Any = None, y_true: Any = None, y_score: Any = None, *,
+              query: str | None = None, label: str | None = None, score: str | None = None,
+              k: int | None = None, gain: Gain | None = None, ties: Ties = "average",
+              empty: Empty = 0, return_per_query: bool = False,
+              npartitions: int | None = None, scheduler: Any = None) -> float | PerQuery:
+    """NDCG@k averaged over queries: `streamrank.ranking.ndcg_at_k` per query after a
     shuffle by a hash of the query id (every query lands whole in one bucket; the mean is
     taken on the client over the per-query values in query order, as numpy does).
 
     Inputs: a DataFrame with the columns ``query``, ``label``, ``score``, or dask arrays
     ``data`` (query ids), ``y_true``, ``y_score``. ``gain`` (``"exponential"``, ``2**rel -
     1``, or ``"linear"``, ``rel``) defaults to None: the default of
-    `streamrank.ranking.ndcg_score`, whatever it is, so that both functions give the same
-    value with default arguments. Other parameters as the numpy function.
+    `streamrank.ranking.ndcg_at_k`, whatever it is, so that both functions give the same
+    value with default arguments. ``k=None``: every document of the query. ``empty``: a
+    query with no relevant document counts as 0 (the default), 1, or is left out with
+    ``"skip"`` and one `UndefinedMetricWarning` giving the number left out. Other
+    parameters as the numpy function.
 
     Runtime complexity: ``O(n log n)`` on the workers; one float per query on the client.
 
     Examples
     --------
     >>> import dask.array as da
-    >>> from streamrank.dask import ndcg_score
-    >>> round(ndcg_score(da.from_array([1, 1, 2, 2], chunks=2),
-    ...                  da.from_array([0, 0, 1, 0], chunks=2),
-    ...                  da.from_array([0.2, 0.1, 0.3, 0.3], chunks=2), scheduler="sync"), 4)
-    0.8155
+    >>> from streamrank.dask import ndcg_at_k
+    >>> q = da.from_array([1, 1, 2, 2], chunks=2)      # query 1: no relevant document
+    >>> y = da.from_array([0, 0, 1, 0], chunks=2)
+    >>> s = da.from_array([0.2, 0.1, 0.3, 0.3], chunks=2)
+    >>> round(ndcg_at_k(q, y, s, scheduler="sync"), 4)
+    0.4077
     """
     kwargs = dict(k=k, ties=ties, empty=empty)
     if gain is not None:  # else the ranking function's own default
         kwargs["gain"] = gain
-    return _ranking_metric("ndcg_score", data, y_true, y_score, query, label, score,
+    return _ranking_metric("ndcg_at_k", data, y_true, y_score, query, label, score,
                            return_per_query, npartitions, scheduler, kwargs)
 
 
 @overload
-def average_precision_score(data: Any = ..., y_true: Any = ..., y_score: Any = ...,
-                            *, query: str | None = ..., label: str | None = ...,
-                            score: str | None = ..., k: int | None = ...,
-                            ties: Ties = ..., empty: Empty = ...,
-                            return_per_query: Literal[False] = ...,
-                            npartitions: int | None = ...,
-                            scheduler: Any = ...) -> float: ...
+def map_score(data: Any = ..., y_true: Any = ..., y_score: Any = ..., *,
+              query: str | None = ..., label: str | None = ..., score: str | None = ...,
+              k: int | None = ..., ties: Ties = ..., empty: Empty = ...,
+              return_per_query: Literal[False] = ..., npartitions: int | None = ...,
+              scheduler: Any = ...) -> float: ...
 @overload
-def average_precision_score(data: Any = ..., y_true: Any = ..., y_score: Any = ...,
-                            *, query: str | None = ..., label: str | None = ...,
-                            score: str | None = ..., k: int | None = ...,
-                            ties: Ties = ..., empty: Empty = ...,
-                            return_per_query: Literal[True],
-                            npartitions: int | None = ...,
-                            scheduler: Any = ...) -> PerQuery: ...
+def map_score(data: Any = ..., y_true: Any = ..., y_score: Any = ..., *,
+              query: str | None = ..., label: str | None = ..., score: str | None = ...,
+              k: int | None = ..., ties: Ties = ..., empty: Empty = ...,
+              return_per_query: Literal[True], npartitions: int | None = ...,
+              scheduler: Any = ...) -> PerQuery: ...
 @overload
-def average_precision_score(data: Any = ..., y_true: Any = ..., y_score: Any = ...,
-                            *, query: str | None = ..., label: str | None = ...,
-                            score: str | None = ..., k: int | None = ...,
-                            ties: Ties = ..., empty: Empty = ...,
-                            return_per_query: bool = ...,
-                            npartitions: int | None = ...,
-                            scheduler: Any = ...) -> float | PerQuery: ...
-def average_precision_score(data: Any = None, y_true: Any = None, y_score: Any = None,
-                            *, query: str | None = None, label: str | None = None,
-                            score: str | None = None, k: int | None = None,
-                            ties: Ties = "average", empty: Empty = "skip",
-                            return_per_query: bool = False,
-                            npartitions: int | None = None,
-                            scheduler: Any = None) -> float | PerQuery:
-    """Mean average precision (MAP@k): `streamrank.ranking.average_precision_score` per
-    query after a shuffle by a hash of the query id; inputs as `ndcg_score`.
+def map_score(data: Any = ..., y_true: Any = ..., y_score: Any = ..., *,
+              query: str | None = ..., label: str | None = ..., score: str | None = ...,
+              k: int | None = ..., ties: Ties = ..., empty: Empty = ...,
+              return_per_query: bool = ..., npartitions: int | None = ...,
+              scheduler: Any = ...) -> float | PerQuery: ...
+def map_score(data: Any = None, y_true: Any = None, y_score: Any = None, *,
+              query: str | None = None, label: str | None = None, score: str | None = None,
+              k: int | None = None, ties: Ties = "average", empty: Empty = 0,
+              return_per_query: bool = False, npartitions: int | None = None,
+              scheduler: Any = None) -> float | PerQuery:
+    """Mean average precision (MAP@k): `streamrank.ranking.map_score` per query after a
+    shuffle by a hash of the query id; inputs, ``k`` and ``empty`` as `ndcg_at_k`.
 
     Runtime complexity: ``O(n log n)`` on the workers; one float per query on the client.
     """
-    return _ranking_metric("average_precision_score", data, y_true, y_score, query, label,
-                           score, return_per_query, npartitions, scheduler,
+    return _ranking_metric("map_score", data, y_true, y_score, query, label, score,
+                           return_per_query, npartitions, scheduler,
                            dict(k=k, ties=ties, empty=empty))
-

@@ -49,17 +49,22 @@ from ..batch._kernels import encode_labels, run_starts
 from .._validation import as_1d_numeric, check_consistent_length, describe, param_error
 from ..exceptions import UndefinedMetricWarning
 
-__all__ = ["DEFAULT_GAIN", "GAINS", "PerQuery", "QueryGroups", "RankLayout", "TIES",
-           "check_k", "finish", "group_by_query", "query_codes", "rank_layout", "validate"]
+__all__ = ["DEFAULT_EMPTY", "DEFAULT_GAIN", "EMPTY", "GAINS", "PerQuery", "QueryGroups",
+           "RankLayout", "TIES", "check_empty", "check_k", "finish", "group_by_query",
+           "query_codes", "rank_layout", "validate"]
 
 TIES = ("average", "pessimistic", "optimistic")
 #: The DCG gains: ``rel`` (``"linear"``) or ``2**rel - 1`` (``"exponential"``).
 GAINS = ("linear", "exponential")
 #: The default gain of every NDCG and DCG of streamrank (the batch functions, `NDCG`,
 #: `QueryRanking`, `RankingState`, ``streamrank eval``): scikit-learn's, the relevance
-#: itself, so that `ndcg_score` and `dcg_score` equal scikit-learn's by default.
+#: itself, so that `ndcg_at_k` and `dcg_at_k` equal scikit-learn's by default.
 DEFAULT_GAIN = "linear"
-_EMPTY = ("skip", 0, 1)
+#: What a query with no relevant document counts as (``empty=``): 0 by default, as
+#: scikit-learn's ``ndcg_score``, trec_eval and ranx; 1; or ``"skip"`` (left out of the
+#: mean, with one `UndefinedMetricWarning` saying how many queries were left out).
+EMPTY = ("skip", 0, 1)
+DEFAULT_EMPTY = 0
 
 #: Relevance with at most this many distinct values takes the histogram path for the
 #: ideal ranking (no second sort).
@@ -82,18 +87,24 @@ def check_choice(value, name, func, choices):
     return value
 
 
-def validate(query_ids, y_true, y_score, func: str, *, ties="average", empty="skip",
-             gain=None):
+def check_empty(empty, func: str):
+    """``"skip"``, 0 or 1 (an int or float equal to 0 or 1; not a bool)."""
+    if not (isinstance(empty, str) and empty == "skip") and not (
+            isinstance(empty, (int, float, np.integer, np.floating))
+            and not isinstance(empty, (bool, np.bool_)) and empty in (0, 1)):
+        raise param_error("empty", func, "'skip', 0 or 1", describe(empty))
+    return empty
+
+
+def validate(query_ids, y_true, y_score, func: str, *, ties="average",
+             empty=DEFAULT_EMPTY, gain=None):
     """Check every input before any computation; returns ``(q, y, s)`` arrays.
 
     Raises with the project's one message format: NaN or infinite scores or relevance,
     negative relevance, mismatched lengths, non 1-D input, an unknown option.
     """
     check_choice(ties, "ties", func, TIES)
-    if not (isinstance(empty, str) and empty == "skip") and not (
-            isinstance(empty, (int, float, np.integer, np.floating))
-            and not isinstance(empty, (bool, np.bool_)) and empty in (0, 1)):
-        raise param_error("empty", func, "'skip', 0 or 1", describe(empty))
+    check_empty(empty, func)
     if gain is not None:
         check_choice(gain, "gain", func, GAINS)
     y = as_1d_numeric(y_true, "y_true", func)
@@ -118,8 +129,9 @@ def validate(query_ids, y_true, y_score, func: str, *, ties="average", empty="sk
 class PerQuery(NamedTuple):
     """A metric's mean over queries with its per-query values (``return_per_query=True``).
 
-    ``query_ids`` are sorted; ``values[i]`` belongs to ``query_ids[i]`` and is NaN for a
-    query skipped as undefined (``empty="skip"``).
+    ``query_ids`` are sorted; ``values[i]`` belongs to ``query_ids[i]``. A query with no
+    relevant document is 0 by default (``empty=0``), 1 with ``empty=1``, and NaN, left
+    out of ``mean``, with ``empty="skip"``.
     """
 
     mean: float
@@ -431,22 +443,33 @@ def ideal_dcg_rows(qi: np.ndarray, y: np.ndarray, qlen: np.ndarray, k, gain: str
 
 
 def query_mean(values: np.ndarray, func: str) -> float:
-    """The mean of the per-query values that are not NaN (skipped queries); NaN with an
-    `UndefinedMetricWarning` when every query was skipped."""
-    keep = ~np.isnan(values)
-    if keep.any():
-        return float(values[keep].mean())
-    warnings.warn(f"{func}: no query has a relevant document, the mean is undefined "
-                  "(empty='skip'); returning nan.", UndefinedMetricWarning, stacklevel=4)
+    """The mean of the per-query values that are not NaN (queries skipped by
+    ``empty="skip"``). When any query was skipped, one `UndefinedMetricWarning` says how
+    many of how many; when every query was, the mean is NaN."""
+    skip = np.isnan(values)
+    n_skip = int(np.count_nonzero(skip))
+    if not n_skip:
+        return float(values.mean())
+    n = int(values.size)
+    if n_skip < n:
+        warnings.warn(f"{func}: {n_skip} of {n} queries have no relevant document and were "
+                      f"skipped (empty='skip'); the mean is over the other {n - n_skip}. "
+                      "Pass empty=0 (the default) to count them as 0.",
+                      UndefinedMetricWarning, stacklevel=4)
+        return float(values[~skip].mean())
+    warnings.warn(f"{func}: {n_skip} of {n} queries have no relevant document and were "
+                  "skipped (empty='skip'): the mean is undefined, returning nan.",
+                  UndefinedMetricWarning, stacklevel=4)
     return math.nan
 
 
 def finish(func: str, lay: RankLayout, values: np.ndarray, undefined: np.ndarray | None,
            empty, return_per_query: bool):
-    """Mean over queries; undefined queries (no relevant document) per ``empty``.
+    """Mean over queries; undefined queries (no relevant document) per ``empty``: that
+    value (0 or 1), or NaN and left out of the mean (``"skip"``, with one
+    `UndefinedMetricWarning` giving their count, `query_mean`).
 
-    Per query values come back sorted by query id: ``(mean, query_ids, values)`` with NaN
-    for skipped queries. A mean over no query is NaN with an `UndefinedMetricWarning`.
+    Per query values come back sorted by query id: ``(mean, query_ids, values)``.
     """
     values = np.asarray(values, dtype=np.float64)
     if undefined is not None and undefined.any():

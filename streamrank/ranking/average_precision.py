@@ -1,4 +1,4 @@
-"""Average precision (MAP) over many queries at once, tie-aware."""
+"""Mean average precision (`map_score`) over many queries at once, tie-aware."""
 
 from __future__ import annotations
 
@@ -12,9 +12,9 @@ from ._layout import PerQuery
 from ..batch._kernels import exclusive_cumsum_in_groups
 from types import SimpleNamespace
 
-from ._layout import check_k, finish, group_by_query, rank_layout, validate
+from ._layout import DEFAULT_EMPTY, check_k, finish, group_by_query, rank_layout, validate
 
-__all__ = ["average_precision_score"]
+__all__ = ["map_score"]
 
 
 def _harmonic(n: int) -> np.ndarray:
@@ -49,26 +49,28 @@ def _ap_dense_no_ties(groups, y, s, k):
 
 
 @overload
-def average_precision_score(query_ids: ArrayLike, y_true: ArrayLike, y_score: ArrayLike, *,
-                            k: int | None = ..., ties: Ties = ..., empty: Empty = ...,
-                            return_per_query: Literal[False] = ...) -> float: ...
+def map_score(query_ids: ArrayLike, y_true: ArrayLike, y_score: ArrayLike, *,
+              k: int | None = ..., ties: Ties = ..., empty: Empty = ...,
+              return_per_query: Literal[False] = ...) -> float: ...
 @overload
-def average_precision_score(query_ids: ArrayLike, y_true: ArrayLike, y_score: ArrayLike, *,
-                            k: int | None = ..., ties: Ties = ..., empty: Empty = ...,
-                            return_per_query: Literal[True]) -> PerQuery: ...
+def map_score(query_ids: ArrayLike, y_true: ArrayLike, y_score: ArrayLike, *,
+              k: int | None = ..., ties: Ties = ..., empty: Empty = ...,
+              return_per_query: Literal[True]) -> PerQuery: ...
 @overload
-def average_precision_score(query_ids: ArrayLike, y_true: ArrayLike, y_score: ArrayLike, *,
-                            k: int | None = ..., ties: Ties = ..., empty: Empty = ...,
-                            return_per_query: bool = ...) -> float | PerQuery: ...
-def average_precision_score(query_ids: ArrayLike, y_true: ArrayLike, y_score: ArrayLike, *,
-                            k: int | None = None, ties: Ties = "average",
-                            empty: Empty = "skip",
-                            return_per_query: bool = False) -> float | PerQuery:
-    """Average precision per query, averaged over queries (MAP).
+def map_score(query_ids: ArrayLike, y_true: ArrayLike, y_score: ArrayLike, *,
+              k: int | None = ..., ties: Ties = ..., empty: Empty = ...,
+              return_per_query: bool = ...) -> float | PerQuery: ...
+def map_score(query_ids: ArrayLike, y_true: ArrayLike, y_score: ArrayLike, *,
+              k: int | None = None, ties: Ties = "average", empty: Empty = DEFAULT_EMPTY,
+              return_per_query: bool = False) -> float | PerQuery:
+    """Mean average precision (MAP, MAP@k): average precision per query, averaged over
+    queries, as trec_eval's ``map`` and ranx's ``map``.
 
     ``AP@k = (1/R) * sum over relevant documents at rank r <= k of precision@r``, with
     ``R`` the query's relevant documents (``y_true > 0``), as trec_eval's ``map`` and
-    ``map_cut_k`` (ranx divides AP@k by ``R`` too).
+    ``map_cut_k`` (ranx divides AP@k by ``R`` too). scikit-learn's
+    ``average_precision_score`` is another function, of one set of binary labels and
+    scores without queries: `streamrank.average_precision_score`.
 
     Parameters
     ----------
@@ -79,7 +81,7 @@ def average_precision_score(query_ids: ArrayLike, y_true: ArrayLike, y_score: Ar
     y_score : array-like of shape (n,)
         Finite scores; higher ranks first.
     k : int or None, default=None
-        Cut-off (None: the whole query).
+        Cut-off. ``k=None``: every document of the query.
     ties : {"average", "pessimistic", "optimistic"}, default="average"
         ``"average"``: the expected AP over every order of tied scores (McSherry & Najork
         2008). For a tie group of ``n_g`` documents, ``r_g`` relevant, ``c`` documents and
@@ -89,8 +91,10 @@ def average_precision_score(query_ids: ArrayLike, y_true: ArrayLike, y_score: Ar
         this is ``(r_g/n_g) [(R_b + 1) S + (r_g - 1)/(n_g - 1) (m - (c + 1) S)]`` with
         ``m = clip(k - c, 0, n_g)`` and ``S = H(c + m) - H(c)`` (harmonic numbers).
         ``"pessimistic"`` / ``"optimistic"``: ties broken least / most relevant first.
-    empty : {"skip", 0, 1}, default="skip"
-        What a query with no relevant document counts as (trec_eval: 0).
+    empty : {0, 1, "skip"}, default=0
+        What a query with no relevant document counts as: ``0`` (the default, as trec_eval
+        and ranx) or ``1``; ``"skip"`` leaves it out of the mean (NaN per query) with one
+        `UndefinedMetricWarning` saying how many queries of how many were left out.
     return_per_query : bool, default=False
         Return a `PerQuery` ``(mean, query_ids, values)`` instead of the mean.
 
@@ -110,14 +114,16 @@ def average_precision_score(query_ids: ArrayLike, y_true: ArrayLike, y_score: Ar
     ``(1/8 + 2/9 + 3/10) / 3``.
 
     >>> import numpy as np
-    >>> from streamrank.ranking import average_precision_score
+    >>> from streamrank.ranking import map_score
     >>> rel = np.isin(np.arange(10), [0, 1, 2])
-    >>> round(average_precision_score(np.zeros(10), rel, np.arange(10)), 6)
+    >>> round(map_score(np.zeros(10), rel, np.arange(10)), 6)
     0.215741
-    >>> average_precision_score([7, 7], [1, 0], [0.5, 0.5])   # (1 + 1/2) / 2
+    >>> map_score([7, 7], [1, 0], [0.5, 0.5])   # (1 + 1/2) / 2
     0.75
+    >>> map_score([7, 7, 8], [1, 0, 0], [0.5, 0.5, 0.1])   # query 8: no relevant doc, 0
+    0.375
     """
-    func = "average_precision_score"
+    func = "map_score"
     q, y, s = validate(query_ids, y_true, y_score, func, ties=ties, empty=empty)
     k = check_k(k, func)
     groups, y, s = group_by_query(q, y, s)

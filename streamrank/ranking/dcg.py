@@ -1,4 +1,5 @@
-"""DCG@k and NDCG@k over many queries at once, with tie-averaged DCG by default."""
+"""DCG@k and NDCG@k over many queries at once (`dcg_at_k`, `ndcg_at_k`), with tie-averaged
+DCG by default."""
 
 from __future__ import annotations
 
@@ -13,11 +14,11 @@ from types import SimpleNamespace
 
 from ..batch._cgroups import code_counts, query_topk
 from ._layout import (
-    DEFAULT_GAIN, check_k, discount_cumsum, finish, gains, ideal_dcg, ideal_dcg_rows,
-    group_by_query, query_codes, rank_layout, validate,
+    DEFAULT_EMPTY, DEFAULT_GAIN, check_k, discount_cumsum, finish, gains, ideal_dcg,
+    ideal_dcg_rows, group_by_query, query_codes, rank_layout, validate,
 )
 
-__all__ = ["dcg_score", "ndcg_score"]
+__all__ = ["dcg_at_k", "ndcg_at_k"]
 
 
 def _dcg(lay, k, gain, D):
@@ -121,28 +122,30 @@ def _ndcg_topk(q, y, s, k, gain, ties):
 
 
 @overload
-def dcg_score(query_ids: ArrayLike, y_true: ArrayLike, y_score: ArrayLike, *,
-              k: int | None = ..., gain: Gain = ..., ties: Ties = ...,
-              return_per_query: Literal[False] = ...) -> float: ...
+def dcg_at_k(query_ids: ArrayLike, y_true: ArrayLike, y_score: ArrayLike, *,
+             k: int | None = ..., gain: Gain = ..., ties: Ties = ...,
+             return_per_query: Literal[False] = ...) -> float: ...
 @overload
-def dcg_score(query_ids: ArrayLike, y_true: ArrayLike, y_score: ArrayLike, *,
-              k: int | None = ..., gain: Gain = ..., ties: Ties = ...,
-              return_per_query: Literal[True]) -> PerQuery: ...
+def dcg_at_k(query_ids: ArrayLike, y_true: ArrayLike, y_score: ArrayLike, *,
+             k: int | None = ..., gain: Gain = ..., ties: Ties = ...,
+             return_per_query: Literal[True]) -> PerQuery: ...
 @overload
-def dcg_score(query_ids: ArrayLike, y_true: ArrayLike, y_score: ArrayLike, *,
-              k: int | None = ..., gain: Gain = ..., ties: Ties = ...,
-              return_per_query: bool = ...) -> float | PerQuery: ...
-def dcg_score(query_ids: ArrayLike, y_true: ArrayLike, y_score: ArrayLike, *,
-              k: int | None = None, gain: Gain = DEFAULT_GAIN, ties: Ties = "average",
-              return_per_query: bool = False) -> float | PerQuery:
-    """Discounted cumulative gain at ``k``, averaged over queries.
+def dcg_at_k(query_ids: ArrayLike, y_true: ArrayLike, y_score: ArrayLike, *,
+             k: int | None = ..., gain: Gain = ..., ties: Ties = ...,
+             return_per_query: bool = ...) -> float | PerQuery: ...
+def dcg_at_k(query_ids: ArrayLike, y_true: ArrayLike, y_score: ArrayLike, *,
+             k: int | None = None, gain: Gain = DEFAULT_GAIN, ties: Ties = "average",
+             return_per_query: bool = False) -> float | PerQuery:
+    """Discounted cumulative gain at ``k`` (DCG@k), averaged over queries.
 
     ``DCG@k = sum_{r <= k} gain(rel_r) / log2(r + 1)`` with documents ranked by
     ``y_score`` descending inside each query; ``gain`` is ``rel`` (``"linear"``, the
     default, as scikit-learn) or ``2**rel - 1`` (``"exponential"``, as trec_eval's
     ``ndcg_cut`` with graded relevance, LightGBM and most learning-to-rank tools). With
-    the defaults it equals ``sklearn.metrics.dcg_score(y_true, y_score, k=k)`` of the
-    queries as the rows of ``(n_queries, n_documents)`` matrices.
+    the defaults it equals ``sklearn.metrics.dcg_score(Y, S, k=k)`` of the queries as the
+    rows of ``(n_queries, n_documents)`` matrices ``Y``, ``S`` (scikit-learn takes those
+    2-D arrays; this takes flat rows with their query ids). A query with no relevant
+    document has DCG 0 and is always counted.
 
     Parameters
     ----------
@@ -154,7 +157,7 @@ def dcg_score(query_ids: ArrayLike, y_true: ArrayLike, y_score: ArrayLike, *,
     y_score : array-like of shape (n,)
         Predicted scores, finite; higher ranks first.
     k : int or None, default=None
-        Cut-off; None ranks the whole query.
+        Cut-off. ``k=None``: every document of the query.
     gain : {"linear", "exponential"}, default="linear"
         ``rel`` or ``2**rel - 1``; the default is `streamrank.ranking.DEFAULT_GAIN`, the
         default of every NDCG and DCG of streamrank.
@@ -180,64 +183,69 @@ def dcg_score(query_ids: ArrayLike, y_true: ArrayLike, y_score: ArrayLike, *,
 
     Examples
     --------
-    >>> from streamrank.ranking import dcg_score
+    >>> from streamrank.ranking import dcg_at_k
     >>> q = [1, 1, 1, 2, 2]
     >>> rel = [3, 0, 1, 0, 2]
     >>> s = [0.9, 0.8, 0.1, 0.5, 0.5]
-    >>> round(dcg_score(q, rel, s), 4)                     # linear gain: rel
+    >>> round(dcg_at_k(q, rel, s), 4)                     # linear gain: rel
     2.5655
-    >>> r = dcg_score(q, rel, s, return_per_query=True)
+    >>> r = dcg_at_k(q, rel, s, return_per_query=True)
     >>> r.query_ids.tolist(), r.values.round(4).tolist()   # query 2: ties averaged
     ([1, 2], [3.5, 1.6309])
-    >>> round(dcg_score(q, rel, s, gain="exponential"), 4)  # 2**rel - 1
+    >>> round(dcg_at_k(q, rel, s, gain="exponential"), 4)  # 2**rel - 1
     4.9732
     """
-    func = "dcg_score"
+    func = "dcg_at_k"
     q, y, s = validate(query_ids, y_true, y_score, func, ties=ties, gain=gain)
     k = check_k(k, func)
     fast, groups, y, s = _ndcg_topk(q, y, s, k, gain, ties)
     if fast is not None:
-        return finish(func, SimpleNamespace(query_ids=fast[0]), fast[1], None, "skip",
+        return finish(func, SimpleNamespace(query_ids=fast[0]), fast[1], None, 0,
                       return_per_query)
     lay = rank_layout(q, y, s, ties=ties, groups=groups)
     D = discount_cumsum(int(lay.qlen.max()) if k is None else min(k, int(lay.qlen.max())))
     kk = None if k is None else min(k, D.size - 1)
-    return finish(func, lay, _dcg(lay, kk, gain, D), None, "skip", return_per_query)
+    return finish(func, lay, _dcg(lay, kk, gain, D), None, 0, return_per_query)
 
 
 @overload
-def ndcg_score(query_ids: ArrayLike, y_true: ArrayLike, y_score: ArrayLike, *,
-               k: int | None = ..., gain: Gain = ..., ties: Ties = ..., empty: Empty = ...,
-               return_per_query: Literal[False] = ...) -> float: ...
+def ndcg_at_k(query_ids: ArrayLike, y_true: ArrayLike, y_score: ArrayLike, *,
+              k: int | None = ..., gain: Gain = ..., ties: Ties = ..., empty: Empty = ...,
+              return_per_query: Literal[False] = ...) -> float: ...
 @overload
-def ndcg_score(query_ids: ArrayLike, y_true: ArrayLike, y_score: ArrayLike, *,
-               k: int | None = ..., gain: Gain = ..., ties: Ties = ..., empty: Empty = ...,
-               return_per_query: Literal[True]) -> PerQuery: ...
+def ndcg_at_k(query_ids: ArrayLike, y_true: ArrayLike, y_score: ArrayLike, *,
+              k: int | None = ..., gain: Gain = ..., ties: Ties = ..., empty: Empty = ...,
+              return_per_query: Literal[True]) -> PerQuery: ...
 @overload
-def ndcg_score(query_ids: ArrayLike, y_true: ArrayLike, y_score: ArrayLike, *,
-               k: int | None = ..., gain: Gain = ..., ties: Ties = ..., empty: Empty = ...,
-               return_per_query: bool = ...) -> float | PerQuery: ...
-def ndcg_score(query_ids: ArrayLike, y_true: ArrayLike, y_score: ArrayLike, *,
-               k: int | None = None, gain: Gain = DEFAULT_GAIN, ties: Ties = "average",
-               empty: Empty = "skip", return_per_query: bool = False) -> float | PerQuery:
-    """Normalized DCG at ``k``, averaged over queries.
+def ndcg_at_k(query_ids: ArrayLike, y_true: ArrayLike, y_score: ArrayLike, *,
+              k: int | None = ..., gain: Gain = ..., ties: Ties = ..., empty: Empty = ...,
+              return_per_query: bool = ...) -> float | PerQuery: ...
+def ndcg_at_k(query_ids: ArrayLike, y_true: ArrayLike, y_score: ArrayLike, *,
+              k: int | None = None, gain: Gain = DEFAULT_GAIN, ties: Ties = "average",
+              empty: Empty = DEFAULT_EMPTY,
+              return_per_query: bool = False) -> float | PerQuery:
+    """Normalized DCG at ``k`` (NDCG@k), averaged over queries.
 
     ``NDCG@k = DCG@k / IDCG@k`` per query, IDCG@k being the DCG@k of the documents sorted
-    by relevance. See `dcg_score` for ``gain`` and ``ties``.
+    by relevance. See `dcg_at_k` for ``gain`` and ``ties``.
 
     Parameters
     ----------
-    query_ids, y_true, y_score, k, gain, ties, return_per_query
-        As in `dcg_score`.
-    empty : {"skip", 0, 1}, default="skip"
-        What a query with no relevant document (IDCG = 0) counts as: ``"skip"`` leaves it
-        out of the mean (its per-query value is NaN), ``0`` or ``1`` count it as that.
-        trec_eval and ranx count such queries as 0; scikit-learn as 0.
+    query_ids, y_true, y_score, gain, ties, return_per_query
+        As in `dcg_at_k`.
+    k : int or None, default=None
+        Cut-off. ``k=None``: every document of the query.
+    empty : {0, 1, "skip"}, default=0
+        What a query with no relevant document (IDCG = 0) counts as: ``0`` (the default,
+        as scikit-learn's ``ndcg_score``, trec_eval and ranx) or ``1``; ``"skip"`` leaves
+        it out of the mean (its per-query value is NaN) and emits one
+        `UndefinedMetricWarning` saying how many queries of how many were left out.
 
     Returns
     -------
     float or PerQuery
-        Mean NDCG over the queries kept; NaN with an `UndefinedMetricWarning` when none is.
+        Mean NDCG over the queries; with ``empty="skip"``, over the queries kept (NaN,
+        with the warning, when none is).
 
     Notes
     -----
@@ -246,26 +254,36 @@ def ndcg_score(query_ids: ArrayLike, y_true: ArrayLike, y_score: ArrayLike, *,
     levels, ``O(n + n_q L)``), else one more ``lexsort``. With a cut-off ``k`` below the
     common length of every query (``ties="average"``): ``O(n log k)``, each query's ``k``
     best selected without sorting, and rows in any order are not grouped first.
-    With the default gain and ties it equals ``sklearn.metrics.ndcg_score(y_true, y_score,
+    With the default gain, ties and ``empty`` it equals ``sklearn.metrics.ndcg_score(Y, S,
     k=k)`` (whose ``ignore_ties=False`` averages ties) of the queries as the rows of
-    ``(n_queries, n_documents)`` matrices; with ``empty=0`` also when a query has no
-    relevant document (scikit-learn counts it as 0).
+    ``(n_queries, n_documents)`` matrices ``Y``, ``S``, queries without a relevant
+    document included (scikit-learn counts them as 0).
 
     Examples
     --------
     Relevant documents {0, 1, 2} ranked last of ten:
 
     >>> import numpy as np
-    >>> from streamrank.ranking import ndcg_score
+    >>> from streamrank.ranking import ndcg_at_k
     >>> docs = np.arange(10)
     >>> rel = np.isin(docs, [0, 1, 2]).astype(int)
     >>> score = docs.astype(float)                 # doc 9 ranked first, doc 0 last
-    >>> round(ndcg_score(np.zeros(10), rel, score), 4)
+    >>> round(ndcg_at_k(np.zeros(10), rel, score), 4)
     0.425
-    >>> round(ndcg_score([1, 1, 2, 2], [0, 0, 1, 0], [0.2, 0.1, 0.3, 0.3]), 4)  # q 1 skipped
-    0.8155
+
+    Query 1 has no relevant document: it counts as 0 (scikit-learn's and trec_eval's
+    convention), or is left out with ``empty="skip"`` and a warning:
+
+    >>> round(ndcg_at_k([1, 1, 2, 2], [0, 0, 1, 0], [0.2, 0.1, 0.3, 0.3]), 4)
+    0.4077
+    >>> import warnings
+    >>> with warnings.catch_warnings(record=True) as caught:
+    ...     warnings.simplefilter("always")
+    ...     v = ndcg_at_k([1, 1, 2, 2], [0, 0, 1, 0], [0.2, 0.1, 0.3, 0.3], empty="skip")
+    >>> round(v, 4), str(caught[0].message).split(" (")[0]
+    (0.8155, 'ndcg_at_k: 1 of 2 queries have no relevant document and were skipped')
     """
-    func = "ndcg_score"
+    func = "ndcg_at_k"
     q, y, s = validate(query_ids, y_true, y_score, func, ties=ties, empty=empty, gain=gain)
     k = check_k(k, func)
     fast, groups, y, s = _ndcg_topk(q, y, s, k, gain, ties)

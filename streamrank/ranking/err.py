@@ -11,7 +11,7 @@ from .._typing import Empty, Ties
 from ._layout import PerQuery
 from ..batch._kernels import exclusive_cumsum_in_groups
 from .._validation import describe, param_error
-from ._layout import check_k, finish, rank_layout, validate
+from ._layout import DEFAULT_EMPTY, check_k, finish, rank_layout, validate
 
 __all__ = ["err_score"]
 
@@ -30,7 +30,8 @@ def err_score(query_ids: ArrayLike, y_true: ArrayLike, y_score: ArrayLike, *,
               empty: Empty = ..., return_per_query: bool = ...) -> float | PerQuery: ...
 def err_score(query_ids: ArrayLike, y_true: ArrayLike, y_score: ArrayLike, *,
               k: int | None = None, max_grade: float | None = None, ties: Ties = "average",
-              empty: Empty = "skip", return_per_query: bool = False) -> float | PerQuery:
+              empty: Empty = DEFAULT_EMPTY,
+              return_per_query: bool = False) -> float | PerQuery:
     """Expected reciprocal rank, averaged over queries.
 
     ``R_i = (2**g_i - 1) / 2**g_max`` is the probability that the user stops at a document
@@ -45,7 +46,7 @@ def err_score(query_ids: ArrayLike, y_true: ArrayLike, y_score: ArrayLike, *,
     y_score : array-like of shape (n,)
         Finite scores; higher ranks first.
     k : int or None, default=None
-        Cut-off (None: the whole query).
+        Cut-off. ``k=None``: every document of the query.
     max_grade : float or None, default=None
         ``g_max`` of the grading scale; None takes the largest ``y_true`` of the input (all
         queries). Must be ``>= max(y_true)``.
@@ -55,8 +56,11 @@ def err_score(query_ids: ArrayLike, y_true: ArrayLike, y_score: ArrayLike, *,
         ``R``); order-independent, and equal to ERR whenever there are no ties, but *not*
         the expectation over every order of the ties (ERR is not linear in the gains).
         ``"pessimistic"`` / ``"optimistic"``: ties broken least / most relevant first.
-    empty : {"skip", 0, 1}, default="skip"
-        What a query with no relevant document (all grades 0) counts as.
+    empty : {0, 1, "skip"}, default=0
+        What a query with no relevant document (all grades 0) counts as: ``0`` (the
+        default, as trec_eval and ranx count queries without relevant documents) or
+        ``1``; ``"skip"`` leaves it out of the mean (NaN per query) with one
+        `UndefinedMetricWarning` saying how many queries of how many were left out.
     return_per_query : bool, default=False
         Return a `PerQuery` ``(mean, query_ids, values)`` instead of the mean.
 

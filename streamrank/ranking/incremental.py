@@ -13,9 +13,11 @@ query.
 a change re-reads only the changed query's values and adjusts the running sums, so the
 cost of a change does not depend on the number of queries.
 
-Definitions, tie rules and the ``empty`` convention are those of the batch functions
-(`ndcg_score`, `average_precision_score`, `mrr_score`, `err_score`, `pairwise_errors`);
-the tests check the state against them after every change.
+Definitions, tie rules and the ``empty`` convention (a query without relevant documents
+counts as 0 by default) are those of the batch functions (`ndcg_at_k`, `map_score`,
+`mrr_score`, `err_score`, `pairwise_errors`); the tests check the state against them
+after every change. ``empty="skip"`` skips silently here (no warning per change):
+`RankingState.skipped` counts the queries left out.
 """
 
 from __future__ import annotations
@@ -33,7 +35,8 @@ from .._snapshot import Pickled
 from .._typing import Count, Empty, Gain, Number, Ties
 from .._validation import MAX_EXACT_INT, describe, param_error
 from ..engine import PairEngine
-from ._layout import DEFAULT_GAIN, GAINS, TIES, check_choice, check_k
+from ._layout import (DEFAULT_EMPTY, DEFAULT_GAIN, GAINS, TIES, check_choice, check_empty,
+                      check_k)
 
 __all__ = ["QueryRanking", "RankingState"]
 
@@ -256,7 +259,7 @@ class QueryRanking(Pickled):
         return None if ideal <= 0 else self.dcg(k) / ideal
 
     def average_precision(self, k: int | None = None) -> float | None:
-        """Tie-averaged AP@k (see `average_precision_score`), None without relevant docs.
+        """Tie-averaged AP@k (see `map_score`), None without relevant docs.
         ``O(n)``."""
         R = self._relevant
         if R == 0:
@@ -322,10 +325,14 @@ class RankingState(Pickled):
     Parameters
     ----------
     k : int or None, default=10
-        Cut-off of NDCG and ERR (AP and MRR use the whole query).
+        Cut-off of NDCG and ERR (AP and MRR use the whole query). ``k=None``: every
+        document of the query.
     ties, gain : as in `QueryRanking`.
-    empty : {"skip", 0, 1}, default="skip"
-        What a query without relevant documents counts as in the means.
+    empty : {0, 1, "skip"}, default=0
+        What a query without relevant documents counts as in the means: ``0`` (the
+        default, as the batch functions, scikit-learn and trec_eval) or ``1``; ``"skip"``
+        leaves it out of the means, silently (a state changes at every call: no warning);
+        `per_query` gives None for such a query, and `skipped` counts them.
     max_grade : float, default=4
         ERR's ``g_max`` (fixed here: a stream has no "largest grade of the input").
     metrics : tuple, default=("ndcg", "ap", "mrr", "err")
@@ -345,14 +352,14 @@ class RankingState(Pickled):
     """
 
     def __init__(self, *, k: int | None = 10, ties: Ties = "average",
-                 gain: Gain = DEFAULT_GAIN, empty: Empty = "skip", max_grade: float = 4.0,
+                 gain: Gain = DEFAULT_GAIN, empty: Empty = DEFAULT_EMPTY,
+                 max_grade: float = 4.0,
                  metrics: Iterable[str] = _METRICS) -> None:
         func = "RankingState"
         self.k = check_k(k, func)
         check_choice(ties, "ties", func, TIES)
         check_choice(gain, "gain", func, GAINS)
-        if not (empty == "skip" and isinstance(empty, str)) and empty not in (0, 1):
-            raise param_error("empty", func, "'skip', 0 or 1", describe(empty))
+        check_empty(empty, func)
         for m in metrics:
             check_choice(m, "metrics", func, _METRICS)
         self.ties, self.gain, self.empty = ties, gain, empty
@@ -431,6 +438,11 @@ class RankingState(Pickled):
         """The current mean over the queries counted (NaN when none is)."""
         c = self._count[metric]
         return self._sum[metric] / c if c else float("nan")
+
+    def skipped(self, metric: RankingMetric = "ndcg") -> int:
+        """Queries left out of ``metric``'s mean (no relevant document, ``empty="skip"``);
+        0 with ``empty=0`` or ``1``. ``O(1)``."""
+        return len(self._values) - self._count[metric]
 
     def per_query(self, metric: RankingMetric = "ndcg") -> dict[Hashable, float | None]:
         """``{query: value}`` (None for a skipped query)."""

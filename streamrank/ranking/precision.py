@@ -9,7 +9,7 @@ from numpy.typing import ArrayLike
 
 from .._typing import Empty, Ties
 from ._layout import PerQuery
-from ._layout import check_k, finish, rank_layout, validate
+from ._layout import DEFAULT_EMPTY, check_k, finish, rank_layout, validate
 
 __all__ = ["precision_at_k", "r_precision", "recall_at_k"]
 
@@ -38,20 +38,21 @@ _PARAMETERS = """    Parameters
     y_score : array-like of shape (n,)
         Finite scores; higher ranks first.
     k : int or None
-        Cut-off (None: the whole query).
+        Cut-off. ``k=None``: every document of the query.
     ties : {"average", "pessimistic", "optimistic"}, default="average"
         ``"average"``: the expectation over every order of tied scores (a tie group
         straddling the cut-off contributes the fraction of its relevant documents equal to
         the fraction of its positions inside the top k). ``"pessimistic"`` /
         ``"optimistic"``: ties broken least / most relevant first.
-    empty : {"skip", 0, 1}, default="skip"
-        What a query with no relevant document counts as (``"skip"``: left out of the
-        mean, NaN per query).
+    empty : {0, 1, "skip"}, default=0
+        What a query with no relevant document counts as: ``0`` (the default, as trec_eval
+        and ranx) or ``1``; ``"skip"`` leaves it out of the mean (NaN per query) with one
+        `UndefinedMetricWarning` saying how many queries of how many were left out.
     return_per_query : bool, default=False
         Return a `PerQuery` ``(mean, query_ids, values)`` instead of the mean.
 """
 _K = """    k : int or None
-        Cut-off (None: the whole query).
+        Cut-off. ``k=None``: every document of the query.
 """
 
 
@@ -83,7 +84,8 @@ def precision_at_k(query_ids: ArrayLike, y_true: ArrayLike, y_score: ArrayLike, 
                    return_per_query: bool = ...) -> float | PerQuery: ...
 @_with_parameters()
 def precision_at_k(query_ids: ArrayLike, y_true: ArrayLike, y_score: ArrayLike, *,
-                   k: int | None = 10, ties: Ties = "average", empty: Empty = "skip",
+                   k: int | None = 10, ties: Ties = "average",
+                   empty: Empty = DEFAULT_EMPTY,
                    return_per_query: bool = False) -> float | PerQuery:
     """Precision@k: relevant documents in the top ``k``, divided by ``k``, averaged over
     queries (``k`` even when the query has fewer documents, as trec_eval and ranx).
@@ -124,7 +126,8 @@ def recall_at_k(query_ids: ArrayLike, y_true: ArrayLike, y_score: ArrayLike, *,
                 return_per_query: bool = ...) -> float | PerQuery: ...
 @_with_parameters()
 def recall_at_k(query_ids: ArrayLike, y_true: ArrayLike, y_score: ArrayLike, *,
-                k: int | None = 10, ties: Ties = "average", empty: Empty = "skip",
+                k: int | None = 10, ties: Ties = "average",
+                empty: Empty = DEFAULT_EMPTY,
                 return_per_query: bool = False) -> float | PerQuery:
     """Recall@k: relevant documents in the top ``k`` divided by the query's relevant
     documents ``R``, averaged over queries.
@@ -161,7 +164,7 @@ def r_precision(query_ids: ArrayLike, y_true: ArrayLike, y_score: ArrayLike, *,
                 return_per_query: bool = ...) -> float | PerQuery: ...
 @_with_parameters(k=False)
 def r_precision(query_ids: ArrayLike, y_true: ArrayLike, y_score: ArrayLike, *,
-                ties: Ties = "average", empty: Empty = "skip",
+                ties: Ties = "average", empty: Empty = DEFAULT_EMPTY,
                 return_per_query: bool = False) -> float | PerQuery:
     """R-precision: precision at ``R``, the query's number of relevant documents
     (equivalently recall at ``R``), averaged over queries.

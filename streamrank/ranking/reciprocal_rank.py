@@ -10,7 +10,7 @@ from numpy.typing import ArrayLike
 from .._typing import Empty, Ties
 from ._layout import PerQuery
 
-from ._layout import check_k, finish, rank_layout, validate
+from ._layout import DEFAULT_EMPTY, check_k, finish, rank_layout, validate
 
 __all__ = ["mrr_score"]
 
@@ -28,7 +28,7 @@ def mrr_score(query_ids: ArrayLike, y_true: ArrayLike, y_score: ArrayLike, *,
               k: int | None = ..., ties: Ties = ..., empty: Empty = ...,
               return_per_query: bool = ...) -> float | PerQuery: ...
 def mrr_score(query_ids: ArrayLike, y_true: ArrayLike, y_score: ArrayLike, *,
-              k: int | None = None, ties: Ties = "average", empty: Empty = "skip",
+              k: int | None = None, ties: Ties = "average", empty: Empty = DEFAULT_EMPTY,
               return_per_query: bool = False) -> float | PerQuery:
     """Reciprocal rank of each query's first relevant document, averaged over queries.
 
@@ -44,7 +44,7 @@ def mrr_score(query_ids: ArrayLike, y_true: ArrayLike, y_score: ArrayLike, *,
     y_score : array-like of shape (n,)
         Finite scores; higher ranks first.
     k : int or None, default=None
-        Cut-off (None: the whole query).
+        Cut-off. ``k=None``: every document of the query.
     ties : {"average", "pessimistic", "optimistic"}, default="average"
         ``"average"``: the expected reciprocal rank over every order of the tied scores.
         The first relevant document lies in the first tie group holding one (``n_g``
@@ -52,8 +52,10 @@ def mrr_score(query_ids: ArrayLike, y_true: ArrayLike, y_score: ArrayLike, *,
         with probability ``C(n_g - p, r_g - 1) / C(n_g, r_g)``, so
         ``E[RR] = sum_p C(n_g - p, r_g - 1) / C(n_g, r_g) / (c + p)`` over ``c + p <= k``.
         ``"pessimistic"`` / ``"optimistic"``: ties broken least / most relevant first.
-    empty : {"skip", 0, 1}, default="skip"
-        What a query with no relevant document counts as (trec_eval, ranx: 0).
+    empty : {0, 1, "skip"}, default=0
+        What a query with no relevant document counts as: ``0`` (the default, as trec_eval
+        and ranx) or ``1``; ``"skip"`` leaves it out of the mean (NaN per query) with one
+        `UndefinedMetricWarning` saying how many queries of how many were left out.
     return_per_query : bool, default=False
         Return a `PerQuery` ``(mean, query_ids, values)`` instead of the mean.
 

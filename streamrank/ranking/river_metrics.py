@@ -4,8 +4,14 @@ Each ``update(y_true, y_pred)`` takes one query as two aligned lists (or two dic
 the same keys, document -> relevance and document -> score), computes the query's value
 with the tie rules of the batch functions, and adds it to a running mean; ``revert`` with
 the same arguments removes it, so `river.utils.Rolling` can window any of them. ``get()``
-returns River's 0.0 before any counted query. A query without relevant documents is
-skipped (``empty="skip"``) or counted as 0 or 1.
+returns River's 0.0 before any counted query, and never raises.
+
+A query without relevant documents counts as 0 by default (``empty=0``: the batch
+functions', scikit-learn's and trec_eval's convention), as 1 with ``empty=1``. With
+``empty="skip"`` it is left out of the mean *silently* -- a warning per ``update`` would be
+noise in a stream -- and the attribute ``skipped`` counts the queries left out (an
+``update`` adds one, a ``revert`` of the same query removes it); ``get()`` is then the
+mean over the other queries, 0.0 while there is none.
 
 These subclass `river.metrics.base.Metric` (``bigger_is_better``, ``works_with``) and
 store each constructor argument under its own name, so ``clone()`` works.
@@ -23,7 +29,8 @@ from .._snapshot import Pickled
 from .._typing import Empty, Gain, Number, Ties
 
 from .._validation import describe, param_error
-from ._layout import DEFAULT_GAIN, GAINS, TIES, check_choice, check_k
+from ._layout import DEFAULT_EMPTY, DEFAULT_GAIN, GAINS, TIES, check_choice, check_empty, \
+    check_k
 from .incremental import QueryRanking
 
 __all__ = ["ERR", "MAP", "MRR", "NDCG", "PairwiseErrorRate"]
@@ -48,19 +55,20 @@ def _query(y_true, y_pred, ties, gain, func):
 
 
 class _QueryMean(Pickled, _rm.base.Metric):
-    """Mean over queries of a per-query value (None = undefined)."""
+    """Mean over queries of a per-query value (None = undefined: no relevant document)."""
 
     _fmt = ",.6f"
 
-    def __init__(self, ties: Ties = "average", empty: Empty = "skip") -> None:
+    def __init__(self, ties: Ties = "average", empty: Empty = DEFAULT_EMPTY) -> None:
         name = type(self).__name__
         check_choice(ties, "ties", name, TIES)
-        if not (isinstance(empty, str) and empty == "skip") and empty not in (0, 1):
-            raise param_error("empty", name, "'skip', 0 or 1", describe(empty))
+        check_empty(empty, name)
         self.ties = ties
         self.empty = empty
         self._sum = 0.0
         self._n = 0
+        #: Queries left out of the mean (no relevant document, ``empty="skip"``).
+        self.skipped = 0
 
     def _value(self, qr):  # pragma: no cover - abstract
         raise NotImplementedError
@@ -81,6 +89,8 @@ class _QueryMean(Pickled, _rm.base.Metric):
         if v is not None:
             self._sum += v
             self._n += 1
+        else:
+            self.skipped += 1
 
     def revert(self, y_true: Iterable[Number], y_pred: Iterable[Number]) -> None:
         """Remove one query added before (the same arguments)."""
@@ -90,9 +100,12 @@ class _QueryMean(Pickled, _rm.base.Metric):
             self._n -= 1
             if self._n == 0:
                 self._sum = 0.0   # no rounding residue once empty
+        else:
+            self.skipped -= 1
 
     def get(self) -> float:
-        """Mean over the queries counted; 0.0 before any (River's convention)."""
+        """Mean over the queries counted; 0.0 before any (River's convention). Never
+        raises, never warns (queries skipped by ``empty="skip"``: ``skipped``)."""
         return self._sum / self._n if self._n else 0.0
 
     @property
@@ -109,12 +122,14 @@ class NDCG(_QueryMean):
     Parameters
     ----------
     k : int or None, default=10
-        Cut-off.
+        Cut-off. ``k=None``: every document of the query.
     gain : {"linear", "exponential"}, default="linear"
         ``rel`` (scikit-learn's, `streamrank.ranking.DEFAULT_GAIN`) or ``2**rel - 1``.
     ties : {"average", "pessimistic", "optimistic"}, default="average"
-    empty : {"skip", 0, 1}, default="skip"
-        What a query without relevant documents counts as.
+    empty : {0, 1, "skip"}, default=0
+        What a query without relevant documents counts as: ``0`` (as `ndcg_at_k` and
+        scikit-learn) or ``1``; ``"skip"`` leaves it out of the mean silently and counts
+        it in ``skipped``.
 
     Not thread-safe: give each thread its own metric, or guard every call on a shared one,
     reads (`get`) included, with one `threading.Lock`.
@@ -132,10 +147,19 @@ class NDCG(_QueryMean):
     >>> e = NDCG(gain="exponential")                # 2**rel - 1
     >>> e.update([2, 0, 1], [0.9, 0.5, 0.1]); round(e.get(), 4)
     0.9639
+
+    A query without relevant documents counts as 0, or is skipped (and counted):
+
+    >>> m.update([0, 0], [0.4, 0.2]); round(m.get(), 4)
+    0.4751
+    >>> s = NDCG(empty="skip")
+    >>> s.update([2, 0, 1], [0.9, 0.5, 0.1]); s.update([0, 0], [0.4, 0.2])
+    >>> round(s.get(), 4), s.skipped
+    (0.9502, 1)
     """
 
     def __init__(self, k: int | None = 10, gain: Gain = DEFAULT_GAIN, ties: Ties = "average",
-                 empty: Empty = "skip") -> None:
+                 empty: Empty = DEFAULT_EMPTY) -> None:
         super().__init__(ties, empty)
         self.k = check_k(k, "NDCG")
         self.gain = check_choice(gain, "gain", "NDCG", GAINS)
@@ -150,6 +174,16 @@ class NDCG(_QueryMean):
 class MAP(_QueryMean):
     """Mean average precision over queries, River-style.
 
+    Parameters
+    ----------
+    k : int or None, default=None
+        Cut-off. ``k=None``: every document of the query.
+    ties : {"average", "pessimistic", "optimistic"}, default="average"
+    empty : {0, 1, "skip"}, default=0
+        What a query without relevant documents counts as: ``0`` (as `map_score`, trec_eval
+        and ranx) or ``1``; ``"skip"`` leaves it out of the mean silently and counts it in
+        ``skipped``.
+
     Not thread-safe: give each thread its own metric, or guard every call on a shared one,
     reads (`get`) included, with one `threading.Lock`.
 
@@ -163,7 +197,7 @@ class MAP(_QueryMean):
     """
 
     def __init__(self, k: int | None = None, ties: Ties = "average",
-                 empty: Empty = "skip") -> None:
+                 empty: Empty = DEFAULT_EMPTY) -> None:
         super().__init__(ties, empty)
         self.k = check_k(k, "MAP")
 
@@ -173,6 +207,16 @@ class MAP(_QueryMean):
 
 class MRR(_QueryMean):
     """Mean reciprocal rank over queries, River-style.
+
+    Parameters
+    ----------
+    k : int or None, default=None
+        Cut-off. ``k=None``: every document of the query.
+    ties : {"average", "pessimistic", "optimistic"}, default="average"
+    empty : {0, 1, "skip"}, default=0
+        What a query without relevant documents counts as: ``0`` (as `mrr_score`, trec_eval
+        and ranx) or ``1``; ``"skip"`` leaves it out of the mean silently and counts it in
+        ``skipped``.
 
     Not thread-safe: give each thread its own metric, or guard every call on a shared one,
     reads (`get`) included, with one `threading.Lock`.
@@ -187,7 +231,7 @@ class MRR(_QueryMean):
     """
 
     def __init__(self, k: int | None = None, ties: Ties = "average",
-                 empty: Empty = "skip") -> None:
+                 empty: Empty = DEFAULT_EMPTY) -> None:
         super().__init__(ties, empty)
         self.k = check_k(k, "MRR")
 
@@ -197,6 +241,18 @@ class MRR(_QueryMean):
 
 class ERR(_QueryMean):
     """Mean expected reciprocal rank over queries, River-style.
+
+    Parameters
+    ----------
+    k : int or None, default=None
+        Cut-off. ``k=None``: every document of the query.
+    max_grade : float, default=4
+        ``g_max`` of the grading scale (fixed: a stream has no "largest grade").
+    ties : {"average", "pessimistic", "optimistic"}, default="average"
+    empty : {0, 1, "skip"}, default=0
+        What a query without relevant documents counts as: ``0`` (as `err_score`) or
+        ``1``; ``"skip"`` leaves it out of the mean silently and counts it in
+        ``skipped``.
 
     Not thread-safe: give each thread its own metric, or guard every call on a shared one,
     reads (`get`) included, with one `threading.Lock`.
@@ -211,7 +267,7 @@ class ERR(_QueryMean):
     """
 
     def __init__(self, k: int | None = None, max_grade: float = 4, ties: Ties = "average",
-                 empty: Empty = "skip") -> None:
+                 empty: Empty = DEFAULT_EMPTY) -> None:
         super().__init__(ties, empty)
         self.k = check_k(k, "ERR")
         self.max_grade = max_grade

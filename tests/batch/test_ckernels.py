@@ -39,8 +39,8 @@ from streamrank.batch._kernels import (
     _count_continuous, count_in_score_order, count_inversions, dense_ranks, discordant_pairs,
 )
 from streamrank.ranking import (
-    average_precision_score, dcg_score, err_score, lambdarank_gradients, mrr_score,
-    ndcg_score, pairwise_errors, precision_at_k, r_precision, recall_at_k,
+    dcg_at_k, err_score, lambdarank_gradients, map_score, mrr_score,
+    ndcg_at_k, pairwise_errors, precision_at_k, r_precision, recall_at_k,
 )
 from streamrank.ranking._layout import group_by_query
 from streamrank.batch.survival import censored_counts
@@ -380,12 +380,12 @@ def test_epoch_churn_equals_the_flipped_pairs(weighted, labels):
 
 # --------------------------------------------------------------------------- ranking
 _METRICS = {
-    "ndcg@10": lambda q, y, s: ndcg_score(q, y, s, k=10, gain="exponential",
+    "ndcg@10": lambda q, y, s: ndcg_at_k(q, y, s, k=10, gain="exponential",
                                           return_per_query=True),
-    "ndcg": lambda q, y, s: ndcg_score(q, y, s, gain="linear", return_per_query=True),
-    "dcg@5": lambda q, y, s: dcg_score(q, y, s, k=5, ties="pessimistic", return_per_query=True),
-    "ap": lambda q, y, s: average_precision_score(q, y, s, return_per_query=True),
-    "ap@5": lambda q, y, s: average_precision_score(q, y, s, k=5, ties="optimistic",
+    "ndcg": lambda q, y, s: ndcg_at_k(q, y, s, gain="linear", return_per_query=True),
+    "dcg@5": lambda q, y, s: dcg_at_k(q, y, s, k=5, ties="pessimistic", return_per_query=True),
+    "ap": lambda q, y, s: map_score(q, y, s, return_per_query=True),
+    "ap@5": lambda q, y, s: map_score(q, y, s, k=5, ties="optimistic",
                                                      return_per_query=True),
     "mrr": lambda q, y, s: mrr_score(q, y, s, return_per_query=True),
     "err": lambda q, y, s: err_score(q, y, s, return_per_query=True),
@@ -434,7 +434,7 @@ def test_shuffled_ndcg_equals_the_oracle():
     codes, y, s, perm = _ranking_data(11, True)
     q, y, s = codes[perm] * 7, y[perm], s[perm]
     ids, expected = per_query(ndcg_list, q, y, s, k=10, kind="exponential")
-    got = ndcg_score(q, y, s, k=10, gain="exponential", return_per_query=True)
+    got = ndcg_at_k(q, y, s, k=10, gain="exponential", return_per_query=True)
     assert got.query_ids.tolist() == sorted(ids)
     by_id = dict(zip(ids, expected))
     np.testing.assert_allclose(got.values, [by_id[i] for i in got.query_ids], rtol=1e-12)

@@ -6,7 +6,7 @@
 * `roc_auc_score` takes scores of shape (n, 1) and refuses (n, 2) with binary labels, as
   scikit-learn does; more columns are multiclass scores (`multi_class`).
 * scikit-learn scorers and ``cross_val_score`` on string targets.
-* `ndcg_score` and `dcg_score` equal scikit-learn's with the defaults of both (linear gain).
+* `ranking.ndcg_at_k` and `dcg_at_k` equal scikit-learn's `ndcg_score` and `dcg_score` with the defaults of both (linear gain).
 * The River adapters with string classes (``pos_val``).
 """
 
@@ -266,26 +266,26 @@ def test_ndcg_and_dcg_defaults_equal_sklearn_defaults(nq, length, grades, n_scor
     S = rng.integers(0, n_scores, (nq, length)) / n_scores        # tie-heavy
     q = np.repeat(np.arange(nq), length)
     if length > 1:
-        assert rk.dcg_score(q, Y.ravel(), S.ravel(), k=k) == pytest.approx(
+        assert rk.dcg_at_k(q, Y.ravel(), S.ravel(), k=k) == pytest.approx(
             sk_dcg(Y, S, k=k), rel=1e-12, abs=1e-12)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", UndefinedMetricWarning)
         if length > 1:      # sklearn counts a query without relevant documents as 0
-            assert rk.ndcg_score(q, Y.ravel(), S.ravel(), k=k, empty=0) == pytest.approx(
+            assert rk.ndcg_at_k(q, Y.ravel(), S.ravel(), k=k, empty=0) == pytest.approx(
                 sk_ndcg(Y, S, k=k), rel=1e-12, abs=1e-12)
         keep = Y.max(axis=1) > 0
         if keep.any() and length > 1:     # every query relevant: the default empty too
             qk = np.repeat(np.arange(int(keep.sum())), length)
-            assert rk.ndcg_score(qk, Y[keep].ravel(), S[keep].ravel(), k=k) == \
+            assert rk.ndcg_at_k(qk, Y[keep].ravel(), S[keep].ravel(), k=k) == \
                 pytest.approx(sk_ndcg(Y[keep], S[keep], k=k), rel=1e-12, abs=1e-12)
 
 
 def test_one_default_gain_everywhere():
     assert rk.DEFAULT_GAIN == "linear"
     q, y, s = [1, 1, 1], [2, 0, 1], [0.9, 0.5, 0.1]
-    expected = rk.ndcg_score(q, y, s, gain="linear")
+    expected = rk.ndcg_at_k(q, y, s, gain="linear")
     assert expected == pytest.approx(sk_ndcg([y], [s]), rel=1e-12)
-    assert expected != rk.ndcg_score(q, y, s, gain="exponential")
+    assert expected != rk.ndcg_at_k(q, y, s, gain="exponential")
     m = rk.NDCG(k=None)
     m.update(y, s)
     assert m.gain == "linear" and m.get() == pytest.approx(expected, rel=1e-12)

@@ -223,6 +223,7 @@ def test_censored_c_index(tmp_path):
 
 def test_ranking_metrics_per_query(tmp_path):
     df = _data()
+    df.loc[df["qid"] < 3, "grade"] = 0              # queries without a relevant document
     path = _write(df, tmp_path, "parquet")
     q, y, s = df["qid"].to_numpy(), df["grade"].to_numpy(), df["score"].to_numpy()
     for k in (None, 5):
@@ -231,11 +232,13 @@ def test_ranking_metrics_per_query(tmp_path):
             args += ["--k", k]
         out = as_json(*args)
         at = "" if k is None else f"@{k}"
-        nd = rk.ndcg_score(q, y, s, k=k, return_per_query=True)
+        nd = rk.ndcg_at_k(q, y, s, k=k, return_per_query=True)
         assert out["label_kind"] == "relevance" and out["queries"] == nd.values.size
-        assert out["queries_skipped"] == int(np.isnan(nd.values).sum())
+        # counted as 0 (the default empty=0) in every mean, not left out
+        assert out["queries_without_relevant"] == 3 and "queries_skipped" not in out
+        assert not np.isnan(nd.values).any() and (nd.values[:3] == 0).all()
         assert close(out[f"ndcg{at}"], nd.mean)
-        assert close(out[f"map{at}"], rk.average_precision_score(q, y, s, k=k))
+        assert close(out[f"map{at}"], rk.map_score(q, y, s, k=k))
         assert close(out[f"mrr{at}"], rk.mrr_score(q, y, s, k=k))
         assert close(out[f"err{at}"], rk.err_score(q, y, s, k=k))
         assert close(out["r_precision"], rk.r_precision(q, y, s))
@@ -247,13 +250,28 @@ def test_ranking_metrics_per_query(tmp_path):
         assert out["comparable"] == pe.total_comparable
     lin = as_json(path, "--query", "qid", "--label", "grade", "--score", "score",
                   "--gain", "linear", "--ties", "pessimistic")
-    assert close(lin["ndcg"], rk.ndcg_score(q, y, s, gain="linear", ties="pessimistic"))
+    assert close(lin["ndcg"], rk.ndcg_at_k(q, y, s, gain="linear", ties="pessimistic"))
     exp = as_json(path, "--query", "qid", "--label", "grade", "--score", "score",
                   "--gain", "exponential")
-    assert close(exp["ndcg"], rk.ndcg_score(q, y, s, gain="exponential"))
+    assert close(exp["ndcg"], rk.ndcg_at_k(q, y, s, gain="exponential"))
     default = as_json(path, "--query", "qid", "--label", "grade", "--score", "score")
     assert rk.DEFAULT_GAIN == "linear" and exp["ndcg"] != default["ndcg"]
-    assert close(default["ndcg"], rk.ndcg_score(q, y, s, gain="linear"))
+    assert close(default["ndcg"], rk.ndcg_at_k(q, y, s, gain="linear"))
+    # and as scikit-learn's ndcg_score of the queries as rows, when they have one length
+    from sklearn.metrics import ndcg_score as sk_ndcg
+
+    n_q, L = 12, 8
+    rng = np.random.default_rng(3)
+    Y, S = rng.integers(0, 3, (n_q, L)), rng.integers(0, 4, (n_q, L)) / 4
+    Y[:4] = 0
+    square = pd.DataFrame({"qid": np.repeat(np.arange(n_q), L), "grade": Y.ravel(),
+                           "score": S.ravel()})
+    path = _write(square, tmp_path, "csv")
+    for k in (None, 3):
+        args = ["--k", k] if k is not None else []
+        out = as_json(path, "--query", "qid", "--label", "grade", "--score", "score", *args)
+        assert out["queries_without_relevant"] == 4
+        assert close(out["ndcg" + ("" if k is None else f"@{k}")], sk_ndcg(Y, S, k=k))
 
 
 def test_booleans_are_labels(tmp_path):
@@ -374,12 +392,14 @@ def test_usage_errors_exit_2(tmp_path, args, message):
 def test_dask_route_equals_numpy(tmp_path, fmt):
     pytest.importorskip("dask.dataframe")
     df = _data()
+    df["empty_grade"] = np.where(df["qid"] < 3, 0, df["grade"])   # 3 queries without one
     path = _write(df, tmp_path, fmt)
     for extra in (["--label", "label", "--score", "score", "--group", "user"],
                   ["--label", "grade", "--score", "score", "--weight", "w"],
                   ["--label", "label", "--score", "score", "--pos-label", "0"],
                   ["--time", "time", "--event", "event", "--score", "score"],
-                  ["--query", "qid", "--label", "grade", "--score", "score", "--k", "4"]):
+                  ["--query", "qid", "--label", "grade", "--score", "score", "--k", "4"],
+                  ["--query", "qid", "--label", "empty_grade", "--score", "score"]):
         ref = as_json(path, *extra)
         out = as_json(path, *extra, "--dask", "sync")
         assert out["rows_read"] == ref["rows_read"] and out["label_kind"] == ref["label_kind"]

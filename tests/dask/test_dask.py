@@ -169,19 +169,35 @@ def test_ranking_metrics(client):
     n = 4000
     q = rng.integers(0, 200, n)
     y = rng.integers(0, 4, n) * (rng.random(n) < 0.5)
+    y[q < 7] = 0                                    # queries without a relevant document
+    n_empty = int(np.isin(np.unique(q), q[y > 0], invert=True).sum())
+    assert n_empty >= 7
     s = rng.integers(0, 10, n) / 10
     ddf = dd.from_pandas(pd.DataFrame({"q": q, "y": y, "s": s}), npartitions=4)
-    for name, kw in (("ndcg_score", dict(k=5, gain="linear")),
-                     ("ndcg_score", dict(gain="exponential")),
-                     ("average_precision_score", {})):
+    assert not hasattr(sd, "ndcg_score") and not hasattr(sd, "average_precision_score")
+    for name, kw in (("ndcg_at_k", dict(k=5, gain="linear")),
+                     ("ndcg_at_k", dict(gain="exponential")),
+                     ("ndcg_at_k", dict(k=3, empty=1)),
+                     ("map_score", {}),
+                     ("map_score", dict(k=4))):
         ref = getattr(ranking, name)(q, y, s, return_per_query=True, **kw)
         got = getattr(sd, name)(ddf, query="q", label="y", score="s", return_per_query=True,
                                 npartitions=5, **kw)
         assert got.mean == pytest.approx(ref.mean, rel=1e-12)
         np.testing.assert_array_equal(got.query_ids, ref.query_ids)
         np.testing.assert_allclose(got.values, ref.values, rtol=1e-12)
+        assert not np.isnan(got.values).any()       # empty queries count (0 by default)
         arrays = [da.from_array(x, chunks=1000) for x in (q, y, s)]
         assert getattr(sd, name)(*arrays, **kw) == pytest.approx(ref.mean, rel=1e-12)
+        # empty="skip": one warning on the client, with the count over all buckets
+        with pytest.warns(UndefinedMetricWarning) as rec:
+            skipped = getattr(sd, name)(*arrays, **{**kw, "empty": "skip"})
+        assert len(rec) == 1
+        assert f"{n_empty} of {ref.values.size} queries" in str(rec[0].message)
+        with pytest.warns(UndefinedMetricWarning):
+            want = getattr(ranking, name)(q, y, s, **{**kw, "empty": "skip"})
+        assert skipped == pytest.approx(want, rel=1e-12)
+        assert (skipped > ref.mean) if kw.get("empty", 0) == 0 else (skipped < ref.mean)
 
 
 @pytest.mark.parametrize("default", ["exponential", "linear"])
@@ -192,18 +208,21 @@ def test_ndcg_default_gain_follows_ranking(monkeypatch, default):
 
     from streamrank import ranking
 
-    assert inspect.signature(sd.ndcg_score).parameters["gain"].default is None
+    assert inspect.signature(sd.ndcg_at_k).parameters["gain"].default is None
     assert inspect.signature(sd.evaluate_file).parameters["gain"].default is None
-    monkeypatch.setitem(ranking.ndcg_score.__kwdefaults__, "gain", default)
+    for name in ("ndcg_at_k", "map_score"):         # the same default empty: 0
+        assert inspect.signature(getattr(sd, name)).parameters["empty"].default == \
+            inspect.signature(getattr(ranking, name)).parameters["empty"].default == 0
+    monkeypatch.setitem(ranking.ndcg_at_k.__kwdefaults__, "gain", default)
     rng = np.random.default_rng(12)
     n = 600
     q, y, s = rng.integers(0, 30, n), rng.integers(0, 4, n), rng.integers(0, 8, n) / 8
-    ref = ranking.ndcg_score(q, y, s, return_per_query=True)
-    assert ref.mean == ranking.ndcg_score(q, y, s, gain=default)
-    assert ref.mean != pytest.approx(ranking.ndcg_score(
+    ref = ranking.ndcg_at_k(q, y, s, return_per_query=True)
+    assert ref.mean == ranking.ndcg_at_k(q, y, s, gain=default)
+    assert ref.mean != pytest.approx(ranking.ndcg_at_k(
         q, y, s, gain={"exponential": "linear", "linear": "exponential"}[default]))
-    got = sd.ndcg_score(*[da.from_array(x, chunks=200) for x in (q, y, s)],
-                        return_per_query=True, npartitions=3, scheduler="sync")
+    got = sd.ndcg_at_k(*[da.from_array(x, chunks=200) for x in (q, y, s)],
+                       return_per_query=True, npartitions=3, scheduler="sync")
     assert got.mean == pytest.approx(ref.mean, rel=1e-12)
     np.testing.assert_allclose(got.values, ref.values, rtol=1e-12)
 
@@ -263,6 +282,8 @@ def test_evaluate_file_query_time_pos_label_and_text_formats(client, tmp_path):
     df = pd.DataFrame({"q": rng.integers(0, 40, n), "rel": rng.integers(0, 4, n),
                        "s": rng.integers(0, 25, n) / 25, "t": rng.integers(1, 50, n),
                        "e": rng.integers(0, 2, n)})
+    df.loc[df["q"] < 4, "rel"] = 0                   # queries without a relevant document
+    n_empty = int(df.loc[df["q"] < 4, "q"].nunique())
     df.to_csv(tmp_path / "d.tsv", index=False, sep="\t")
     (tmp_path / "d.jsonl").write_text(df.to_json(orient="records", lines=True))
     df.to_parquet(tmp_path / "d.parquet", row_group_size=300)
@@ -273,11 +294,11 @@ def test_evaluate_file_query_time_pos_label_and_text_formats(client, tmp_path):
         path = str(tmp_path / name)
         out = sd.evaluate_file(path, query="q", label="rel", score="s", k=5,
                                gain=rk.DEFAULT_GAIN, scheduler=client)
-        nd = rk.ndcg_score(q, y, s, k=5, return_per_query=True)     # the default gain
+        nd = rk.ndcg_at_k(q, y, s, k=5, return_per_query=True)      # the default gain
         assert out["n"] == n and out["queries"] == nd.values.size
-        assert out["queries_skipped"] == int(np.isnan(nd.values).sum())
-        assert out["ndcg"] == pytest.approx(nd.mean, rel=1e-12)
-        assert out["map"] == pytest.approx(rk.average_precision_score(q, y, s, k=5), rel=1e-12)
+        assert out["queries_without_relevant"] == n_empty > 0
+        assert out["ndcg"] == pytest.approx(nd.mean, rel=1e-12)     # empty ones as 0
+        assert out["map"] == pytest.approx(rk.map_score(q, y, s, k=5), rel=1e-12)
         out = sd.evaluate_file(path, time="t", event="e", score="s", scheduler=client)
         assert (out["comparable"], out["discordant"], out["tied_score"]) == (P, D, T)
         assert out["c_index"] == sr.concordance_index(t, s, e)

@@ -12,30 +12,34 @@ import pytest
 
 from streamrank.exceptions import UndefinedMetricWarning
 from streamrank.ranking import (
-    RankingState, average_precision_score, err_score, mrr_score, ndcg_score, pairwise_errors,
+    RankingState, err_score, map_score, mrr_score, ndcg_at_k, pairwise_errors,
 )
 
 
 def batch(docs, k, ties, empty):
-    """Batch means from the current {(query, doc): (rel, score)}."""
+    """Batch means from the current {(query, doc): (rel, score)} (``empty`` None: the
+    functions' default)."""
     q = np.array([qq for qq, _ in docs])
     y = np.array([v[0] for v in docs.values()])
     s = np.array([v[1] for v in docs.values()])
+    kw = {} if empty is None else dict(empty=empty)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", UndefinedMetricWarning)
         return {
-            "ndcg": ndcg_score(q, y, s, k=k, ties=ties, empty=empty),
-            "ap": average_precision_score(q, y, s, ties=ties, empty=empty),
-            "mrr": mrr_score(q, y, s, ties=ties, empty=empty),
-            "err": err_score(q, y, s, k=k, ties=ties, empty=empty, max_grade=4),
+            "ndcg": ndcg_at_k(q, y, s, k=k, ties=ties, **kw),
+            "ap": map_score(q, y, s, ties=ties, **kw),
+            "mrr": mrr_score(q, y, s, ties=ties, **kw),
+            "err": err_score(q, y, s, k=k, ties=ties, max_grade=4, **kw),
         }, pairwise_errors(q, y, s)
 
 
 @pytest.mark.parametrize("ties,empty", [("average", "skip"), ("pessimistic", 0),
-                                        ("optimistic", 1)])
+                                        ("optimistic", 1), ("average", None)])
 def test_state_matches_batch_after_every_change(ties, empty):
-    rng = np.random.default_rng(zlib.crc32(ties.encode()))  # fixed per case
-    st = RankingState(k=3, ties=ties, empty=empty)
+    rng = np.random.default_rng(zlib.crc32(f"{ties}{empty}".encode()))  # fixed per case
+    st = RankingState(k=3, ties=ties) if empty is None else \
+        RankingState(k=3, ties=ties, empty=empty)
+    seen_skipped = 0
     docs = {}
     for step in range(300):
         op = rng.random()
@@ -53,10 +57,16 @@ def test_state_matches_batch_after_every_change(ties, empty):
         if not docs:
             continue
         means, pe = batch(docs, 3, ties, empty)
+        n_empty = len({qq for qq, _ in docs} - {qq for qq, d in docs if docs[qq, d][0] > 0})
         for m, v in means.items():
             got = st.mean(m)
             assert (math.isnan(v) and math.isnan(got)) or got == pytest.approx(v, abs=1e-9), (step, m)
+            assert st.skipped(m) == (n_empty if empty == "skip" else 0)
+            per = st.per_query(m)
+            assert sum(v is None for v in per.values()) == st.skipped(m)
+        seen_skipped += n_empty > 0
         assert st.pair_errors() == (pe.total_discordant, int(pe.tied.sum()), pe.total_comparable)
+    assert seen_skipped > 10                     # queries without relevant documents seen
 
 
 def test_state_validation():
@@ -64,7 +74,10 @@ def test_state_validation():
         RankingState(k=0)
     with pytest.raises(ValueError, match="The 'empty' parameter of RankingState must be"):
         RankingState(empty=2)
+    with pytest.raises(ValueError, match="The 'empty' parameter of RankingState must be"):
+        RankingState(empty=True)
     st = RankingState()
+    assert st.empty == 0
     with pytest.raises(ValueError, match="The 'rel' parameter of RankingState.set must be graded"):
         st.set("q", "d", -1, 0.5)
     with pytest.raises(ValueError, match="The 'score' parameter of RankingState.set must be a finite"):
@@ -98,22 +111,36 @@ def test_river_metrics_every_prefix_and_revert(ties):
     from streamrank.ranking import ERR, MAP, MRR, NDCG, PairwiseErrorRate
 
     stream = _stream(3)
+    for i in (3, 10, 15, 20):                    # queries without a relevant document
+        stream[i] = ([0] * len(stream[i][0]), stream[i][1])
+    empties = [not any(y) for y, _ in stream]
     pairs = [
-        (NDCG(k=5, ties=ties), ndcg_score, dict(k=5, ties=ties)),
-        (MAP(ties=ties), average_precision_score, dict(ties=ties)),
+        (NDCG(k=5, ties=ties), ndcg_at_k, dict(k=5, ties=ties)),
+        (MAP(ties=ties), map_score, dict(ties=ties)),
         (MRR(k=3, ties=ties), mrr_score, dict(k=3, ties=ties)),
         (ERR(k=4, max_grade=2, ties=ties), err_score, dict(k=4, max_grade=2, ties=ties)),
-        (NDCG(k=5, ties=ties, empty=0), ndcg_score, dict(k=5, ties=ties, empty=0)),
+        (NDCG(k=5, ties=ties, empty=1), ndcg_at_k, dict(k=5, ties=ties, empty=1)),
+        (NDCG(k=5, ties=ties, empty="skip"), ndcg_at_k, dict(k=5, ties=ties, empty="skip")),
+        (MAP(ties=ties, empty="skip"), map_score, dict(ties=ties, empty="skip")),
+        (MRR(ties=ties, empty="skip"), mrr_score, dict(ties=ties, empty="skip")),
+        (ERR(max_grade=2, ties=ties, empty="skip"), err_score,
+         dict(max_grade=2, ties=ties, empty="skip")),
     ]
     for metric, f, kw in pairs:
-        for i, (y, s) in enumerate(stream):
-            metric.update(y, s)
-            assert metric.get() == pytest.approx(_batch_prefix(stream[: i + 1], f, **kw), abs=1e-12)
-        # revert the first half: the tail window
-        for i, (y, s) in enumerate(stream[:12]):
-            metric.revert(y, s)
-            assert metric.get() == pytest.approx(_batch_prefix(stream[i + 1:], f, **kw), abs=1e-9)
-        assert metric.clone().get() == 0.0
+        skip = kw.get("empty") == "skip"
+        assert metric.empty == kw.get("empty", 0)
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")       # get() and update() never warn
+            for i, (y, s) in enumerate(stream):
+                metric.update(y, s)
+                assert metric.get() == pytest.approx(_batch_prefix(stream[: i + 1], f, **kw), abs=1e-12)
+                assert metric.skipped == (sum(empties[: i + 1]) if skip else 0)
+            # revert the first half: the tail window
+            for i, (y, s) in enumerate(stream[:12]):
+                metric.revert(y, s)
+                assert metric.get() == pytest.approx(_batch_prefix(stream[i + 1:], f, **kw), abs=1e-9)
+                assert metric.skipped == (sum(empties[i + 1:]) if skip else 0)
+        assert metric.clone().get() == 0.0 and metric.clone().skipped == 0
     pe = PairwiseErrorRate()
     for y, s in stream:
         pe.update(y, s)
@@ -144,4 +171,4 @@ def test_river_metrics_dict_input_and_rolling():
     stream = _stream(4, 6)
     for i, (y, s) in enumerate(stream):
         rolling.update(y, s)
-        assert rolling.get() == pytest.approx(_batch_prefix(stream[max(0, i - 1): i + 1], ndcg_score, k=3), abs=1e-9)
+        assert rolling.get() == pytest.approx(_batch_prefix(stream[max(0, i - 1): i + 1], ndcg_at_k, k=3), abs=1e-9)
