@@ -2,7 +2,10 @@
 
 Output formats (``--format``):
 
-* ``table``: aligned columns for a terminal (a missing value shows as ``-``);
+* ``table``: aligned columns for a terminal (a missing value shows as ``-``), every line
+  at most `TABLE_WIDTH` (100) characters: a long text value is cut short with an
+  ellipsis (``…``) and, where a command says so, the least needed columns are left out
+  (`table_text`); JSON and CSV always carry every column, whole;
 * ``json``: one JSON document (a list of records, or one record) — exact integers stay
   integers; a value that is not finite is the string ``"nan"``, ``"inf"`` or ``"-inf"``
   (JSON has no literal for them; ``null`` is kept for a value that does not exist);
@@ -27,6 +30,7 @@ __all__ = [
     "EXIT_INPUT",
     "EXIT_OK",
     "InputError",
+    "TABLE_WIDTH",
     "check_distinct_columns",
     "check_output_folder",
     "format_option",
@@ -35,11 +39,15 @@ __all__ = [
     "on_error_option",
     "progress_option",
     "read_error",
+    "table_text",
 ]
 
 EXIT_OK = 0
 EXIT_ALERT = 1
 EXIT_INPUT = 2
+
+#: The widest line of ``--format table``, in characters (a terminal of 100 columns).
+TABLE_WIDTH = 100
 
 
 class InputError(click.ClickException):
@@ -123,7 +131,9 @@ def check_output_folder(path, option: str) -> None:
 
 format_option = click.option(
     "--format", "fmt", type=click.Choice(["table", "json", "csv"]), default="table",
-    show_default=True, help="Output format.")
+    show_default=True, help="Output format: table (for a terminal, lines of at most 100 "
+                            "characters: long values cut short, some columns left out), "
+                            "json or csv (every column, whole values).")
 
 on_error_option = click.option(
     "--on-error", type=click.Choice(["fail", "skip"]), default="fail", show_default=True,
@@ -192,20 +202,92 @@ def format_records(records: Sequence[dict], fmt: str, *, columns: Iterable[str] 
             writer.writerow(["" if _plain(r.get(c)) is None else _plain(r.get(c))
                              for c in cols])
         return buf.getvalue().rstrip("\n")
-    cells = [[_cell(r.get(c)) for c in cols] for r in records]
-    widths = [max([len(c)] + [len(row[i]) for row in cells]) for i, c in enumerate(cols)]
+    return table_text(records, cols)
 
-    def line(values, header=False):
-        out = []
-        for i, v in enumerate(values):
-            numeric = not header and _is_number(records_col(i))
-            out.append(v.rjust(widths[i]) if numeric else v.ljust(widths[i]))
-        return "  ".join(out).rstrip()
 
-    def records_col(i):
-        return next((r.get(cols[i]) for r in records if r.get(cols[i]) is not None), None)
+def table_text(records: Sequence[dict], columns: Sequence[str], *,
+               headers: dict | None = None, formats: dict | None = None,
+               drop: Sequence[str] = (), middle: Sequence[str] = (), keep: int = 12,
+               right_titles: bool = False, width: int = TABLE_WIDTH) -> str:
+    """An aligned table of ``records``: a header line, then a line per record, each line
+    at most ``width`` characters wherever that can be done.
 
-    return "\n".join([line(cols, header=True)] + [line(row) for row in cells])
+    ``headers`` maps a column to its title (default: its name); ``formats`` to a function
+    that writes a value (default: 6 significant digits, ``-`` for a missing value). A
+    column of numbers is aligned right, any other left, its title too. A line wider than
+    ``width`` is made narrower, in turn: by cutting the text columns' values short, to
+    ``keep`` characters at least, with an ellipsis (``…``: at their end, or in their
+    middle for the columns in ``middle``, as names whose end tells them apart); by
+    leaving out the columns of ``drop``, in that order, until the lines fit; by cutting
+    the text values further, to 6 characters. A table that fits is as it was (columns two spaces
+    apart, each as wide as its widest cell or title). Titles are aligned left, or as
+    their column with ``right_titles``.
+
+    >>> recs = [{"name": "a" * 60, "x": 0.5, "y": 1, "z": 2.25}]
+    >>> print(table_text(recs, ["name", "x", "y", "z"], width=30))
+    name              x    y  z
+    aaaaaaaaaaaaaaa…  0.5  1  2.25
+    >>> print(table_text(recs, ["name", "x", "y", "z"], drop=["y"], width=24,
+    ...                  right_titles=True))
+    name            x     z
+    aaaaaaaaaaa…  0.5  2.25
+    """
+    records = list(records)
+    cols = list(columns)
+    headers = headers or {}
+    formats = formats or {}
+    text = {c: [formats.get(c, _cell)(r.get(c)) if c in formats or r.get(c) is not None
+                else "-" for r in records] for c in cols}
+    numeric = {c: _is_number(next((r.get(c) for r in records if r.get(c) is not None),
+                                  None)) for c in cols}
+    widths = {c: max([len(headers.get(c, c))] + [len(v) for v in text[c]]) for c in cols}
+
+    def total():
+        return sum(widths[c] for c in cols) + 2 * (len(cols) - 1)
+
+    def shrink(floor):
+        for c in sorted((c for c in cols if not numeric[c]), key=lambda c: -widths[c]):
+            over = total() - width
+            if over <= 0:
+                return
+            least = max(floor, len(headers.get(c, c)))
+            widths[c] = min(widths[c], max(least, widths[c] - over))
+
+    shrink(keep)
+    for c in drop:
+        if total() <= width:
+            break
+        if c in cols:
+            cols.remove(c)
+    shrink(6)
+
+    def cell(c, v):
+        v = _cut(v, widths[c], c in middle)
+        return v.rjust(widths[c]) if numeric[c] else v.ljust(widths[c])
+
+    def title(c):
+        h = headers.get(c, c)
+        return h.rjust(widths[c]) if numeric[c] and right_titles else h.ljust(widths[c])
+
+    lines = ["  ".join(title(c) for c in cols).rstrip()]
+    lines += ["  ".join(cell(c, text[c][i]) for c in cols).rstrip()
+              for i in range(len(records))]
+    return "\n".join(lines)
+
+
+def _cut(text: str, width: int, middle: bool = False) -> str:
+    """``text`` in at most ``width`` characters: cut short with an ellipsis (``…``) at its
+    end, or in its middle.
+
+    >>> _cut("epoch_12_of_the_run.csv", 12), _cut("epoch_12_of_the_run.csv", 12, True)
+    ('epoch_12_of…', 'epoch…un.csv')
+    """
+    if len(text) <= width:
+        return text
+    if not middle:
+        return text[:width - 1] + "…"
+    head = (width - 1) // 2
+    return text[:head] + "…" + text[len(text) - (width - 1 - head):]
 
 
 def _is_number(value) -> bool:

@@ -2,6 +2,16 @@
 header once; ``json``, one JSON object a line; ``csv``, a header once) and the summary on
 stderr at the end.
 
+JSON and CSV carry every column of a line (`streamrank.monitor.table.line_columns`); the
+table, for a terminal, a few of them in at most 100 characters
+(`streamrank.monitor.table.table_layout`): short headers (``ref_auc``, ``p_adj``), the
+AUCs to 4 decimals, ``z`` to 2, p-values to 3 significant digits, an ISO time to the
+second, ``drift`` only when a detector runs, a long segment value cut in its middle with
+an ellipsis (``…``); with a
+challenger, the challenger's line (``challenger`` in the events column) under each
+line of the champion's, in the same columns, with the paired test (``diff`` under
+``ref/diff``, its ``z`` and p-value, and ``challenger_alert`` under ``alert``).
+
 One time format in all three: when the input's times are ISO 8601 timestamps, ``time`` is
 an ISO 8601 UTC timestamp (``2026-01-01T05:17:32Z``) in the table, JSON and CSV, and
 JSON and CSV add ``time_epoch``, the same instant in POSIX seconds; plain numbers stay
@@ -17,24 +27,25 @@ import sys
 
 import click
 
-from ._common import _plain
+from ._common import _cut, _plain
 
-__all__ = ["champion_history", "shown_value", "stop_words", "stream_counts"]
+__all__ = ["champion_history", "has_detector", "shown_value", "stop_words",
+           "stream_counts"]
 
 
 class _Printer:
     """Report lines on stdout: a table (header once), JSON lines, or CSV (header once)."""
 
     def __init__(self, fmt, iso_time, show_time=True, paired=False, segmented=False,
-                 extra=None):
-        from ..monitor.table import line_columns, table_columns
+                 extra=None, drift=True):
+        from ..monitor.table import line_columns, table_layout
 
         self.fmt = fmt
         self.extra = extra      # a callable: more columns for json and csv (a label wait)
         self.iso_time = iso_time
         models = self.models = 2 if paired else 1
         self.columns = line_columns(models, segmented)
-        self.table = table_columns(models, segmented, show_time)
+        self.table = table_layout(models, segmented, show_time, drift)
         self.started = False
         self.last_events = None
         self.closed = False     # the reader of stdout went away (a closed pipe)
@@ -87,29 +98,64 @@ class _Printer:
             self.started = True
             return
         if not self.started:
-            click.echo("  ".join(name.rjust(w) if name != "time" else name.ljust(w)
-                                 for name, w in self.table).rstrip())
+            click.echo("  ".join(s.header.ljust(s.width) if s.header in _LEFT
+                                 else s.header.rjust(s.width) for s in self.table).rstrip())
             self.started = True
+        click.echo(self._table_line(rec, "champion"))
+        if self.models == 2:
+            click.echo(self._table_line(rec, "challenger"))
+
+    def _table_line(self, rec, model) -> str:
+        """One line of the table: the champion's (a report's line) or the challenger's."""
         cells = []
-        for name, w in self.table:
-            v = rec[name]
-            if name == "time":
-                text = "" if v is None else (format_time(v) if self.iso_time() else f"{v:g}")
-                cells.append(text.ljust(w))
-                continue
-            if name == "segment":
-                text = "(total)" if v is None else shown_value(v)
-            elif v is None:
-                text = ""
-            elif isinstance(v, bool):
-                text = "ALERT" if (v and name.endswith("alert")) else ("DRIFT" if v else "")
-            elif isinstance(v, float):
-                text = "nan" if v != v else (f"{v:.3g}" if name.endswith(("p_value", "p_adjusted")) else
-                                             f"{v:.2f}" if name.endswith("z") else f"{v:.4f}")
+        for slot in self.table:
+            name = getattr(slot, model)
+            if model == "challenger" and slot.header == "events":
+                text = "challenger"
             else:
-                text = str(v)
-            cells.append(text.rjust(w))
-        click.echo("  ".join(cells).rstrip())
+                text = "" if name is None else self._cell(name, rec[name])
+            if slot.header == "segment":     # a long value: its start and its end
+                cells.append(_cut(text, slot.width, middle=True).ljust(slot.width))
+            elif slot.header == "time":
+                cells.append(text.ljust(slot.width))
+            else:
+                cells.append(text.rjust(slot.width))
+        return "  ".join(cells).rstrip()
+
+    def _cell(self, name, v) -> str:
+        from ..io.events import format_time
+
+        if name == "segment":
+            return "(total)" if v is None else shown_value(v)
+        if v is None:
+            return ""
+        if name == "time":      # ISO: to the second here (JSON and CSV: as read)
+            return format_time(v // 1) if self.iso_time() else f"{v:g}"
+        if isinstance(v, bool):
+            return ("DRIFT" if name.endswith("drift") else "ALERT") if v else ""
+        if isinstance(v, float):
+            if v != v:
+                return "nan"
+            if name.endswith(("p_value", "p_adjusted")):
+                return f"{v:.3g}"
+            if name.endswith("z"):
+                return f"{v:.2f}"
+            return f"{v:+.4f}" if name == "diff" else f"{v:.4f}"
+        return str(v)
+
+
+#: The columns of the table aligned left (text); the others are numbers, aligned right.
+_LEFT = ("time", "segment")
+
+
+def has_detector(mon) -> bool:
+    """Whether a drift detector runs in ``mon`` (then the table has a ``drift`` column)."""
+    from ..monitor.table import shape_of
+
+    shape = shape_of(mon)
+    unit = mon.template() if shape.segmented else mon
+    models = (unit.champion, unit.challenger) if shape.models == 2 else (unit,)
+    return any(m.detector is not None for m in models)
 
 
 def _csv_cell(v) -> str:

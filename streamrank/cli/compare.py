@@ -5,7 +5,10 @@ parses the options and prints; the file is read by `read_performance_table` (the
 of ``streamrank eval``), the results come from `gsd_front` and `gsd_test` and are turned
 into records by `streamrank.cli._compare_output`.
 
-Output (``--format``, as for ``streamrank eval``): ``table``, the sections for a terminal;
+Output (``--format``, as for ``streamrank eval``): ``table``, the sections for a terminal,
+their tables at most 100 characters wide (a relation too wide for that numbers the models
+and comes in blocks of columns; the robust p-values of the largest contaminations may be
+left out of the tests' table, whose lines below give every decision);
 ``json``, one JSON object (`comparison_report`; a non-finite number is the string
 ``"nan"``, ``"inf"`` or ``"-inf"``); ``csv``,
 one line per ordered pair of models (`csv_records`). Exit codes: 0 success, 2 a usage or
@@ -20,7 +23,8 @@ from ..compare._front import gsd_front
 from ..compare._permutation import gsd_test
 from ..compare._read import read_performance_table
 from ..compare._table import Metric, cardinal, ordinal
-from ._common import check_output_folder, format_option, format_records, read_error
+from ._common import (TABLE_WIDTH, _cut, check_output_folder, format_option, format_records,
+                      read_error, table_text)
 from ._compare_output import comparison_report, competitor_records, csv_records
 
 __all__ = ["compare", "parse_metric"]
@@ -93,15 +97,67 @@ def _label(table, text):
     return next((m for m in table.models if str(m) == text), text)
 
 
-def _relation_table(front) -> str:
+def _relation_table(front, width: int = TABLE_WIDTH) -> str:
+    """The relation ``d[row, col]`` as a matrix, rows and columns titled by the models'
+    names; when that is wider than ``width`` characters, the models are numbered (the
+    rows ``1 name``, a long name cut with an ellipsis; the columns ``1``, ``2``, ...) and
+    the columns come in blocks that fit, one under the other. (JSON and CSV hold every
+    value under the whole names.)"""
     names = [str(m) for m in front.models]
+    k = len(names)
+
+    def cell(i, j, w):
+        return f"{'.':>{w}}" if i == j else f"{front.d[i, j]:>{w}.4f}"
+
     w = max(8, *(len(n) for n in names))
-    lines = [" " * w + "".join(f"{n:>{w + 1}}" for n in names)]
-    for i, n in enumerate(names):
-        cells = "".join(f"{'.':>{w + 1}}" if i == j else f"{front.d[i, j]:>{w + 1}.4f}"
-                        for j in range(len(names)))
-        lines.append(f"{n:<{w}}{cells}")
-    return "\n".join(lines)
+    if (k + 1) * (w + 1) - 1 <= width:
+        lines = [" " * w + "".join(f"{n:>{w + 1}}" for n in names)]
+        lines += [f"{n:<{w}}" + "".join(cell(i, j, w + 1) for j in range(k))
+                  for i, n in enumerate(names)]
+        return "\n".join(lines)
+    rows = [f"{i + 1:>{len(str(k))}} {_cut(n, 24, middle=True)}"
+            for i, n in enumerate(names)]
+    label = max(len(r) for r in rows)
+    cw = max(7, len(str(k)))        # "-0.1234"
+    per = max(1, (width - label) // (cw + 2))
+    blocks = []
+    for start in range(0, k, per):
+        cols = range(start, min(k, start + per))
+        lines = [" " * label + "".join(f"{j + 1:>{cw + 2}}" for j in cols)]
+        lines += [f"{r:<{label}}" + "".join(cell(i, j, cw + 2) for j in cols)
+                  for i, r in enumerate(rows)]
+        blocks.append("\n".join(lines))
+    return "\n\n".join(blocks)
+
+
+def _wrap(text: str, width: int = TABLE_WIDTH) -> str:
+    """A line of prose as it is, or wrapped at ``width`` characters (continued with an
+    indent of 2) when longer."""
+    import textwrap
+
+    if len(text) <= width:
+        return text
+    return "\n".join(textwrap.wrap(text, width, subsequent_indent="  ",
+                                    break_long_words=False, break_on_hyphens=False))
+
+
+def _listing(title: str, items, width: int = TABLE_WIDTH) -> str:
+    """``title`` and the comma-separated ``items`` on one line, wrapped at ``width``
+    characters under the first item when longer.
+
+    >>> print(_listing("GSD front:    ", ["a", "b"]))
+    GSD front:    a, b
+    >>> print(_listing("front: ", ["model_" + c for c in "abcd"], width=26))
+    front: model_a, model_b,
+           model_c, model_d
+    """
+    import textwrap
+
+    text = title + ", ".join(items)
+    if len(text) <= width:
+        return text
+    return "\n".join(textwrap.wrap(text, width, subsequent_indent=" " * len(title),
+                                    break_long_words=False, break_on_hyphens=False))
 
 
 def _print_table(table, front, test) -> None:
@@ -111,22 +167,25 @@ def _print_table(table, front, test) -> None:
     echo(f"\nEmpirical GSD relation (epsilon={front.epsilon:g}): "
          "d[row, col] = min_u E[u(row)] - E[u(col)]; row dominates col iff d >= 0")
     echo(_relation_table(front))
-    edges = ", ".join(f"{a} > {b}" for a, b in front.edges) or "none"
-    echo(f"\nStrict dominances: {edges}")
-    echo("GSD front:    " + ", ".join(map(str, front.front)))
-    echo("Pareto front: " + ", ".join(map(str, front.pareto_front)))
+    edges = [f"{a} > {b}" for a, b in front.edges] or ["none"]
+    echo("\n" + _listing("Strict dominances: ", edges))
+    echo(_listing("GSD front:    ", map(str, front.front)))
+    echo(_listing("Pareto front: ", map(str, front.pareto_front)))
     if test is None:
         return
-    echo(f"\nPermutation tests of H0 'competitor dominates {test.model}' "
-         f"(B={test.permutations}, seed={test.seed}, level={test.level:.4g}"
-         + (", Bonferroni" if test.bonferroni else "") + ")")
+    echo("\n" + _wrap(f"Permutation tests of H0 'competitor dominates {test.model}' "
+                      f"(B={test.permutations}, seed={test.seed}, level={test.level:.4g}"
+                      + (", Bonferroni" if test.bonferroni else "") + ")"))
     records = competitor_records(test)
     robust = [c for c in records[0] if c.startswith("p_value_k")]
-    echo(format_records(records, "table",
-                        columns=["competitor", "statistic", "p_value", "rejected"] + robust))
+    # a line of at most 100 characters: the robust p-values of the largest contaminations
+    # left out if need be (JSON and CSV have them all; the lines below give every
+    # contamination's decision), a long name cut in its middle
+    echo(table_text(records, ["competitor", "statistic", "p_value", "rejected"] + robust,
+                    drop=robust[::-1], middle=("competitor",), keep=24))
     verdict = "is" if test.in_front else "is NOT shown to be"
-    echo(f"Decision: {test.model} {verdict} in the GSD front at level {test.alpha:g}"
-         + (" (Bonferroni)" if test.bonferroni else "") + ".")
+    echo(_wrap(f"Decision: {test.model} {verdict} in the GSD front at level {test.alpha:g}"
+               + (" (Bonferroni)" if test.bonferroni else "") + "."))
     for k in test.contamination:
         if k != 0:
             echo(f"  with up to {k} contaminated data sets: "
@@ -139,8 +198,10 @@ the permutation test of that model's membership in the GSD front.
 
 \b
 FILE is CSV, TSV, Parquet (a file or a directory), JSON lines, or .gz of the text
-formats ("-" reads CSV from stdin); only the named columns are read. Exit codes: 0 ok,
-2 a usage or input error (the message names the file, the line, the row, the column and the value).
+formats ("-" reads CSV from stdin); only the named columns are read. The tables fit
+100 columns (many models: numbered, in blocks; long names cut short); --format
+json|csv carry every value under the whole names. Exit codes: 0 ok, 2 a usage or
+input error (the message names the file, the line, the row, the column and the value).
 
 \b
 Example:

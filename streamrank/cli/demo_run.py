@@ -477,23 +477,30 @@ def compare_metrics(y_true, y_score, repeats: int = 5) -> list[MetricRow]:
 
 def format_table(rows: list[MetricRow]) -> str:
     """A compact plain-text table of `compare_metrics` rows: each value, its distance to
-    the peer's, and both median times in milliseconds.
+    the peer's, both median times in milliseconds and the peer, in at most 89 characters
+    a line (95 with the demo's indent: a longer metric or peer name is cut short with an
+    ellipsis).
 
     >>> print(format_table([MetricRow("ROC AUC", 0.75, 1e-4, "sklearn roc_auc_score", 0.75,
     ...                               2e-3), MetricRow("tau-a", 0.5, 1e-4, "-", math.nan,
     ...                                                math.nan)]))
-    metric   streamrank  |diff| vs peer  ms ours/peer  peer
-    ROC AUC    0.750000           0e+00     0.10/2.00  sklearn roc_auc_score
-    tau-a      0.500000               -        0.10/-
+    metric   streamrank  |diff|  ms ours/peer  peer
+    ROC AUC    0.750000   0e+00     0.10/2.00  sklearn roc_auc_score
+    tau-a      0.500000       -        0.10/-
     """
-    width = max(len("metric"), *(len(r.metric) for r in rows))
-    lines = [f"{'metric':<{width}}  {'streamrank':>10}  {'|diff| vs peer':>14}  "
+    width = min(25, max(len("metric"), *(len(r.metric) for r in rows)))
+    lines = [f"{'metric':<{width}}  {'streamrank':>10}  {'|diff|':>6}  "
              f"{'ms ours/peer':>12}  peer"]
     for r in rows:
         missing = math.isnan(r.peer_value)
         diff = "-" if missing else f"{r.abs_diff:.0e}"
         ms = f"{1e3 * r.streamrank_seconds:.2f}/" + \
             ("-" if math.isnan(r.peer_seconds) else f"{1e3 * r.peer_seconds:.2f}")
-        lines.append(f"{r.metric:<{width}}  {r.streamrank:>10.6f}  {diff:>14}  {ms:>12}  "
-                     f"{'' if missing else r.peer}".rstrip())
+        lines.append(f"{_cut(r.metric, width):<{width}}  {r.streamrank:>10.6f}  {diff:>6}  "
+                     f"{ms:>12}  {'' if missing else _cut(r.peer, 28)}".rstrip())
     return "\n".join(lines)
+
+
+def _cut(text: str, width: int) -> str:
+    """``text`` in at most ``width`` characters, cut short with an ellipsis."""
+    return text if len(text) <= width else text[:width - 1] + "…"

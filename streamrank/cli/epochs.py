@@ -16,7 +16,11 @@ The first epoch has no ``d_auc``, ``changed`` or ``churn`` (``nan`` in the table
 CSV, the string ``"nan"`` in JSON). ``--format json`` prints one object: the summary (``items``,
 ``label_levels``, ``metric``, ``comparable_pairs``, ``best_epoch``, ``rows_skipped`` per
 file, ``dropped_items``, ``first_errors``, ...) and the records under ``epochs``; ``--format
-csv`` prints only the records. With ``table`` and ``csv`` the rows skipped go to stderr.
+csv`` prints only the records: every column, whole paths. ``--format table`` fits 100
+columns: the pair counts titled ``C``, ``D``, ``T``, the metrics to 6 decimals, ratios to
+4 digits, each file by its name (cut in its middle when long) and, with counts too large
+for the line, ``changed``, ``churn``, ``tied_score``, ``right_wrong`` left out in that
+order. With ``table`` and ``csv`` the rows skipped go to stderr.
 With ``--weight`` (a column of the label file) every pair weighs ``w_i * w_j`` and the
 counts are float sums.
 
@@ -102,16 +106,58 @@ def _render_table(report, label_file) -> str:
     metric = report["metric"]
     name = "AUC" if metric == "auc" else "C-index"
     n_epochs = len(report["epochs"])
-    lines = [f"{_plural(n_epochs, 'epoch')}, {_plural(report['items'], 'item')}, labels "
-             f"from {label_file} "
-             f"({_plural(report['label_levels'], 'label level')}), "
-             f"{_count(report['comparable_pairs'])} comparable pairs of "
-             f"{_count(report['total_pairs'])}" + (", weighted" if report["weighted"]
-                                                      else ""), ""]
-    lines.append(format_records(report["epochs"], "table"))
+    head = (f"{_plural(n_epochs, 'epoch')}, {_plural(report['items'], 'item')}, labels "
+            f"from {label_file} "
+            f"({_plural(report['label_levels'], 'label level')}), "
+            f"{_count(report['comparable_pairs'])} comparable pairs of "
+            f"{_count(report['total_pairs'])}" + (", weighted" if report["weighted"]
+                                                     else ""))
+    lines = [*_wrap(head), ""]
+    lines.append(_epoch_table(report["epochs"]))
+    lines.append("C, D, T: concordant, discordant, tied-score pairs (every column, whole "
+                 "paths: --format json|csv)")
     lines.append("")
     lines.extend(_summary_lines(report, name))
     return "\n".join(lines)
+
+
+#: The table's titles of the records' columns that have a shorter one.
+_TITLES = {"concordant": "C", "discordant": "D", "tied_score": "T"}
+#: The columns the table leaves out, in this order, when its lines would pass 100
+#: characters (large counts); JSON and CSV have them all.
+_DROP = ("changed", "churn", "tied_score", "right_wrong")
+
+
+def _epoch_table(records) -> str:
+    """The epochs as a table of at most 100 characters a line: short titles for the pair
+    counts, the metrics to 6 decimals (their change signed), ratios to 4 digits; the
+    files by their names (their paths when two names are the same), a long one cut in
+    its middle, and the columns of `_DROP` left out if it still does not fit."""
+    import os
+
+    from ._common import table_text
+
+    names = [os.path.basename(r["file"]) for r in records if r.get("file") is not None]
+    if len(set(names)) == len(records):
+        records = [dict(r, file=name) for r, name in zip(records, names)]
+
+    def fixed(spec):
+        return lambda v: "-" if v is None else ("nan" if v != v else format(v, spec))
+
+    formats = {k: fixed(".6f") for k in ("auc", "c_index", "tau_b")}
+    formats.update({k: fixed("+.6f") for k in ("d_auc", "d_c_index")})
+    formats.update({k: fixed(".4g") for k in ("right_wrong", "churn_rate")})
+    columns = list(records[0]) if records else []
+    return table_text(records, columns, headers=_TITLES, formats=formats, drop=_DROP,
+                      middle=("file",), right_titles=True)
+
+
+def _wrap(text, width=100) -> list:
+    """A line of prose wrapped at ``width`` characters (continued with an indent)."""
+    import textwrap
+
+    return textwrap.wrap(text, width, subsequent_indent="  ", break_long_words=False,
+                         break_on_hyphens=False) or [""]
 
 
 def _count(value) -> str:
@@ -202,7 +248,8 @@ def epochs(epoch_files, label_file, label_col, score_col, id_col, weight_col, or
 
     EPOCH_FILES are CSV, Parquet or JSON-lines files, one per epoch. With --on-error skip, a
     bad row drops its item from every epoch (reported), so that all epochs rank the same
-    items.
+    items. The table fits 100 columns (C, D, T for the pair counts, file names cut short,
+    with large counts some columns left out); --format json|csv carry every column.
 
     Example: streamrank epochs run/epoch_*.csv --labels val.csv --label y --score p
     --id item --plot epochs.png (the shell expands the glob; --order natural puts

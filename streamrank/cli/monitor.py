@@ -87,7 +87,7 @@ from ._monitor_append import continue_output, output_state
 from ._monitor_feed import Feed
 from ._monitor_input import (_READ_ERRORS, _check_input, _check_outputs, _detector, _name,
                              _note, _progress_bar, _read_error)
-from ._monitor_output import _Printer, champion_history
+from ._monitor_output import _Printer, champion_history, has_detector
 from ._monitor_summary import summary as _summary
 from ._monitor_wait import label_wait_option, wait_columns
 from ._monitor_start import start_monitor
@@ -253,7 +253,8 @@ def monitor(ctx, source, id_col, score_col, label_col, require_score, weight_col
     FILE holds one event per row (CSV or TSV with a header, JSON lines, or Parquet; text
     may be gzip-compressed); '-' reads standard input. A row with a new id and a score is a prediction; a later row with the
     same id and a label is its (late) label; a new score re-scores it. Every --every
-    events a report line is printed (--format table|json|csv); an alert fires when the
+    events a report line is printed (--format table|json|csv: the table shows the main
+    columns in at most 100 characters, JSON and CSV every column); an alert fires when the
     window's AUC is significantly below the reference window's (one-sided test, --test,
     --alpha). A label that arrives before its prediction is dropped, unless
     --label-wait lets it wait for it (N events, or a DURATION of --time). A summary
@@ -261,8 +262,9 @@ def monitor(ctx, source, id_col, score_col, label_col, require_score, weight_col
     --checkpoint taken on the same input with the same columns and options (anything
     else is an error unless --force-resume). --challenger-score COL compares a second
     model scored on the same traffic (a shadow deployment): extra report columns
-    (challenger_auc, diff, paired_z, paired_p_value, challenger_alert, ...), its line on
-    the plot, its metrics under --challenger-name. --segment COL keeps one window per
+    (challenger_auc, diff, paired_z, paired_p_value, challenger_alert, ...; in the table a
+    'challenger' line under each report), its line on the plot, its metrics under
+    --challenger-name. --segment COL keeps one window per
     value of COL (a line per segment, Holm- or Bonferroni-corrected alerts, and a total
     line with the group AUC of the window); with --challenger-score too, both models and
     the paired test per segment (corrected across segments apart from the drop tests).
@@ -418,7 +420,7 @@ def monitor(ctx, source, id_col, score_col, label_col, require_score, weight_col
             printer = _Printer(fmt, lambda: parser.iso_time,
                                show_time=time_col is not None, paired=paired,
                                segmented=segmented,
-                               extra=wait_columns(mon))
+                               extra=wait_columns(mon), drift=has_detector(mon))
             if meta is not None:    # resumed: go on with the checkpoint's run's output
                 header, printer.last_events = continue_output(meta, mon)
                 printer.started = not header

@@ -23,6 +23,10 @@ are, the challenger's under `Column.challenger`, then the pair's), a Prometheus 
 one row's column, labeled by the row's model and segment. Adding a column is one more
 `Column` here and the code that computes it.
 
+``--format json`` and ``csv`` write every column of a line; ``--format table`` shows a
+few of them, at most `TABLE_WIDTH` characters wide (`table_layout`): with a challenger,
+a line of the champion's then one of the challenger's under it.
+
 >>> from streamrank.monitor import Monitor
 >>> from streamrank.monitor.table import line_columns, table_of
 >>> m = Monitor(window=8, min_window=2)
@@ -42,8 +46,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import NamedTuple
 
-__all__ = ["CELL", "Column", "PAIR", "ReportTable", "Shape", "line_columns", "shape_of",
-           "table_columns", "table_of"]
+__all__ = ["CELL", "Column", "PAIR", "ReportTable", "Shape", "Slot", "TABLE_WIDTH",
+           "line_columns", "shape_of", "table_columns", "table_layout", "table_of"]
 
 
 class Shape(NamedTuple):
@@ -73,7 +77,8 @@ class Column(NamedTuple):
     """One column of a report's rows.
 
     ``name`` is its key in the row (and in a line of the output); ``width`` its width in
-    ``--format table`` (0: JSON and CSV only); ``challenger`` the name of the challenger's
+    ``--format table`` where `table_layout` shows it (0: JSON and CSV only);
+    ``challenger`` the name of the challenger's
     value in a line (None: the line shows the champion's only); ``segments`` True for a
     column only a segmented monitor has (its tests' family)."""
 
@@ -90,19 +95,19 @@ def _both(name, help, width=0):
 
 #: The columns of a cell row, (segment, model), in the order a line shows them.
 CELL = (
-    _both("n", "Labeled predictions in the window (the ones counted).", 8),
-    _both("pending", "Predictions in the window still waiting for their label.", 8),
+    _both("n", "Labeled predictions in the window (the ones counted).", 7),
+    _both("pending", "Predictions in the window still waiting for their label.", 7),
     _both("dropped", "Labels (or weights) so far whose prediction had left the window."),
     _both("unmatched", "Labels (or weights) so far that met no prediction."),
     Column("metric", "auc (binary labels), concordance, or gauc (the total row)."),
-    _both("auc", "The window's AUC (or concordance; the total row: the group AUC).", 9),
+    _both("auc", "The window's AUC (or concordance; the total row: the group AUC).", 6),
     _both("auc_low", "Lower bound of the window AUC's interval."),
     _both("auc_high", "Upper bound of the window AUC's interval."),
-    _both("reference_auc", "The AUC (or concordance) of the frozen reference window.", 13),
+    _both("reference_auc", "The AUC (or concordance) of the frozen reference window.", 7),
     Column("se", "Standard error of the window's AUC minus the reference's."),
-    _both("z", "The test's z of a drop from the reference.", 8),
-    _both("p_value", "The test's one-sided p-value of a drop from the reference.", 10),
-    Column("p_adjusted", "The p-value corrected across the segments.", 10, segments=True),
+    _both("z", "The test's z of a drop from the reference.", 6),
+    _both("p_value", "The test's one-sided p-value of a drop from the reference.", 8),
+    Column("p_adjusted", "The p-value corrected across the segments.", 8, segments=True),
     Column("alert", "p < alpha (with segments: the corrected p-value).", 5,
            "challenger_drop_alert"),
     Column("segment_alert", "The segment's own p-value < alpha (uncorrected).",
@@ -119,24 +124,23 @@ CELL = (
 #: The columns of a pair row (a segment's champion against its challenger).
 PAIR = (
     Column("paired_n", "Ids labeled in both models' windows (the paired test's rows)."),
-    Column("diff", "Challenger AUC minus champion AUC on the paired rows.", 8),
+    Column("diff", "Challenger AUC minus champion AUC on the paired rows.", 7),
     Column("diff_low", "Lower bound of the difference's interval."),
     Column("diff_high", "Upper bound of the difference's interval."),
     Column("paired_se", "DeLong's standard error of the difference."),
-    Column("paired_z", "DeLong's paired z of the difference.", 8),
-    Column("paired_p_value", "The paired test's p-value (alert_on).", 14),
-    Column("paired_p_adjusted", "The paired p-value corrected across the segments.", 17,
+    Column("paired_z", "DeLong's paired z of the difference.", 6),
+    Column("paired_p_value", "The paired test's p-value (alert_on).", 8),
+    Column("paired_p_adjusted", "The paired p-value corrected across the segments.", 8,
            segments=True),
     Column("challenger_alert", "The paired p-value < alpha (with segments: corrected).",
-           16),
+           5),
     Column("segment_challenger_alert", "The segment's own paired p-value < alpha.",
            segments=True),
 )
 
 _HEAD = (Column("events", "Events observed so far.", 10),
          Column("time", "The monitor's clock (latest time seen).", 20))
-_SEGMENT = Column("segment", "The segment's value (the total line: empty).", 12)
-
+_SEGMENT = Column("segment", "The segment's value (the total line: empty).", 8)
 
 def _line(models, segmented):
     """The columns of a line, in order, as (name, row, column): row "cell0", "cell1",
@@ -158,14 +162,89 @@ def line_columns(models: int, segmented: bool) -> tuple[str, ...]:
     return tuple(name for name, _, _ in _line(models, segmented))
 
 
-def table_columns(models: int, segmented: bool, show_time: bool = True
+#: The widest line of ``--format table``, in characters.
+TABLE_WIDTH = 100
+
+
+class Slot(NamedTuple):
+    """One column of ``--format table``.
+
+    ``header`` is its title, ``width`` its width; ``champion`` the line column (of
+    `line_columns`) it shows on a report's line, ``challenger`` the one it shows on the
+    challenger's line under it (with two models); None: empty on that line."""
+
+    header: str
+    width: int
+    champion: str | None
+    challenger: str | None = None
+
+
+def table_layout(models: int, segmented: bool, show_time: bool = True, drift: bool = True,
+                 width: int = TABLE_WIDTH) -> tuple[Slot, ...]:
+    """The columns of ``--format table`` for a monitor of ``models`` models (1 or 2), with
+    segments or not; ``time`` only when ``show_time``, ``drift`` only when ``drift`` (a
+    detector runs). A line is at most ``width`` characters: the segment's column takes
+    what the others leave (8 to 20 characters).
+
+    A report's line holds the champion's window and its test against its reference
+    (with segments, the corrected p-value ``p_adj``). With a challenger, a second line
+    under it holds the challenger's window and, in the same columns, the paired test
+    against the champion: ``ref/diff`` is the champion's reference AUC on its line and
+    ``diff`` (challenger minus champion, signed) on the challenger's, then the paired
+    test's ``z``, p-value (corrected with segments) and ``challenger_alert`` under
+    ``alert``. The other columns of a line are in JSON and CSV only.
+
+    >>> [s.header for s in table_layout(1, False)]
+    ['events', 'time', 'n', 'pending', 'auc', 'ref_auc', 'z', 'p_value', 'alert', 'drift']
+    >>> for s in table_layout(2, True)[2:]:
+    ...     print(f"{s.header:8} {s.width:3} {s.champion!s:14} {s.challenger}")
+    segment   16 segment        segment
+    n          6 n              challenger_n
+    auc        6 auc            challenger_auc
+    ref/diff   8 reference_auc  diff
+    p_adj      8 p_adjusted     paired_p_adjusted
+    alert      5 alert          challenger_alert
+    drift      5 drift          challenger_drift
+    """
+    w = {c.name: c.width for c in (*_HEAD, _SEGMENT, *CELL, *PAIR)}
+    paired = models == 2
+    out = [Slot("events", w["events"], "events")]
+    if show_time:
+        out.append(Slot("time", w["time"], "time"))
+    if segmented:
+        out.append(Slot("segment", w["segment"], "segment", "segment"))
+    out.append(Slot("n", w["n"] - segmented, "n", "challenger_n"))
+    if not segmented:
+        out.append(Slot("pending", w["pending"], "pending", "challenger_pending"))
+    out.append(Slot("auc", w["auc"], "auc", "challenger_auc"))
+    if paired:
+        out.append(Slot("ref/diff", max(8, w["reference_auc"], w["diff"]), "reference_auc",
+                        "diff"))
+    else:
+        out.append(Slot("ref_auc", w["reference_auc"], "reference_auc"))
+    if segmented:
+        out.append(Slot("p_adj", w["p_adjusted"], "p_adjusted", "paired_p_adjusted"))
+    else:
+        out += [Slot("z", w["z"], "z", "paired_z"),
+                Slot("p_value", w["p_value"], "p_value", "paired_p_value")]
+    out.append(Slot("alert", w["alert"], "alert", "challenger_alert"))
+    if drift:
+        out.append(Slot("drift", w["drift"], "drift", "challenger_drift"))
+    if segmented:
+        rest = sum(s.width for s in out if s.header != "segment") + 2 * (len(out) - 1)
+        at = next(i for i, s in enumerate(out) if s.header == "segment")
+        seg = out[at]
+        out[at] = Slot(seg.header, max(w["segment"], min(20, width - rest)), seg.champion,
+                       seg.challenger)
+    return tuple(out)
+
+
+def table_columns(models: int, segmented: bool, show_time: bool = True, drift: bool = True
                   ) -> tuple[tuple[str, int], ...]:
-    """``(name, width)`` of the columns of ``--format table``: the line's columns with a
-    width (``time`` only when ``show_time``)."""
-    widths = {c.name: c.width for c in (*_HEAD, _SEGMENT, *CELL, *PAIR)}
-    widths.update({c.challenger: 14 for c in CELL if c.name == "auc"})
-    return tuple((name, widths.get(name, 0)) for name in line_columns(models, segmented)
-                 if widths.get(name, 0) and (show_time or name != "time"))
+    """``(name, width)`` of the line columns a report's line of ``--format table`` shows
+    (`table_layout`: the champion's), in the line's order."""
+    return tuple((s.champion, s.width) for s in table_layout(models, segmented, show_time,
+                                                             drift) if s.champion)
 
 
 @dataclass(frozen=True)

@@ -237,11 +237,15 @@ def test_output_formats_agree(tmp_path):
     lines = table.splitlines()
     header_at = next(i for i, line in enumerate(lines) if line.startswith("epoch "))
     header = lines[header_at].split()
-    assert header == list(doc["epochs"][0])
+    # the table's titles: the records' keys, the pair counts as C, D, T (the legend says)
+    short = {"C": "concordant", "D": "discordant", "T": "tied_score"}
+    assert [short.get(h, h) for h in header] == list(doc["epochs"][0])
+    assert "C, D, T: concordant, discordant, tied-score pairs" in table
     for line, rec in zip(lines[header_at + 1:], doc["epochs"]):
         cells = dict(zip(header, line.split()))
-        assert int(cells["concordant"]) == rec["concordant"]
-        assert int(cells["discordant"]) == rec["discordant"]
+        assert cells["file"] == Path(rec["file"]).name
+        assert int(cells["C"]) == rec["concordant"]
+        assert int(cells["D"]) == rec["discordant"]
         assert float(cells["auc"]) == pytest.approx(rec["auc"], rel=1e-5)
     assert f"best epoch: {doc['best_epoch']}" in table
     assert f"{len(run['y'])} items" in lines[0]

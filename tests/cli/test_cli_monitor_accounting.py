@@ -171,7 +171,7 @@ def test_segment_values_are_shown_unambiguously(tmp_path):
     shown = ["' us'", "'us '", "us", "'a\\nb'", '"it\'s"', "'(total)'"]
     assert [shown_value(v) for v in values] == shown
     for line, text in zip(table[1:], shown + ["(total)"]):
-        assert line.startswith(f"{40 * len(values):>10}  {text:>12}  "), line
+        assert line.startswith(f"{40 * len(values):>10}  {text:<20}  "), line
     for v in values:
         assert f"  segment {shown_value(v)}: " in res.stderr
     assert len(res.stderr.splitlines()) == len([ln for ln in res.stderr.split("\n") if ln])

@@ -131,15 +131,21 @@ def test_csv_and_table_formats(tmp_path):
     res = run([path, *ARGS])
     assert res.exit_code == 0, res.output
     lines = res.stdout.splitlines()
-    assert lines[0].split()[-5:] == ["challenger_auc", "diff", "paired_z",
-                                     "paired_p_value", "challenger_alert"]
+    # a line of the champion's, then the challenger's under it, in the same columns: its
+    # window, then the paired test (diff under ref/diff, its z, p-value and alert)
+    assert lines[0].split() == ["events", "n", "pending", "auc", "ref/diff", "z",
+                                "p_value", "alert"]
     w = want[-1]
-    tail = lines[-1][len(lines[0]) - len("  ".join(lines[0].split()[-5:])):]
-    cells = tail.split()
-    assert cells[:4] == [f"{w['challenger_auc']:.4f}", f"{w['diff']:.4f}",
-                         f"{w['paired_z']:.2f}", f"{w['paired_p_value']:.3g}"]
-    assert (cells[4:] == ["ALERT"]) == w["challenger_alert"]
-    assert len(lines) == len(want) + 1
+    champion, challenger = lines[-2].split(), lines[-1].split()
+    assert champion[:6] == [str(w["events"]), str(w["n"]), str(w["pending"]),
+                            f"{w['auc']:.4f}", f"{w['reference_auc']:.4f}", f"{w['z']:.2f}"]
+    assert challenger[:7] == ["challenger", str(w["challenger_n"]),
+                              str(w["challenger_pending"]), f"{w['challenger_auc']:.4f}",
+                              f"{w['diff']:+.4f}", f"{w['paired_z']:.2f}",
+                              f"{w['paired_p_value']:.3g}"]
+    assert (challenger[7:] == ["ALERT"]) == w["challenger_alert"]
+    assert len(lines) == 2 * len(want) + 1
+    assert max(map(len, lines)) <= 100
 
 
 def test_plot_and_fail_on_alert(tmp_path):

@@ -113,9 +113,13 @@ def test_every_format_and_the_summary(tmp_path):
     table = run([path, *ARGS, "--every", 300])
     assert table.exit_code == 0, table.output
     head = table.stdout.splitlines()[0].split()
-    assert head[:3] == ["events", "segment", "n"] and "paired_p_adjusted" in head \
-        and "challenger_auc" in head
-    assert sum("(total)" in ln for ln in table.stdout.splitlines()) == 4   # 1200 events
+    # the champion's line, then the challenger's (the paired test, corrected: p_adj)
+    assert head == ["events", "segment", "n", "auc", "ref/diff", "p_adj", "alert"]
+    lines = table.stdout.splitlines()[1:]
+    assert [ln.split()[0] == "challenger" for ln in lines] == \
+        [False, True] * (len(lines) // 2)
+    assert sum("(total)" in ln for ln in lines) == 2 * 4   # 1200 events: 4 reports
+    assert max(len(ln) for ln in table.stdout.splitlines()) <= 100
     assert "challenger group AUC" in table.stderr and "difference" in table.stderr
     csv = run([path, *ARGS, "--every", 300, "--format", "csv"])
     header = csv.stdout.splitlines()[0].split(",")

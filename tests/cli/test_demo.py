@@ -134,6 +134,15 @@ def test_demo_command_prints_every_stage(demo_output):
                      r"reports", out), out
 
 
+def test_demo_tables_fit_100_columns(demo_output):
+    """The reports and the peer table, indented, fit a terminal of 100 columns (the
+    plot's path is a path)."""
+    out, _ = demo_output
+    wide = [ln for ln in out.splitlines() if len(ln) > 100 and not ln.startswith("plot:")]
+    assert not wide, wide
+    assert "metric                     streamrank  |diff|  ms ours/peer  peer" in out
+
+
 def test_demo_command_writes_the_plot(demo_output):
     out, plot = demo_output
     _check_png(plot)
