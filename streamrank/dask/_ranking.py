@@ -3,12 +3,12 @@
 
 from __future__ import annotations
 
-import warnings
 from typing import TYPE_CHECKING, Any, Literal, overload
+
+import numpy as np
 
 from .._typing import Empty, Gain, Ties
 from .._validation import describe, param_error
-from ..exceptions import UndefinedMetricWarning
 from ._groups import _by_group, _concat_group_pieces, _group_shuffle
 from ._partition import _check_npartitions, _n_buckets
 from ._spec import _compute_kwargs, _is_frame, _parts, _require_columns, _Spec
@@ -25,18 +25,23 @@ def _ranking_bucket(pieces, name: str, kwargs: dict):
     y, s, q, _ = got
     from .. import ranking
 
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", UndefinedMetricWarning)
+    if kwargs.get("empty") != "skip":
         r = getattr(ranking, name)(q, y, s, return_per_query=True, **kwargs)
-    return r.query_ids, r.values
+        return r.query_ids, r.values
+    # skipped queries are nan here, without the warning (the client's mean gives one for
+    # all buckets; a filter of the warnings module is global, not a bucket's own)
+    r = getattr(ranking, name)(q, y, s, return_per_query=True, **{**kwargs, "empty": 0})
+    values = r.values.copy()
+    values[~np.isin(r.query_ids, q[y > 0])] = np.nan
+    return r.query_ids, values
 
 
 def _ranking_metric(name, data, y_true, y_score, query, label, score, return_per_query,
                     npartitions, scheduler, kwargs):
     """The ranking metric ``name`` per query after the group shuffle, averaged over the
-    queries in query order (`PerQuery` with ``return_per_query``). The buckets' warnings
-    are silenced: the client's mean gives the one `UndefinedMetricWarning` of
-    ``empty="skip"``, with the count of queries skipped over all buckets."""
+    queries in query order (`PerQuery` with ``return_per_query``). A bucket gives a
+    skipped query's value as nan, without a warning: the client's mean gives the one
+    `UndefinedMetricWarning` of ``empty="skip"``, with the count over all buckets."""
     from ..ranking import PerQuery
     from ..ranking._layout import query_mean
 
