@@ -135,10 +135,13 @@ cdef int _arrays(RowWindow win, object engine, str caller) except -1:
     return 0
 
 
-cdef object _sync(RowWindow win, object engine, str caller, bint recount):
+cdef object _sync(RowWindow win, object engine, str caller, bint recount,
+                  tuple estimates=None):
     cdef Py_ssize_t k = win._waiting()
     if k:
         try:
+            if estimates is not None:       # (before the log is dropped)
+                _estimates(win, estimates[0], estimates[1], caller)
             if k < SCALAR_FLUSH:
                 _each(win, engine, caller)
             else:
@@ -148,17 +151,88 @@ cdef object _sync(RowWindow win, object engine, str caller, bint recount):
         win._drop_waiting()
     if recount and engine._dtype is float and engine.stale:
         _recount(win, engine)
+    if recount and estimates is not None:
+        for labeled, est in ((False, estimates[0]), (True, estimates[1])):
+            if est is not None and est._dtype is float and est.stale:
+                est.rebuild(*estimate_rows(*win.columns(labeled)))
     return engine
 
 
-def sync(RowWindow window, engine, str caller, bint recount=True):
+def sync(RowWindow window, engine, str caller, bint recount=True, tuple estimates=None):
     """``engine`` after receiving the changes ``window`` holds back, and (with
     ``recount``) recounted from the window's labeled rows when float rounding of weight
     that came and went may be large (`PairEngine.stale`), with the window's per-label
     tallies when it keeps them (`RowWindow.classes`). ``caller`` names the owner's method
-    in the engine's errors. Runtime complexity: ``O(k log W)`` for ``k`` waiting changes
-    (``O(W log W)`` for a recount); in C unless the engine's checked path is needed."""
-    return _sync(window, engine, caller, recount)
+    in the engine's errors. ``estimates``: ``(every, labeled)``, engines (or None) of the
+    calibration estimate (`estimate_rows`) of every row (a window with ``every_row``) and
+    of the labeled rows, which take the same changes. Runtime complexity: ``O(k log W)``
+    for ``k`` waiting changes (``O(W log W)`` for a recount); in C unless the engine's
+    checked path is needed."""
+    return _sync(window, engine, caller, recount, estimates)
+
+
+# --------------------------------------------------------------------------- estimates
+#: The smallest weight an engine holds (`streamrank.engine`): a row of the estimate whose
+#: weight ``w p`` or ``w (1 - p)`` is below it (a probability within 2**-400 of 0 or 1)
+#: is left out, which moves the estimated AUC by less than 2**-400 of a pair.
+cdef double MIN_WEIGHT = 2.0 ** -400
+
+
+def estimate_rows(y, s, w):
+    """The rows of the calibration estimate of predictions ``(s, w)`` (``y`` unused): each
+    a positive of weight ``w s`` and a negative of weight ``w (1 - s)`` at its score ``s``
+    (a probability), whose AUC is the expected AUC if the scores are calibrated; rows of
+    weight below 2**-400 left out. Returns ``(labels, scores, weights)``. O(n).
+
+    >>> estimate_rows(None, np.array([0.8, 0.5]), np.array([1.0, 2.0]))[2].tolist()
+    [0.8, 1.0, 0.19999999999999996, 1.0]
+    """
+    s = np.asarray(s, dtype=np.float64)
+    w = np.asarray(w, dtype=np.float64)
+    ww = np.concatenate([w * s, w * (1.0 - s)])
+    keep = ww >= MIN_WEIGHT
+    yy = np.concatenate([np.ones(s.size), np.zeros(s.size)])
+    return yy[keep], np.concatenate([s, s])[keep], ww[keep]
+
+
+cdef int _pair_of(object engine, double s, double w, int sign, str caller) except -1:
+    """Prediction ``(s, w)`` into (``sign`` 1) or out of an estimate's engine: a positive
+    of weight ``w s`` and a negative of weight ``w (1 - s)`` at ``s`` (`estimate_rows`)."""
+    cdef double wp = w * s, wn = w * (1.0 - s)
+    change = engine.add if sign > 0 else engine.remove
+    if wp >= MIN_WEIGHT:
+        change(1.0, s, wp, caller=caller)
+    if wn >= MIN_WEIGHT:
+        change(0.0, s, wn, caller=caller)
+    return 0
+
+
+cdef int _estimates(RowWindow win, object every, object labeled, str caller) except -1:
+    """The waiting changes of ``win`` into the estimates' engines, removals first:
+    ``every`` takes the every-row log (`RowWindow.every_row_changes`), ``labeled`` the
+    labeled rows' log, each prediction as its two rows (`_pair_of`)."""
+    cdef Py_ssize_t i, row
+    cdef int64_t q
+    cdef SlotStore st = win.store
+    if every is not None:
+        removes, adds, new = win.every_row_changes()
+        for s, w in removes:
+            _pair_of(every, s, w, -1, caller)
+        for s, w in adds:
+            _pair_of(every, s, w, 1, caller)
+        for s, w in new:
+            _pair_of(every, s, w, 1, caller)
+    if labeled is not None:
+        for i in range(win._nrem):
+            _pair_of(labeled, win._rs[i], win._rw[i], -1, caller)
+        for (y, s, w), n in win._adds.items():
+            for _ in range(n):
+                _pair_of(labeled, s, w, 1, caller)
+        for q in range(win._synced, win._tail):
+            row = win._row_at(q)
+            if st._y[row] == st._y[row]:
+                _pair_of(labeled, st._s[row], st._w[row], 1, caller)
+    return 0
 
 
 def _recount(RowWindow window, engine):

@@ -28,6 +28,14 @@ cdef class RowWindow:
     cdef double* _rs
     cdef double* _rw
     cdef dict _adds           # (y, s, w) -> copies to add (changed rows)
+    # With every_row: the same log of every row's (s, w), pending rows too (the window's
+    # predictions for an estimate that needs no label): removals, and (s, w) -> copies
+    # to add; the rows after _synced are the additions of both logs.
+    cdef readonly bint every_row
+    cdef Py_ssize_t _nerem, _neadds, _eremcap
+    cdef double* _es
+    cdef double* _ew
+    cdef dict _eadds
     cdef public Py_ssize_t limit   # changes waiting before push / change return True
     cdef public bint binary        # (with tally) `_take` declines a third label
     # Per-label tallies of the labeled rows (with tally): up to _NT labels in C arrays,
@@ -56,6 +64,8 @@ cdef class RowWindow:
     cdef void _add_float(self, int j, double x) noexcept
     cdef int _queue_remove(self, double y, double s, double w) except -1
     cdef int _queue_add(self, double y, double s, double w) except -1
+    cdef int _equeue_remove(self, double s, double w) except -1
+    cdef int _equeue_add(self, double s, double w) except -1
     cdef int _evict_one(self, list out) except -1
     cdef int _change(self, Py_ssize_t row, double y, double s, double w) except -1
     cdef bint _binary_ok(self, double y)

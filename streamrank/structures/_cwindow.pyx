@@ -43,6 +43,11 @@ cdef class RowWindow:
     changing one is a store; `sync` adds them with their values then. Evicting or changing an older labeled row queues its old values for removal
     (cancelling a queued addition of equal values) and its new ones for addition.
 
+    With ``every_row``, the window also logs the changes of every row's ``(s, w)``,
+    pending rows included (`every_row_changes`), for estimates that need no label
+    (`streamrank.structures._cpairwindow.sync`'s ``estimates``): evicting or changing the
+    score or weight of a row older than the synced boundary queues them as values too.
+
     Runtime complexity: `push`, `push_keep`, `change`, `evict` (per row) ``O(1)``
     amortized, in C; `count_through` ``O(1 + k)`` for ``k`` rows at or before the horizon;
     `revert` ``O(p)`` for the row's position
@@ -58,9 +63,11 @@ cdef class RowWindow:
     """
 
 
-    def __init__(self, Py_ssize_t limit=MAX_PENDING, bint tally=False, bint binary=False):
+    def __init__(self, Py_ssize_t limit=MAX_PENDING, bint tally=False, bint binary=False,
+                 bint every_row=False):
         self.limit = limit
         self.binary = binary
+        self.every_row = every_row
         self._nt = 0 if tally else -2
         self._classes = None
 
@@ -76,6 +83,9 @@ cdef class RowWindow:
         self._remcap = 0
         self._grow_removes()
         self._adds = {}
+        self._es = self._ew = NULL
+        self._nerem = self._neadds = self._eremcap = 0
+        self._eadds = {}
 
     def __dealloc__(self):
         free(self._ring)
@@ -83,6 +93,8 @@ cdef class RowWindow:
         free(self._ry)
         free(self._rs)
         free(self._rw)
+        free(self._es)
+        free(self._ew)
 
     cdef int _grow_removes(self) except -1:
         cdef Py_ssize_t cap = max(16, 2 * self._remcap)
@@ -107,7 +119,8 @@ cdef class RowWindow:
         return self._waiting()
 
     cdef Py_ssize_t _waiting(self):
-        return <Py_ssize_t>(self._tail - self._synced) + self._nrem + self._nadds
+        return (<Py_ssize_t>(self._tail - self._synced) + self._nrem + self._nadds
+                + self._nerem + self._neadds)
 
     cdef Py_ssize_t _row_at(self, int64_t q):
         return self._ring[q & (self._rcap - 1)]
@@ -303,6 +316,51 @@ cdef class RowWindow:
         self._nadds += 1
         return 0
 
+    cdef int _equeue_remove(self, double s, double w) except -1:
+        """Queue the removal of a synced row's ``(s, w)`` from the every-row log
+        (cancelling a queued addition of equal values)."""
+        cdef Py_ssize_t cap
+        n = None
+        if self._neadds:
+            item = (s, w)
+            n = self._eadds.get(item)
+        if n is None:
+            if self._nerem == self._eremcap:
+                cap = max(16, 2 * self._eremcap)
+                self._es = <double*>_resized(self._es, cap * sizeof(double))
+                self._ew = <double*>_resized(self._ew, cap * sizeof(double))
+                self._eremcap = cap
+            self._es[self._nerem] = s
+            self._ew[self._nerem] = w
+            self._nerem += 1
+        else:
+            if n == 1:
+                del self._eadds[item]
+            else:
+                self._eadds[item] = n - 1
+            self._neadds -= 1
+        return 0
+
+    cdef int _equeue_add(self, double s, double w) except -1:
+        item = (s, w)
+        self._eadds[item] = self._eadds.get(item, 0) + 1
+        self._neadds += 1
+        return 0
+
+    def every_row_changes(self):
+        """With ``every_row``: ``(removes, adds, new)``, the changes of every row's
+        ``(s, w)`` an estimate has not received: lists of ``(s, w)`` (queued removals,
+        queued additions with repeats, the rows after the synced boundary), pending rows
+        included. O(changes)."""
+        cdef Py_ssize_t i, row
+        cdef int64_t q
+        cdef SlotStore st = self.store
+        removes = [(self._es[i], self._ew[i]) for i in range(self._nerem)]
+        adds = [item for item, n in self._eadds.items() for _ in range(n)]
+        new = [(st._s[row], st._w[row])
+               for row in [self._row_at(q) for q in range(self._synced, self._tail)]]
+        return removes, adds, new
+
     cdef int _evict_one(self, list out) except -1:
         cdef int64_t q = self._head
         cdef Py_ssize_t row = self._ring[q & (self._rcap - 1)]
@@ -312,6 +370,8 @@ cdef class RowWindow:
         if q < self._synced:
             if y == y:
                 self._queue_remove(y, st._s[row], st._w[row])
+            if self.every_row:
+                self._equeue_remove(st._s[row], st._w[row])
         else:
             self._synced = q + 1        # it came and left: the engine never saw it
         if y == y:
@@ -427,6 +487,9 @@ cdef class RowWindow:
                 self._queue_remove(oy, st._s[row], st._w[row])
             if y == y:
                 self._queue_add(y, s, w)
+            if self.every_row and (s != st._s[row] or w != ow):
+                self._equeue_remove(st._s[row], ow)
+                self._equeue_add(s, w)
         self._nlab += (y == y) - (oy == oy)
         st._y[row] = y
         st._s[row] = s
@@ -444,9 +507,11 @@ cdef class RowWindow:
     cdef int _drop_waiting(self) except -1:
         """Every change waiting is in the engine (or dropped): the window is synced."""
         self._synced = self._tail
-        self._nrem = 0
+        self._nrem = self._nerem = 0
         if self._nadds or self._adds:
             self._adds, self._nadds = {}, 0
+        if self._neadds or self._eadds:
+            self._eadds, self._neadds = {}, 0
         return 0
 
     def clear(self):
@@ -507,6 +572,8 @@ cdef class RowWindow:
             return False
         if q < self._synced:
             self._queue_remove(y, s, w)
+            if self.every_row:
+                self._equeue_remove(s, w)
         else:
             self._synced += 1           # the older rows all move up by one
         for j in range(q, self._head, -1):  # close the gap: the older rows move up
@@ -521,9 +588,12 @@ cdef class RowWindow:
 
     def __reduce__(self):
         items = self.items()
+        cdef Py_ssize_t i
+        every = None if not self.every_row else (
+            [(self._es[i], self._ew[i]) for i in range(self._nerem)], dict(self._eadds))
         return (_restored_window, (items, int(self._tail - self._synced),
                                    self._removes_list(), dict(self._adds), self.limit,
-                                   self._nt != -2, self.binary))
+                                   self._nt != -2, self.binary, every))
 
     def _check(self):
         """The ring, the arrival numbers, the label count and the store agree. O(n)."""
@@ -535,6 +605,8 @@ cdef class RowWindow:
             assert self._seq[self._row_at(q)] == q
         assert self._nlab == sum(1 for r in rows if self.store._y[r] == self.store._y[r])
         assert self._nadds == sum(self._adds.values())
+        assert self._neadds == sum(self._eadds.values())
+        assert self.every_row or not (self._nerem or self._neadds)
         if self.classes is not None:
             tally = {}
             for r in rows:
@@ -553,9 +625,9 @@ cdef class RowWindow:
 
 
 def _restored_window(items, unsynced, removes, adds, limit=MAX_PENDING, tally=False,
-                     binary=False):
-    """A `RowWindow` from `RowWindow.__reduce__`."""
-    cdef RowWindow win = RowWindow(limit, tally, binary)
+                     binary=False, every=None):
+    """A `RowWindow` from `RowWindow.__reduce__` (``every``: the every-row log)."""
+    cdef RowWindow win = RowWindow(limit, tally, binary, every is not None)
     for key, t, y, s, w in items:
         win._push(key, t, y, s, w)
     win._synced = win._tail - unsynced
@@ -563,4 +635,9 @@ def _restored_window(items, unsynced, removes, adds, limit=MAX_PENDING, tally=Fa
         win._queue_remove(y, s, w)
     win._adds = adds
     win._nadds = sum(adds.values())
+    if every is not None:
+        for s, w in every[0]:
+            win._equeue_remove(s, w)
+        win._eadds = every[1]
+        win._neadds = sum(every[1].values())
     return win
