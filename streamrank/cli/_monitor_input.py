@@ -20,7 +20,8 @@ __all__ = ["_READ_ERRORS", "_check_input", "_check_outputs", "_detector", "_name
            "as_typed"]
 
 _MONITOR_OPTIONS = ("window", "period", "reference", "test", "alpha", "detector",
-                    "detector_signal", "min_window", "labels", "max_history", "label_wait")
+                    "detector_signal", "min_window", "labels", "max_history", "label_wait",
+                    "estimate")
 
 _SHOWN_SKIPS = 10
 
@@ -124,6 +125,7 @@ def _option_differences(ctx, given, mon, period, meta, every) -> list:
                "detector_signal": getattr(mon, "champion", mon).detector_signal,
                "min_window": mon.min_window, "labels": mon.labels,
                "max_history": mon.max_history, "label_wait": LabelWait.of(mon),
+               "estimate": mon.estimate,
                "alert_on": getattr(mon, "alert_on", None)}     # a PairedMonitor's
     out = []
     for name in _MONITOR_OPTIONS + ("alert_on",) * (current["alert_on"] is not None):
@@ -208,10 +210,14 @@ def as_typed(name, value) -> str:
 
     >>> as_typed("max_history", 500), as_typed("detector", None), as_typed("alpha", 0.05)
     ('--max-history 500', 'no --detector', '--alpha 0.05')
+    >>> as_typed("estimate", True), as_typed("estimate", False)
+    ('--estimate', 'no --estimate')
     """
     option = "--" + name.replace("_", "-")
-    if value is None:
+    if value is None or value is False:     # (an option left out, a flag not given)
         return f"no {option}"
+    if value is True:
+        return option
     return f"{option} {value:g}" if isinstance(value, float) else f"{option} {value}"
 
 

@@ -43,6 +43,15 @@ _CELL_GAUGES = (
     ("streamrank_waiting_labels", "waiting",
      "Labels or weights waiting for their prediction now (--label-wait).", False),
 )
+# the gauges of a cell of a monitor with --estimate
+_ESTIMATE_GAUGES = (
+    ("streamrank_estimated_auc", "estimated_auc",
+     "Calibration estimate of the window's AUC from every prediction, labeled or not, "
+     "at the latest report (--estimate).", False),
+    ("streamrank_estimated_auc_labeled", "estimated_auc_labeled",
+     "Calibration estimate of the window's AUC from its labeled predictions at the "
+     "latest report (--estimate).", False),
+)
 _SEGMENT_GAUGES = (
     ("streamrank_p_value_adjusted", "p_adjusted",
      "The p-value corrected across segments at the latest report.", True),
@@ -105,6 +114,7 @@ class Collector:
         self._read = read if lock is None else locked(lock, read)
         self._skipped = skipped
         self._names = (model, challenger)
+        self._cell_gauges = _CELL_GAUGES + _ESTIMATE_GAUGES * mon.estimate
 
     def collect(self):
         from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily
@@ -115,7 +125,7 @@ class Collector:
         where = (lambda row, model: [names[model], str(row["segment"])]) if seg else \
             (lambda row, model: [names[model]])
         labels = ["model", "segment"] if seg else ["model"]
-        for family, column, text, champion in _CELL_GAUGES + _SEGMENT_GAUGES * seg:
+        for family, column, text, champion in self._cell_gauges + _SEGMENT_GAUGES * seg:
             metric = GaugeMetricFamily(family, text, labels=labels)
             for row in table.cells:
                 if not (champion and row["model"]):

@@ -171,6 +171,13 @@ def _period(ctx, param, value):
                    "many more false alarms).")
 @click.option("--min-window", type=click.IntRange(min=2), default=30, show_default=True,
               metavar="N", help="Labeled predictions needed before a test runs.")
+@click.option("--estimate", is_flag=True,
+              help="Keep the calibration estimate of the window's AUC, which needs no "
+                   "label: every prediction, labeled or not, a positive of weight p and a "
+                   "negative of weight 1 - p at its score p (the scores must be "
+                   "probabilities in [0, 1]); JSON and CSV get estimated_auc and "
+                   "estimated_auc_labeled (the same from the labeled predictions: its "
+                   "distance from auc says whether the scores are calibrated).")
 @click.option("--labels", type=click.Choice(["auto", "binary", "ordinal", "continuous"]),
               default="auto", show_default=True,
               help="Label kind; non-binary labels get the concordance (C + T/2)/P and its "
@@ -242,8 +249,8 @@ def _period(ctx, param, value):
 @_checkpoint_errors
 def monitor(ctx, source, id_col, score_col, label_col, require_score, weight_col, time_col,
             window, period,
-            reference, every, test, alpha, detector, detector_signal, min_window, labels,
-            max_history,
+            reference, every, test, alpha, detector, detector_signal, min_window, estimate,
+            labels, max_history,
             fail_on_alert, checkpoint, checkpoint_every, resume, force_resume, plot, follow,
             max_idle, poll, input_format, metrics_port, metrics_host, model_name,
             challenger_col, challenger_name, alert_on, label_wait, segment_col, max_segments,

@@ -53,7 +53,8 @@ class MonitorEvents:
         (`_signal`: ``O(log R)``; ``O(log W)`` against the window) and updates it.
         """
         if (self._fast and weight is None and time is None and type(score) is float
-                and score - score == 0.0 and key is not None and key.__hash__ is not None):
+                and self._lo <= score <= self._hi and key is not None
+                and key.__hash__ is not None):
             # the per-event paths of a steady count window (one C call each; anything
             # else goes on): a new prediction with a float score, a bool / float label or
             # none ...
@@ -96,6 +97,9 @@ class MonitorEvents:
         # -- validate (the finite-float checks inline: this is the per-event hot path)
         if score is not None and not (type(score) is float and score - score == 0.0):
             score = check_scalar(score, "score", "Monitor.observe")
+        if score is not None and not self._lo <= score <= self._hi:
+            raise param_error("score", "Monitor.observe", "a probability in [0, 1] (the "
+                              "monitor keeps an estimate)", repr(score))
         if label is not None and not (type(label) is float and label - label == 0.0):
             label = check_scalar(label, "label", "Monitor.observe")
         if weight is not None:

@@ -44,8 +44,9 @@ from ..exceptions import SnapshotError
 __all__ = ["FORMAT", "KINDS", "VERSION", "Out", "kind_of", "reading"]
 
 FORMAT = "streamrank.Monitor"
-#: 6: one format for every shape (5 and earlier: a format per class, nested)
-VERSION = 6
+#: 7: the ``estimate`` setting and the reports' estimates; 6: one format for every shape
+#: (5 and earlier: a format per class, nested)
+VERSION = 7
 #: The classes a snapshot may name as its ``kind``.
 KINDS = ("Monitor", "PairedMonitor", "SegmentedMonitor")
 #: The formats of the paired and segmented monitors before version 6.

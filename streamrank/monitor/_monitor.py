@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import copy
 import copyreg
+import math
 from collections import deque
 from collections.abc import Hashable, Iterator
 from typing import TYPE_CHECKING, Literal, Union
@@ -100,6 +101,14 @@ class Monitor(MonitorEvents, JoinSide, WindowRuns, MonitorReads, SignalFeed, Mon
     label_wait_period : float, optional
         The same, for ``label_wait_period`` time units of the clock (then every event
         needs a ``time``). At most one of ``label_wait`` and ``label_wait_period``.
+    estimate : bool
+        Keep the calibration estimate of the window's AUC, which needs no label
+        (`Report.estimated_auc`, and `Report.estimated_auc_labeled` of the labeled
+        predictions): the scores must then be probabilities in [0, 1] (a score outside
+        raises `ValueError`). Each prediction of the window, labeled or not, counts as a
+        positive of weight ``p`` and a negative of weight ``1 - p`` at its score ``p``
+        (times its weight): the expected AUC if the scores are calibrated. ``O(log W)``
+        per change, read in ``O(1)``.
 
     Attributes
     ----------
@@ -131,16 +140,18 @@ class Monitor(MonitorEvents, JoinSide, WindowRuns, MonitorReads, SignalFeed, Mon
                  min_window: int = 30, max_history: int | None = None,
                  level: float = 0.95, label_wait: int | None = None,
                  label_wait_period: float | None = None,
-                 detector_signal: Literal["reference", "window"] = "reference") -> None:
+                 detector_signal: Literal["reference", "window"] = "reference",
+                 estimate: bool = False) -> None:
         v = _settings.checked(window, period, reference, test, alpha, labels, min_window,
                               max_history, level, label_wait, label_wait_period,
-                              detector_signal)
+                              detector_signal, estimate)
         window, period = v["window"], v["period"]
         self.window, self.period, self.reference, self.test = window, period, \
             v["reference"], v["test"]
         self.alpha, self.labels, self.min_window = v["alpha"], v["labels"], v["min_window"]
         self.max_history, self.level = v["max_history"], v["level"]
         self.label_wait, self.label_wait_period = v["label_wait"], v["label_wait_period"]
+        self.estimate = v["estimate"]
         self.stats: dict[str, int] = counters.zeros(counters.MONITOR)
         # the ids evicted lately (`left_lately`), and the join (`streamrank.monitor._join`):
         # the labels waiting, the ids of the unmatched ones
@@ -160,7 +171,13 @@ class Monitor(MonitorEvents, JoinSide, WindowRuns, MonitorReads, SignalFeed, Mon
         # was given; keys leave only by eviction. The engine receives its changes at a
         # read (`_fresh_counts`). Its .classes: label -> [count, weight sum]; binary:
         # its runs (`streamrank.monitor._runs`) take no third label.
-        self._win = RowWindow(tally=True, binary=self.labels == "binary")
+        self._win = RowWindow(tally=True, binary=self.labels == "binary",
+                              every_row=self.estimate)
+        # estimate=True: the engines of the calibration estimate of every prediction in
+        # the window and of the labeled ones (`_estimated`), fed at the same reads
+        self._est = (PairEngine(), PairEngine()) if self.estimate else None
+        # the scores observe takes: probabilities with estimate=True, else any finite
+        self._lo, self._hi = (0.0, 1.0) if self.estimate else (-math.inf, math.inf)
         self._clock: float | None = None
         self._ref: _Reference | None = None
         self._fast = False                      # see _set_reference
@@ -354,5 +371,5 @@ class Monitor(MonitorEvents, JoinSide, WindowRuns, MonitorReads, SignalFeed, Mon
         """The engine's counts, after handing it the window's waiting changes, and a
         recount of the window if float rounding made them stale (`streamrank.windows.sync`:
         ``O(k log W)`` for ``k`` changes, ``O(W log W)`` for a recount)."""
-        return sync(self._win, self._engine, "Monitor.observe").counts
+        return sync(self._win, self._engine, "Monitor.observe", True, self._est).counts
 

@@ -119,7 +119,7 @@ class PairedMonitor(PairEvents, PairRuns, PairState, ManyEvents):
 
     Parameters
     ----------
-    window, period, reference, test, alpha, detector, labels, min_window, max_history, level
+    window, period, reference, test, alpha, detector, labels, min_window, max_history, level, estimate
         The settings of both models' `Monitor` (see there). ``alpha`` is also the level of
         the paired test, ``min_window`` the paired rows it needs, ``level`` that of the
         interval of the difference.
@@ -157,11 +157,12 @@ class PairedMonitor(PairEvents, PairRuns, PairState, ManyEvents):
                  labels: LabelKind = "auto", min_window: int = 30,
                  max_history: int | None = None, level: float = 0.95,
                  label_wait: int | None = None, label_wait_period: float | None = None,
-                 detector_signal: str = "reference", alert_on: str = "both") -> None:
+                 detector_signal: str = "reference", alert_on: str = "both",
+                 estimate: bool = False) -> None:
         alert_on = check_option(alert_on, "alert_on", "PairedMonitor", ALERT_ON)
         v = _settings.checked(window, period, reference, test, alpha, labels, min_window,
                               max_history, level, label_wait, label_wait_period,
-                              detector_signal)
+                              detector_signal, estimate)
         # the models' windows; the label wait is the pair's (`_join`), one for both
         self.label_wait, self.label_wait_period = v["label_wait"], v["label_wait_period"]
         settings = dict(v, detector=detector, label_wait=None, label_wait_period=None)

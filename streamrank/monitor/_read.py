@@ -52,10 +52,12 @@ class MonitorReads:
                 auc, n, classes, self.columns, ref, self.level, self.min_window, self.alpha)
         if self._drift_since_report:        # the detector fired since the previous report
             drift, self._drift_since_report = True, False
+        est, est_labeled = (_NAN, _NAN) if self._est is None else (
+            e.auc_or(_NAN) for e in self._est)      # (fed by _fresh_counts above)
         r = Report(self.stats["events"], self._clock, n, len(self._win) - n, counts, auc,
                    ref_auc, z, p, alert, drift, se, ref_se,
                    "auc" if binary else "concordance", low, high, self.stats["dropped"],
-                   self.stats["unmatched"])
+                   self.stats["unmatched"], est, est_labeled)
         self.history.append(r)              # a bounded deque: O(1), the oldest drops
         self.stats["reports"] += 1
         if alert or drift:

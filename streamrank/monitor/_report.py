@@ -57,6 +57,14 @@ class Report:
         Labels (or weights) so far that came for a prediction that had left the window
         (late, dropped) and that met no prediction (unmatched: early, or never
         predicted): the monitor's ``stats`` at the report (`streamrank.monitor._join`).
+    estimated_auc, estimated_auc_labeled : float
+        With ``Monitor(estimate=True)``: the calibration estimate of the window's AUC,
+        which needs no label (every prediction of the window, labeled or pending, a
+        positive of weight ``p`` and a negative of weight ``1 - p`` at its score ``p``:
+        the expected AUC if the scores are calibrated probabilities), and the same of the
+        labeled predictions only: its distance from ``auc`` tells how far calibration
+        holds. nan without ``estimate`` or while undefined (no prediction, or every score
+        0 or 1 on one side).
     """
 
     events: int
@@ -77,6 +85,8 @@ class Report:
     high: float = _NAN
     dropped: int = 0
     unmatched: int = 0
+    estimated_auc: float = _NAN
+    estimated_auc_labeled: float = _NAN
 
     def as_dict(self) -> dict[str, object]:
         """A flat ``dict`` (the interval as ``auc_low``, ``auc_high``; the counts as
@@ -92,6 +102,8 @@ class Report:
             "drift": self.drift, "concordant": c.concordant, "discordant": c.discordant,
             "tied_score": c.tied_score, "comparable": c.comparable,
             "tied_label": c.tied_label, "tied_both": c.tied_both,
+            "estimated_auc": self.estimated_auc,
+            "estimated_auc_labeled": self.estimated_auc_labeled,
         }
 
     def _to_row(self) -> list:
@@ -102,19 +114,22 @@ class Report:
                 c.tied_score, c.tied_label, c.tied_both, c.n, c.weight_sum,
                 c.n_label_levels, c.n_score_levels, self.auc, self.reference_auc, self.z,
                 self.p_value, self.alert, self.drift, self.se, self.reference_se,
-                self.metric, self.low, self.high, self.dropped, self.unmatched]
+                self.metric, self.low, self.high, self.dropped, self.unmatched,
+                self.estimated_auc, self.estimated_auc_labeled]
 
     @classmethod
     def _from_row(cls, row) -> "Report":
         """The inverse of `_to_row`; `ValueError` for a row it cannot have written."""
         ints = (0, 2, 3, 9, 11, 12, 24, 25)
-        reals = (4, 5, 6, 7, 8, 10, 13, 14, 15, 16, 19, 20, 22, 23)
-        if not (type(row) is list and len(row) == 26
+        reals = (4, 5, 6, 7, 8, 10, 13, 14, 15, 16, 19, 20, 22, 23, 26, 27)
+        if not (type(row) is list and len(row) == 28
                 and row[21] in ("auc", "concordance")
                 and all(type(row[i]) is int and row[i] >= 0 for i in ints)
                 and all(type(row[i]) in (int, float) for i in reals)
                 and (row[1] is None or type(row[1]) in (int, float))
                 and type(row[17]) is bool and type(row[18]) is bool):
             raise ValueError(f"a report {describe(row)} that to_bytes does not write")
+        # every nan as the one nan object, so that a report equals itself read back
+        row = [_NAN if type(v) is float and v != v else v for v in row]
         (events, time, n, pending, *counts), rest = row[:13], row[13:]
         return cls(events, time, n, pending, PairCounts(*counts), *rest)

@@ -218,6 +218,7 @@ class SegmentedMonitor(UnroutedSide, SegmentRuns, SegmentReads, SegmentState, Ma
         self.weighting = weighting
         self.period = probe.period
         self.alpha = float(probe.alpha)
+        self.estimate = getattr(probe, "estimate", False)   # the units keep an estimate
         self._factory = factory
         self._template = probe.to_bytes()       # an empty unit, for the snapshot
         self._unit_type = type(probe)

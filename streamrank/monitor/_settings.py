@@ -21,11 +21,11 @@ TESTS = ("hanley-mcneil", "delong")
 #: The names of the settings of a `Monitor` (``detector`` included).
 SETTINGS = ("window", "period", "reference", "test", "alpha", "labels", "min_window",
             "max_history", "level", "detector", "label_wait", "label_wait_period",
-            "detector_signal")
+            "detector_signal", "estimate")
 
 
 def checked(window, period, reference, test, alpha, labels, min_window, max_history,
-            level, label_wait, label_wait_period, detector_signal) -> dict:
+            level, label_wait, label_wait_period, detector_signal, estimate=False) -> dict:
     """The settings of a `Monitor` (every one of `SETTINGS` but ``detector``), checked
     and in their canonical types: ``window`` 1000 when neither it nor ``period`` is
     given, ``alpha`` a float. Raises `ValueError` / `TypeError` naming the first bad one.
@@ -36,6 +36,8 @@ def checked(window, period, reference, test, alpha, labels, min_window, max_hist
     """
     func = "Monitor"
     check_option(detector_signal, "detector_signal", func, SIGNALS)
+    if type(estimate) is not bool:
+        raise param_error("estimate", func, "True or False", describe(estimate), TypeError)
     if label_wait is not None and label_wait_period is not None:
         raise param_error("label_wait", func, "None when 'label_wait_period' is given "
                           "(a wait of events or of time, not both)", describe(label_wait))
@@ -63,7 +65,8 @@ def checked(window, period, reference, test, alpha, labels, min_window, max_hist
             "alpha": float(alpha), "labels": labels, "min_window": int(min_window),
             "max_history": None if max_history is None else int(max_history),
             "level": level, "label_wait": label_wait,
-            "label_wait_period": label_wait_period, "detector_signal": detector_signal}
+            "label_wait_period": label_wait_period, "detector_signal": detector_signal,
+            "estimate": estimate}
 
 
 def same_settings(a, b) -> bool:

@@ -124,8 +124,8 @@ class SignalFeed:
         (None when it forms no comparable pair). Syncs the engine first
         (`Monitor._fresh_counts` when a recount is due; else only the waiting changes,
         without building its counts). ``O(log W)``."""
-        engine = sync(self._win, self._engine, "Monitor.observe", recount=False)
-        if engine.stale:
+        engine = sync(self._win, self._engine, "Monitor.observe", False, self._est)
+        if engine.stale or self._est is not None:   # (an estimate may be due a recount)
             self._fresh_counts()
         c, d, t, _, _ = engine.pairs_with_many(np.array([y], dtype=np.float64),
                                                np.array([s], dtype=np.float64))

@@ -19,6 +19,7 @@ import numpy as np
 
 from .._validation import describe
 from . import counters
+from ..structures._cpairwindow import estimate_rows
 from ._format import Out
 from ._join import Join
 from ._reference import _Reference
@@ -118,6 +119,9 @@ class MonitorState:
             m._engine.add_many(ys[lab], ss[lab], None if np.all(wl == 1) else wl,
                                "Monitor.from_bytes")
         win.mark_synced()               # the engine holds the labeled rows
+        if m._est is not None:          # and the estimates' engines theirs
+            for est, labeled in zip(m._est, (False, True)):
+                est.add_many(*estimate_rows(*win.columns(labeled)), "Monitor.from_bytes")
         m._read_reference(snap, keys)
         if not (type(state["history"]) is list and type(state["alerts"]) is list):
             raise snap.corrupt("the history is not a list of reports")
@@ -127,8 +131,9 @@ class MonitorState:
         return m
 
     def _read_window(self, snap, clock) -> tuple:
-        """The window's columns, checked: distinct keys, finite scores, weights >= 0, no
-        prediction the window would have evicted by its clock."""
+        """The window's columns, checked: distinct keys, finite scores (probabilities with
+        ``estimate``), weights >= 0, no prediction the window would have evicted by its
+        clock."""
         keys = snap.keys("keys")
         n = len(keys)
         times = snap.floats("times", n, finite=False)
@@ -138,6 +143,9 @@ class MonitorState:
             raise snap.corrupt("a time or a label is infinite")
         if len(set(keys)) != n:
             raise snap.corrupt("a key is stored twice")
+        if self.estimate and ((ss < 0) | (ss > 1)).any():
+            raise snap.corrupt("a score is not a probability (the monitor keeps an "
+                               "estimate)")
         period = self.period
         if period is None and n > self.window or period is not None and n and not (
                 clock is not None and not np.isnan(times).any()

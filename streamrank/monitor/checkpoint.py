@@ -13,7 +13,7 @@ replaced (atomically, in that file's folder).
 The file is an ``np.savez`` archive of two arrays, read back with the no-pickle archive
 reader of `streamrank._snapshot` (never ``np.load``): ``meta`` (JSON: ``format``,
 ``version``, the size and SHA-256 of the state, the run's metadata) and ``monitor``
-(`Monitor.to_bytes`). Version 3 (`VERSION`) is written and is the only one read: the
+(`Monitor.to_bytes`). Version `VERSION` is written and is the only one read: the
 earlier ones, written by development versions of streamrank (never released), are
 refused, as a checkpoint of another version.
 
@@ -30,7 +30,7 @@ written), "a checkpoint of version N ..." (another streamrank's), or unreadable.
 >>> write_checkpoint(path, m.to_bytes(), {"rows": 1, "offset": None})
 >>> meta, restored = load_checkpoint(path)
 >>> meta["rows"], meta["version"], restored.stats["events"]
-(1, 4, 1)
+(1, 5, 1)
 >>> os.mkfifo(path + ".fifo")
 >>> write_checkpoint(path + ".fifo", m.to_bytes(), {"rows": 1, "offset": None})
 Traceback (most recent call last):
@@ -59,14 +59,14 @@ __all__ = ["FORMAT", "OLDEST", "VERSION", "CheckpointError", "check_meta", "chec
            "load_checkpoint", "read_checkpoint", "write_checkpoint"]
 
 FORMAT = "streamrank.monitor.checkpoint"
-#: The version written: 4 holds the state in the one snapshot format of every monitor
-#: (version 6 of ``"streamrank.Monitor"``); 3 recorded the input's device and inode, the
+#: The version written: 5 holds version 7 of ``"streamrank.Monitor"`` (with the estimates);
+#: 4 held the state in the one snapshot format of every monitor (its version 6); 3 recorded the input's device and inode, the
 #: output (the last report printed, standard output's file) and the size and SHA-256 of
 #: the state.
-VERSION = 4
+VERSION = 5
 #: The oldest version read (the earlier ones, of unreleased development versions, are
 #: refused).
-OLDEST = 4
+OLDEST = 5
 #: How the format name is stored in the ``meta`` array (numpy's ``U``: UTF-32).
 _FORMAT_TEXT = f'"format": "{FORMAT}"'.encode("utf-32-le")
 

@@ -119,6 +119,10 @@ CELL = (
     Column("comparable", "Pairs of the window with different labels."),
     Column("tied_label", "Pairs of the window tied in label only."),
     Column("tied_both", "Pairs of the window tied in label and score."),
+    _both("estimated_auc", "The calibration estimate of the window's AUC from every "
+          "prediction, labeled or not (estimate=True; nan otherwise)."),
+    _both("estimated_auc_labeled", "The same estimate from the labeled predictions "
+          "only (its distance from auc: how far calibration holds)."),
 )
 
 #: The columns of a pair row (a segment's champion against its challenger).

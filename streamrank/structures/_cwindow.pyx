@@ -46,7 +46,8 @@ cdef class RowWindow:
     With ``every_row``, the window also logs the changes of every row's ``(s, w)``,
     pending rows included (`every_row_changes`), for estimates that need no label
     (`streamrank.structures._cpairwindow.sync`'s ``estimates``): evicting or changing the
-    score or weight of a row older than the synced boundary queues them as values too.
+    score or weight of a row older than the synced boundary queues them as values too;
+    its scores are probabilities: `_take` declines one outside [0, 1].
 
     Runtime complexity: `push`, `push_keep`, `change`, `evict` (per row) ``O(1)``
     amortized, in C; `count_through` ``O(1 + k)`` for ``k`` rows at or before the horizon;
@@ -439,6 +440,8 @@ cdef class RowWindow:
             return TAKE_NONE                # an infinite label, or a third one
         if s == s:                          # a new prediction
             if s - s != 0.0 or at is not None or (avoid and key in avoid):
+                return TAKE_NONE
+            if self.every_row and not 0.0 <= s <= 1.0:  # (an estimate's probabilities)
                 return TAKE_NONE
             if self._tail - self._head >= size:
                 if not evict:
