@@ -197,41 +197,86 @@ def estimate_rows(y, s, w):
 
 cdef int _pair_of(object engine, double s, double w, int sign, str caller) except -1:
     """Prediction ``(s, w)`` into (``sign`` 1) or out of an estimate's engine: a positive
-    of weight ``w s`` and a negative of weight ``w (1 - s)`` at ``s`` (`estimate_rows`)."""
+    of weight ``w s`` and a negative of weight ``w (1 - s)`` at ``s`` (`estimate_rows`);
+    in C once the engine holds float weights."""
     cdef double wp = w * s, wn = w * (1.0 - s)
-    change = engine.add if sign > 0 else engine.remove
-    if wp >= MIN_WEIGHT:
-        change(1.0, s, wp, caller=caller)
-    if wn >= MIN_WEIGHT:
-        change(0.0, s, wn, caller=caller)
+    dom = engine._dom
+    if wp >= MIN_WEIGHT and not (dom.engine_add(1.0, s, wp) if sign > 0
+                                 else dom.engine_remove(1.0, s, wp)):
+        (engine.add if sign > 0 else engine.remove)(1.0, s, wp, caller=caller)
+        dom = engine._dom
+    if wn >= MIN_WEIGHT and not (dom.engine_add(0.0, s, wn) if sign > 0
+                                 else dom.engine_remove(0.0, s, wn)):
+        (engine.add if sign > 0 else engine.remove)(0.0, s, wn, caller=caller)
     return 0
+
+
+cdef class _Changes:
+    """The predictions ``(s, w)`` of one side (removals or additions) of an estimate's
+    changes, gathered in C, then applied as their rows: one by one, or as one sorted
+    batch through the engine's compiled loop when there are many (`_batch`)."""
+
+    cdef double[::1] s, w
+    cdef Py_ssize_t n
+    cdef object _s, _w
+
+    def __cinit__(self, Py_ssize_t cap):
+        self._s, self._w = np.empty(cap), np.empty(cap)
+        self.s, self.w = self._s, self._w
+        self.n = 0
+
+    cdef inline void put(self, double s, double w) noexcept:
+        self.s[self.n] = s
+        self.w[self.n] = w
+        self.n += 1
+
+    cdef int apply(self, object engine, int sign, str caller) except -1:
+        cdef Py_ssize_t i
+        if self.n < SCALAR_FLUSH:
+            for i in range(self.n):
+                _pair_of(engine, self.s[i], self.w[i], sign, caller)
+            return 0
+        y, s, w = estimate_rows(None, self._s[:self.n], self._w[:self.n])
+        if y.size:
+            _batch(engine, y, s, w, sign, caller)
+        return 0
 
 
 cdef int _estimates(RowWindow win, object every, object labeled, str caller) except -1:
     """The waiting changes of ``win`` into the estimates' engines, removals first:
     ``every`` takes the every-row log (`RowWindow.every_row_changes`), ``labeled`` the
-    labeled rows' log, each prediction as its two rows (`_pair_of`)."""
-    cdef Py_ssize_t i, row
+    labeled rows' log, each prediction as its two rows (`estimate_rows`)."""
+    cdef Py_ssize_t i, row, n_new = <Py_ssize_t>(win._tail - win._synced)
     cdef int64_t q
     cdef SlotStore st = win.store
+    cdef _Changes out, into
     if every is not None:
-        removes, adds, new = win.every_row_changes()
-        for s, w in removes:
-            _pair_of(every, s, w, -1, caller)
-        for s, w in adds:
-            _pair_of(every, s, w, 1, caller)
-        for s, w in new:
-            _pair_of(every, s, w, 1, caller)
+        out, into = _Changes(win._nerem), _Changes(win._neadds + n_new)
+        for i in range(win._nerem):
+            out.put(win._es[i], win._ew[i])
+        for (s, w), c in win._eadds.items():
+            for _ in range(c):
+                into.put(s, w)
+        for q in range(win._synced, win._tail):
+            row = win._row_at(q)
+            into.put(st._s[row], st._w[row])
+        out.apply(every, -1, caller)
+        into.apply(every, 1, caller)
+        every._cached = None
     if labeled is not None:
+        out, into = _Changes(win._nrem), _Changes(win._nadds + n_new)
         for i in range(win._nrem):
-            _pair_of(labeled, win._rs[i], win._rw[i], -1, caller)
-        for (y, s, w), n in win._adds.items():
-            for _ in range(n):
-                _pair_of(labeled, s, w, 1, caller)
+            out.put(win._rs[i], win._rw[i])
+        for (y, s, w), c in win._adds.items():
+            for _ in range(c):
+                into.put(s, w)
         for q in range(win._synced, win._tail):
             row = win._row_at(q)
             if st._y[row] == st._y[row]:
-                _pair_of(labeled, st._s[row], st._w[row], 1, caller)
+                into.put(st._s[row], st._w[row])
+        out.apply(labeled, -1, caller)
+        into.apply(labeled, 1, caller)
+        labeled._cached = None
     return 0
 
 
