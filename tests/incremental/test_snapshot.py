@@ -159,7 +159,7 @@ def test_version_1_monitor_snapshots_are_refused(name):
     with np.load(io.BytesIO(data)) as z:            # the committed file is version 1
         assert int(z["version"]) == 1 and "keys_type" not in z.files
     with pytest.raises(SnapshotError, match=r"^Monitor.from_bytes: snapshot version 1 not "
-                       r"supported \(this streamrank reads version 6\)\.$"):
+                       r"supported \(this streamrank reads version 7\)\.$"):
         cls.from_bytes(data)
     now = build()
     arrays = dict(np.load(io.BytesIO(now.to_bytes())))
