@@ -9,6 +9,7 @@ import math
 
 from .. import _engine_ci
 from ..intervals import logit_interval
+from ..structures._cpairwindow import estimate_rows
 from . import _ordinal
 from ._report import Report
 from .drift import _delong, auc_drop_test, hanley_mcneil_variance
@@ -119,4 +120,7 @@ class MonitorReads:
         for y, c in tally.items():
             assert math.isclose(c[1], classes[y][1], rel_tol=1e-9, abs_tol=1e-9 * total)
         self._engine._check(*self.columns())
+        if self._est is not None:           # the estimates: every prediction, the labeled
+            for est, labeled in zip(self._est, (False, True)):
+                est._check(*estimate_rows(*win.columns(labeled)))
         self._check_join(set(keys))
