@@ -174,7 +174,7 @@ class Monitor(MonitorEvents, JoinSide, WindowRuns, MonitorReads, SignalFeed, Mon
         self._win = RowWindow(tally=True, binary=self.labels == "binary",
                               every_row=self.estimate)
         # estimate=True: the engines of the calibration estimate of every prediction in
-        # the window and of the labeled ones (`_estimated`), fed at the same reads
+        # the window and of the labeled ones, fed at the same reads (`_fresh_counts`)
         self._est = (PairEngine(), PairEngine()) if self.estimate else None
         # the scores observe takes: probabilities with estimate=True, else any finite
         self._lo, self._hi = (0.0, 1.0) if self.estimate else (-math.inf, math.inf)

@@ -119,7 +119,7 @@ class PairedMonitor(PairEvents, PairRuns, PairState, ManyEvents):
 
     Parameters
     ----------
-    window, period, reference, test, alpha, detector, labels, min_window, max_history, level, estimate
+    window, period, reference, test, alpha, detector, labels, min_window, max_history, level
         The settings of both models' `Monitor` (see there). ``alpha`` is also the level of
         the paired test, ``min_window`` the paired rows it needs, ``level`` that of the
         interval of the difference.
@@ -130,6 +130,8 @@ class PairedMonitor(PairEvents, PairRuns, PairState, ManyEvents):
     alert_on : {"worse", "better", "both"}
         Alert when the challenger is significantly worse than the champion (one-sided),
         better (one-sided), or either (two-sided).
+    estimate : bool
+        As `Monitor`'s: both models keep the calibration estimate of their window's AUC.
 
     Attributes
     ----------
