@@ -42,6 +42,9 @@ _CELL_GAUGES = (
      "Predictions in the window waiting for their label at the latest report.", False),
     ("streamrank_waiting_labels", "waiting",
      "Labels or weights waiting for their prediction now (--label-wait).", False),
+    ("streamrank_detectable_drop", "detectable_drop",
+     "The smallest drop below the reference's AUC the test detects at alpha with power "
+     "0.8, at the latest report.", False),
 )
 # the gauges of a cell of a monitor with --estimate
 _ESTIMATE_GAUGES = (

@@ -65,6 +65,11 @@ class Report:
         labeled predictions only: its distance from ``auc`` tells how far calibration
         holds. nan without ``estimate`` or while undefined (no prediction, or every score
         0 or 1 on one side).
+    detectable_drop : float
+        The smallest drop of the window's AUC below the reference's that the monitor's
+        test detects at its ``alpha`` with power 0.8, given the window's labeled counts
+        and variance now (`streamrank.monitor.drift.detectable_drop`); nan when no test
+        ran.
     """
 
     events: int
@@ -87,6 +92,7 @@ class Report:
     unmatched: int = 0
     estimated_auc: float = _NAN
     estimated_auc_labeled: float = _NAN
+    detectable_drop: float = _NAN
 
     def as_dict(self) -> dict[str, object]:
         """A flat ``dict`` (the interval as ``auc_low``, ``auc_high``; the counts as
@@ -104,6 +110,7 @@ class Report:
             "tied_label": c.tied_label, "tied_both": c.tied_both,
             "estimated_auc": self.estimated_auc,
             "estimated_auc_labeled": self.estimated_auc_labeled,
+            "detectable_drop": self.detectable_drop,
         }
 
     def _to_row(self) -> list:
@@ -115,14 +122,14 @@ class Report:
                 c.n_label_levels, c.n_score_levels, self.auc, self.reference_auc, self.z,
                 self.p_value, self.alert, self.drift, self.se, self.reference_se,
                 self.metric, self.low, self.high, self.dropped, self.unmatched,
-                self.estimated_auc, self.estimated_auc_labeled]
+                self.estimated_auc, self.estimated_auc_labeled, self.detectable_drop]
 
     @classmethod
     def _from_row(cls, row) -> "Report":
         """The inverse of `_to_row`; `ValueError` for a row it cannot have written."""
         ints = (0, 2, 3, 9, 11, 12, 24, 25)
-        reals = (4, 5, 6, 7, 8, 10, 13, 14, 15, 16, 19, 20, 22, 23, 26, 27)
-        if not (type(row) is list and len(row) == 28
+        reals = (4, 5, 6, 7, 8, 10, 13, 14, 15, 16, 19, 20, 22, 23, 26, 27, 28)
+        if not (type(row) is list and len(row) == 29
                 and row[21] in ("auc", "concordance")
                 and all(type(row[i]) is int and row[i] >= 0 for i in ints)
                 and all(type(row[i]) in (int, float) for i in reals)

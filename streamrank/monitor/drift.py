@@ -83,12 +83,13 @@ from numpy.typing import ArrayLike, NDArray
 from .._typing import Number
 from .._validation import as_1d_numeric, check_consistent_length, check_weights, param_error
 from ..batch.delong import as_exact_weights, class_placements, delong_auc_variance
-from ..intervals import hanley_mcneil_variance, normal_cdf
+from ..intervals import hanley_mcneil_variance, normal_cdf, normal_quantile
 
 __all__ = [
     "AUCComparison",
     "auc_drop_test",
     "delong_placements",
+    "detectable_drop",
     "delong_test",
     "delong_variance",
     "hanley_mcneil_test",
@@ -231,6 +232,49 @@ def auc_drop_test(auc: Number, variance: Number, reference_auc: Number,
         z = math.copysign(math.inf, diff) if diff != 0 else 0.0
     p = min(1.0, max(0.0, normal_cdf(z)))
     return AUCComparison(auc, ref, diff, se, z, p)
+
+
+def detectable_drop(reference_auc: Number, reference_variance: Number, auc: Number,
+                    variance: Number, n_pos: Number, n_neg: Number, alpha: Number,
+                    power: Number = 0.8) -> float:
+    """The smallest drop ``D`` of a window's AUC below ``reference_auc`` that
+    `auc_drop_test` at level ``alpha`` detects with probability ``power``, for a window
+    of ``n_pos`` positives and ``n_neg`` negatives (weights).
+
+    ``D = (z_(1-alpha) + z_power) sigma_D``: a window whose AUC is ``reference_auc - D``
+    gives a difference that is normal around ``-D`` with standard error ``sigma_D``, and
+    the test, which estimates that same standard error, alerts when the difference falls
+    below ``-z_(1-alpha) sigma_D``. ``sigma_D = sqrt(v(reference_auc - D) +
+    reference_variance)``, the window's variance at an AUC ``A`` taken from its
+    ``variance`` now (at ``auc``) by the ratio of Hanley and McNeil's variances at ``A``
+    and at ``auc`` (the Hanley-McNeil variance itself when that is the test). ``D`` solves
+    the equation by fixed-point steps (``sigma_D`` moves slowly with ``D``). nan when an
+    input is undefined. Runtime complexity: O(1).
+
+    >>> from streamrank.intervals import hanley_mcneil_variance as hm
+    >>> d = detectable_drop(0.8, hm(0.8, 150, 350), 0.8, hm(0.8, 150, 350), 150, 350, 0.01)
+    >>> round(d, 4)
+    0.1135
+    """
+    ref, auc, alpha, power = float(reference_auc), float(auc), float(alpha), float(power)
+    hm_now = hanley_mcneil_variance(auc, n_pos, n_neg)
+    if not (math.isfinite(ref) and hm_now > 0 and math.isfinite(float(variance))
+            and math.isfinite(float(reference_variance)) and 0 < alpha < 1):
+        return _NAN
+    scale = float(variance) / hm_now
+
+    def sigma(a: float) -> float:
+        return math.sqrt(scale * hanley_mcneil_variance(a, n_pos, n_neg)
+                         + float(reference_variance))
+
+    z = normal_quantile(1 - alpha) + normal_quantile(power)
+    d = z * sigma(ref)
+    for _ in range(50):
+        nxt = z * sigma(max(0.0, ref - d))
+        if abs(nxt - d) <= 1e-12:
+            break
+        d = nxt
+    return min(d, ref)
 
 
 def hanley_mcneil_test(auc: Number, n_pos: Number, n_neg: Number, *, reference_auc: Number,

@@ -123,6 +123,8 @@ CELL = (
           "prediction, labeled or not (estimate=True; nan otherwise)."),
     _both("estimated_auc_labeled", "The same estimate from the labeled predictions "
           "only (its distance from auc: how far calibration holds)."),
+    _both("detectable_drop", "The smallest drop below the reference's AUC the test "
+          "detects at alpha with power 0.8 now (nan: no test ran)."),
 )
 
 #: The columns of a pair row (a segment's champion against its challenger).
