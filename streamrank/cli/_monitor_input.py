@@ -21,7 +21,7 @@ __all__ = ["_READ_ERRORS", "_check_input", "_check_outputs", "_detector", "_name
 
 _MONITOR_OPTIONS = ("window", "period", "reference", "test", "alpha", "detector",
                     "detector_signal", "min_window", "labels", "max_history", "label_wait",
-                    "estimate")
+                    "estimate", "detect_drop")
 
 _SHOWN_SKIPS = 10
 
@@ -125,7 +125,7 @@ def _option_differences(ctx, given, mon, period, meta, every) -> list:
                "detector_signal": getattr(mon, "champion", mon).detector_signal,
                "min_window": mon.min_window, "labels": mon.labels,
                "max_history": mon.max_history, "label_wait": LabelWait.of(mon),
-               "estimate": mon.estimate,
+               "estimate": mon.estimate, "detect_drop": mon.detect_drop,
                "alert_on": getattr(mon, "alert_on", None)}     # a PairedMonitor's
     out = []
     for name in _MONITOR_OPTIONS + ("alert_on",) * (current["alert_on"] is not None):

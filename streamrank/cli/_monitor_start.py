@@ -18,7 +18,7 @@ __all__ = ["start_monitor"]
 
 #: The command's options that are a `Monitor` setting of the same name.
 _SETTINGS = ("window", "period", "reference", "test", "alpha", "detector", "labels",
-             "min_window", "max_history", "detector_signal", "estimate")
+             "min_window", "max_history", "detector_signal", "estimate", "detect_drop")
 
 
 def start_monitor(ctx, given, resume):

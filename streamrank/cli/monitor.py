@@ -178,6 +178,12 @@ def _period(ctx, param, value):
                    "probabilities in [0, 1]); JSON and CSV get estimated_auc and "
                    "estimated_auc_labeled (the same from the labeled predictions: its "
                    "distance from auc says whether the scores are calibrated).")
+@click.option("--detect-drop", type=click.FloatRange(0, 1, min_open=True, max_open=True),
+              default=None, metavar="D",
+              help="A drop of the AUC that matters: JSON and CSV say at each report how "
+                   "many more labeled predictions the window needs before its test "
+                   "detects it with power 0.8 (labels_to_detect); every report also has "
+                   "detectable_drop, the smallest drop it detects now.")
 @click.option("--labels", type=click.Choice(["auto", "binary", "ordinal", "continuous"]),
               default="auto", show_default=True,
               help="Label kind; non-binary labels get the concordance (C + T/2)/P and its "
@@ -250,7 +256,7 @@ def _period(ctx, param, value):
 def monitor(ctx, source, id_col, score_col, label_col, require_score, weight_col, time_col,
             window, period,
             reference, every, test, alpha, detector, detector_signal, min_window, estimate,
-            labels, max_history,
+            detect_drop, labels, max_history,
             fail_on_alert, checkpoint, checkpoint_every, resume, force_resume, plot, follow,
             max_idle, poll, input_format, metrics_port, metrics_host, model_name,
             challenger_col, challenger_name, alert_on, label_wait, segment_col, max_segments,

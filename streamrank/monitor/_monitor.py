@@ -109,6 +109,10 @@ class Monitor(MonitorEvents, JoinSide, WindowRuns, MonitorReads, SignalFeed, Mon
         positive of weight ``p`` and a negative of weight ``1 - p`` at its score ``p``
         (times its weight): the expected AUC if the scores are calibrated. ``O(log W)``
         per change, read in ``O(1)``.
+    detect_drop : float, optional
+        A drop of the AUC that matters: each report then says how many more labeled
+        predictions the window needs before its test detects that drop with power 0.8
+        (`Report.labels_to_detect`).
 
     Attributes
     ----------
@@ -141,17 +145,17 @@ class Monitor(MonitorEvents, JoinSide, WindowRuns, MonitorReads, SignalFeed, Mon
                  level: float = 0.95, label_wait: int | None = None,
                  label_wait_period: float | None = None,
                  detector_signal: Literal["reference", "window"] = "reference",
-                 estimate: bool = False) -> None:
+                 estimate: bool = False, detect_drop: float | None = None) -> None:
         v = _settings.checked(window, period, reference, test, alpha, labels, min_window,
                               max_history, level, label_wait, label_wait_period,
-                              detector_signal, estimate)
+                              detector_signal, estimate, detect_drop)
         window, period = v["window"], v["period"]
         self.window, self.period, self.reference, self.test = window, period, \
             v["reference"], v["test"]
         self.alpha, self.labels, self.min_window = v["alpha"], v["labels"], v["min_window"]
         self.max_history, self.level = v["max_history"], v["level"]
         self.label_wait, self.label_wait_period = v["label_wait"], v["label_wait_period"]
-        self.estimate = v["estimate"]
+        self.estimate, self.detect_drop = v["estimate"], v["detect_drop"]
         self.stats: dict[str, int] = counters.zeros(counters.MONITOR)
         # the ids evicted lately (`left_lately`), and the join (`streamrank.monitor._join`):
         # the labels waiting, the ids of the unmatched ones

@@ -132,6 +132,8 @@ class PairedMonitor(PairEvents, PairRuns, PairState, ManyEvents):
         better (one-sided), or either (two-sided).
     estimate : bool
         As `Monitor`'s: both models keep the calibration estimate of their window's AUC.
+    detect_drop : float, optional
+        As `Monitor`'s: each model's reports say the labels it needs to detect it.
 
     Attributes
     ----------
@@ -160,11 +162,11 @@ class PairedMonitor(PairEvents, PairRuns, PairState, ManyEvents):
                  max_history: int | None = None, level: float = 0.95,
                  label_wait: int | None = None, label_wait_period: float | None = None,
                  detector_signal: str = "reference", alert_on: str = "both",
-                 estimate: bool = False) -> None:
+                 estimate: bool = False, detect_drop: float | None = None) -> None:
         alert_on = check_option(alert_on, "alert_on", "PairedMonitor", ALERT_ON)
         v = _settings.checked(window, period, reference, test, alpha, labels, min_window,
                               max_history, level, label_wait, label_wait_period,
-                              detector_signal, estimate)
+                              detector_signal, estimate, detect_drop)
         # the models' windows; the label wait is the pair's (`_join`), one for both
         self.label_wait, self.label_wait_period = v["label_wait"], v["label_wait_period"]
         settings = dict(v, detector=detector, label_wait=None, label_wait_period=None)

@@ -12,7 +12,8 @@ from ..intervals import logit_interval
 from ..structures._cpairwindow import estimate_rows
 from . import _ordinal
 from ._report import Report
-from .drift import _delong, auc_drop_test, detectable_drop, hanley_mcneil_variance
+from .drift import (_delong, auc_drop_test, detectable_drop, hanley_mcneil_variance,
+                    labels_to_detect)
 
 __all__ = ["MonitorReads"]
 
@@ -31,7 +32,7 @@ class MonitorReads:
         classes = self._win.classes
         binary = len(classes) <= 2
         ref = self._ref
-        ref_auc = ref_se = z = p = se = low = high = var = drop = _NAN
+        ref_auc = ref_se = z = p = se = low = high = var = drop = needed = _NAN
         alert = drift = False
         if ref is not None:
             ref_auc = ref.auc
@@ -51,6 +52,9 @@ class MonitorReads:
             lo, hi = sorted(classes)
             drop = detectable_drop(ref_auc, ref_var, auc, var, classes[hi][1],
                                    classes[lo][1], self.alpha)
+            if self.detect_drop is not None:
+                needed = labels_to_detect(self.detect_drop, ref_auc, ref_var, auc, var,
+                                          classes[hi][1], classes[lo][1], self.alpha)
         if _ordinal.applies(classes, ref):      # a third label: the concordance test
             low, high, ref_se, z, p, se, alert = _ordinal.ordinal_test(
                 auc, n, classes, self.columns, ref, self.level, self.min_window, self.alpha)
@@ -61,7 +65,7 @@ class MonitorReads:
         r = Report(self.stats["events"], self._clock, n, len(self._win) - n, counts, auc,
                    ref_auc, z, p, alert, drift, se, ref_se,
                    "auc" if binary else "concordance", low, high, self.stats["dropped"],
-                   self.stats["unmatched"], est, est_labeled, drop)
+                   self.stats["unmatched"], est, est_labeled, drop, needed)
         self.history.append(r)              # a bounded deque: O(1), the oldest drops
         self.stats["reports"] += 1
         if alert or drift:

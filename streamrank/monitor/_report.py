@@ -70,6 +70,11 @@ class Report:
         test detects at its ``alpha`` with power 0.8, given the window's labeled counts
         and variance now (`streamrank.monitor.drift.detectable_drop`); nan when no test
         ran.
+    labels_to_detect : float
+        With ``Monitor(detect_drop=D)``: how many more labeled predictions the window
+        needs before its test detects a drop of ``D`` with power 0.8 (0: it can now; inf:
+        no window can, the reference is too small; `streamrank.monitor.drift.
+        labels_to_detect`); nan without ``detect_drop`` or when no test ran.
     """
 
     events: int
@@ -93,6 +98,7 @@ class Report:
     estimated_auc: float = _NAN
     estimated_auc_labeled: float = _NAN
     detectable_drop: float = _NAN
+    labels_to_detect: float = _NAN
 
     def as_dict(self) -> dict[str, object]:
         """A flat ``dict`` (the interval as ``auc_low``, ``auc_high``; the counts as
@@ -111,6 +117,7 @@ class Report:
             "estimated_auc": self.estimated_auc,
             "estimated_auc_labeled": self.estimated_auc_labeled,
             "detectable_drop": self.detectable_drop,
+            "labels_to_detect": self.labels_to_detect,
         }
 
     def _to_row(self) -> list:
@@ -122,14 +129,15 @@ class Report:
                 c.n_label_levels, c.n_score_levels, self.auc, self.reference_auc, self.z,
                 self.p_value, self.alert, self.drift, self.se, self.reference_se,
                 self.metric, self.low, self.high, self.dropped, self.unmatched,
-                self.estimated_auc, self.estimated_auc_labeled, self.detectable_drop]
+                self.estimated_auc, self.estimated_auc_labeled, self.detectable_drop,
+                self.labels_to_detect]
 
     @classmethod
     def _from_row(cls, row) -> "Report":
         """The inverse of `_to_row`; `ValueError` for a row it cannot have written."""
         ints = (0, 2, 3, 9, 11, 12, 24, 25)
-        reals = (4, 5, 6, 7, 8, 10, 13, 14, 15, 16, 19, 20, 22, 23, 26, 27, 28)
-        if not (type(row) is list and len(row) == 29
+        reals = (4, 5, 6, 7, 8, 10, 13, 14, 15, 16, 19, 20, 22, 23, 26, 27, 28, 29)
+        if not (type(row) is list and len(row) == 30
                 and row[21] in ("auc", "concordance")
                 and all(type(row[i]) is int and row[i] >= 0 for i in ints)
                 and all(type(row[i]) in (int, float) for i in reals)

@@ -21,11 +21,12 @@ TESTS = ("hanley-mcneil", "delong")
 #: The names of the settings of a `Monitor` (``detector`` included).
 SETTINGS = ("window", "period", "reference", "test", "alpha", "labels", "min_window",
             "max_history", "level", "detector", "label_wait", "label_wait_period",
-            "detector_signal", "estimate")
+            "detector_signal", "estimate", "detect_drop")
 
 
 def checked(window, period, reference, test, alpha, labels, min_window, max_history,
-            level, label_wait, label_wait_period, detector_signal, estimate=False) -> dict:
+            level, label_wait, label_wait_period, detector_signal, estimate=False,
+            detect_drop=None) -> dict:
     """The settings of a `Monitor` (every one of `SETTINGS` but ``detector``), checked
     and in their canonical types: ``window`` 1000 when neither it nor ``period`` is
     given, ``alpha`` a float. Raises `ValueError` / `TypeError` naming the first bad one.
@@ -38,6 +39,10 @@ def checked(window, period, reference, test, alpha, labels, min_window, max_hist
     check_option(detector_signal, "detector_signal", func, SIGNALS)
     if type(estimate) is not bool:
         raise param_error("estimate", func, "True or False", describe(estimate), TypeError)
+    if detect_drop is not None and (isinstance(detect_drop, bool) or not isinstance(
+            detect_drop, (int, float)) or not 0 < detect_drop < 1):
+        raise param_error("detect_drop", func, "None or a drop of the AUC in (0, 1)",
+                          describe(detect_drop))
     if label_wait is not None and label_wait_period is not None:
         raise param_error("label_wait", func, "None when 'label_wait_period' is given "
                           "(a wait of events or of time, not both)", describe(label_wait))
@@ -66,7 +71,8 @@ def checked(window, period, reference, test, alpha, labels, min_window, max_hist
             "max_history": None if max_history is None else int(max_history),
             "level": level, "label_wait": label_wait,
             "label_wait_period": label_wait_period, "detector_signal": detector_signal,
-            "estimate": estimate}
+            "estimate": estimate,
+            "detect_drop": None if detect_drop is None else float(detect_drop)}
 
 
 def same_settings(a, b) -> bool:

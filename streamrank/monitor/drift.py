@@ -90,6 +90,7 @@ __all__ = [
     "auc_drop_test",
     "delong_placements",
     "detectable_drop",
+    "labels_to_detect",
     "delong_test",
     "delong_variance",
     "hanley_mcneil_test",
@@ -275,6 +276,51 @@ def detectable_drop(reference_auc: Number, reference_variance: Number, auc: Numb
             break
         d = nxt
     return min(d, ref)
+
+
+def labels_to_detect(drop: Number, reference_auc: Number, reference_variance: Number,
+                     auc: Number, variance: Number, n_pos: Number, n_neg: Number,
+                     alpha: Number, power: Number = 0.8) -> float:
+    """How many more labeled predictions the window needs (its classes in the same
+    proportions) before `detectable_drop` is at most ``drop``: 0 when it is already, inf
+    when no window can (the reference's own variance alone is too large), nan when an
+    input is undefined. The window's variance is taken to shrink as Hanley and McNeil's
+    does with its counts. Runtime complexity: O(log) steps of `detectable_drop`.
+
+    >>> from streamrank.intervals import hanley_mcneil_variance as hm
+    >>> v, r = hm(0.8, 150, 350), hm(0.8, 1500, 3500)
+    >>> labels_to_detect(0.05, 0.8, r, 0.8, v, 150, 350, 0.01)
+    1158
+    >>> labels_to_detect(0.2, 0.8, r, 0.8, v, 150, 350, 0.01)
+    0
+    """
+    drop = float(drop)
+    if not drop > 0:
+        return _NAN
+
+    hm_now = hanley_mcneil_variance(auc, n_pos, n_neg)
+
+    def at(k: float) -> float:      # the detectable drop of a window k times as large
+        n1, n0 = k * float(n_pos), k * float(n_neg)
+        v = float(variance) * hanley_mcneil_variance(auc, n1, n0) / hm_now
+        return detectable_drop(reference_auc, reference_variance, auc, v, n1, n0, alpha,
+                               power)
+
+    now = at(1.0) if hm_now > 0 else _NAN
+    if now != now:
+        return _NAN
+    if now <= drop:
+        return 0
+    lo, hi = 1.0, 2.0
+    while at(hi) > drop:
+        if hi > 2.0 ** 60:          # the reference's variance alone exceeds the bound
+            return math.inf
+        lo, hi = hi, 2 * hi
+    n = float(n_pos) + float(n_neg)
+    while (hi - lo) * n > 0.5:
+        mid = (lo + hi) / 2
+        lo, hi = (lo, mid) if at(mid) <= drop else (mid, hi)
+    return math.ceil(hi * n - n)
 
 
 def hanley_mcneil_test(auc: Number, n_pos: Number, n_neg: Number, *, reference_auc: Number,

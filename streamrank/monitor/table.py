@@ -125,6 +125,8 @@ CELL = (
           "only (its distance from auc: how far calibration holds)."),
     _both("detectable_drop", "The smallest drop below the reference's AUC the test "
           "detects at alpha with power 0.8 now (nan: no test ran)."),
+    _both("labels_to_detect", "More labeled predictions the window needs to detect a "
+          "drop of --detect-drop with power 0.8 (nan: not asked, or no test ran)."),
 )
 
 #: The columns of a pair row (a segment's champion against its challenger).

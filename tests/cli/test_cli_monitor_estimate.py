@@ -96,3 +96,19 @@ def test_gauges_and_the_option_against_a_checkpoint(tmp_path):
     res = run(path, "--window", 50, "--checkpoint", other, "--resume", "--estimate")
     assert res.exit_code == 2
     assert "--estimate: the checkpoint's run has no --estimate" in res.output
+
+
+def test_detect_drop_says_how_many_labels_the_window_needs(tmp_path):
+    path = tmp_path / "log.csv"
+    events = write_log(path, n=900)
+    res = run(path, "--window", 200, "--every", 150, "--detect-drop", 0.1, "--format",
+              "json")
+    assert res.exit_code == 0, res.output
+    lines = [json.loads(line) for line in res.stdout.splitlines()]
+    m = Monitor(window=200, detect_drop=0.1)
+    for key, kw in events:
+        m.observe(key, **kw)
+    last = m.report()
+    assert lines[-1]["labels_to_detect"] == last.labels_to_detect >= 0
+    assert lines[-1]["detectable_drop"] == last.detectable_drop
+    assert run(path, "--window", 200, "--detect-drop", 1.5).exit_code == 2

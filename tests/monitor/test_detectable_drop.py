@@ -61,3 +61,43 @@ def test_no_test_no_drop():
     for i in range(4):
         m.observe(i, score=i / 4, label=i % 2)
     assert math.isnan(m.report().detectable_drop)
+
+
+def test_labels_to_detect_is_the_fewest_labels_that_bring_the_drop_within_reach():
+    from streamrank.monitor.drift import labels_to_detect
+
+    v, r = hm(0.8, 150, 350), hm(0.8, 1500, 3500)
+    need = labels_to_detect(0.05, 0.8, r, 0.8, v, 150, 350, 0.01)
+
+    def drop_with(extra):
+        k = (500 + extra) / 500
+        return detectable_drop(0.8, r, 0.8, hm(0.8, 150 * k, 350 * k), 150 * k, 350 * k,
+                               0.01)
+
+    assert isinstance(need, int) and drop_with(need) <= 0.05 < drop_with(need - 1)
+    assert labels_to_detect(0.2, 0.8, r, 0.8, v, 150, 350, 0.01) == 0
+    assert labels_to_detect(0.001, 0.8, r, 0.8, v, 150, 350, 0.01) == math.inf
+    assert math.isnan(labels_to_detect(0.05, 0.8, r, math.nan, v, 150, 350, 0.01))
+
+
+def test_a_monitor_asked_for_a_drop_reports_the_labels_it_needs():
+    from streamrank.monitor.drift import labels_to_detect
+
+    r0 = run(3, 500, 0.8, 0.8, 0.01)
+    rng = np.random.default_rng(3)
+    y0, s0 = binormal(rng, 500, 0.8)
+    y1, s1 = binormal(rng, 500, 0.8)
+    m = Monitor(window=500, alpha=0.01, detect_drop=0.05)
+    m.observe_many(list(range(1000)), score=np.r_[s0, s1], label=np.r_[y0, y1])
+    r = m.report()
+    assert r.auc == r0.auc and r.detectable_drop == r0.detectable_drop
+    w1, w0 = float(y1.sum()), float(500 - y1.sum())
+    assert r.labels_to_detect == labels_to_detect(0.05, r.reference_auc,
+                                                  r.reference_se ** 2, r.auc,
+                                                  r.se ** 2 - r.reference_se ** 2, w1, w0,
+                                                  0.01) > 0
+    assert math.isnan(r0.labels_to_detect)
+    back = Monitor.from_bytes(m.to_bytes())
+    assert back.detect_drop == 0.05 and back.history[-1] == r
+    with pytest.raises(ValueError, match="detect_drop"):
+        Monitor(detect_drop=1.5)
