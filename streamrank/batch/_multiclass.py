@@ -25,7 +25,7 @@ from itertools import combinations
 import numpy as np
 
 from ._kernels import encode_labels
-from ._multilabel import score_matrix
+from ._multilabel import finite_matrix, score_matrix
 from .curves import binary_curve_auc, sorted_pair_auc
 from ..exceptions import UndefinedMetricWarning
 from .._validation import (_label_values, _ne, check_consistent_length, check_weights,
@@ -79,12 +79,7 @@ def _score_matrix(y_score, func: str) -> np.ndarray:
         except (TypeError, ValueError):
             raise param_error("y_score", func, "numeric (bool, int or float)",
                               f"dtype {arr.dtype}", TypeError) from None
-    arr = np.ascontiguousarray(arr, dtype=np.float64)
-    bad = ~np.isfinite(arr)
-    if bad.any():
-        r, c = (int(v) for v in np.argwhere(bad)[0])
-        raise param_error("y_score", func, "finite numbers",
-                          f"{arr[r, c]!r} at row {r}, column {c}")
+    arr = finite_matrix(arr, func)
     sums = arr.sum(axis=1)
     if not np.allclose(1, sums):
         r = int(np.flatnonzero(~np.isclose(1, sums))[0])

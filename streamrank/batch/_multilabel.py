@@ -25,7 +25,7 @@ import numpy as np
 from .._validation import check_weights, describe, param_error
 from ..exceptions import UndefinedMetricWarning
 
-__all__ = ["BinaryMetric", "average_binary_score", "indicator_inputs", "is_indicator",
+__all__ = ["BinaryMetric", "average_binary_score", "finite_matrix", "indicator_inputs", "is_indicator",
            "is_one", "row_auc", "row_average_precision", "row_partial_auc", "score_matrix"]
 
 
@@ -141,6 +141,12 @@ def score_matrix(y_score, shape: tuple, func: str, what: str) -> np.ndarray:
         return np.ascontiguousarray(arr, dtype=np.int64)
     if arr.dtype.kind == "u":
         return np.ascontiguousarray(arr)
+    return finite_matrix(arr, func)
+
+
+def finite_matrix(arr, func: str) -> np.ndarray:
+    """``y_score`` of shape (n, k) as contiguous float64, or `ValueError` naming the
+    first value that is not finite (its row and column). O(n k)."""
     arr = np.ascontiguousarray(arr, dtype=np.float64)
     bad = ~np.isfinite(arr)
     if bad.any():

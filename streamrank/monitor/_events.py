@@ -53,7 +53,8 @@ class MonitorEvents:
         (`_signal`: ``O(log R)``; ``O(log W)`` against the window) and updates it.
         """
         if (self._fast and weight is None and time is None and type(score) is float
-                and self._lo <= score <= self._hi and key is not None
+                and score - score == 0.0 and self._lo <= score <= self._hi
+                and key is not None
                 and key.__hash__ is not None):
             # the per-event paths of a steady count window (one C call each; anything
             # else goes on): a new prediction with a float score, a bool / float label or
