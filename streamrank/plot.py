@@ -52,8 +52,9 @@ def plot_history(history: Iterable[Report], path: _Path, *,
     or dates with ``dates=True``; ``extra`` and ``marks`` positions are then POSIX
     seconds too). The reference band is ``reference AUC +/- 1.96 SE``. Alerts
     (``p < alpha``) are red triangles on the curve; detector drifts are orange dotted
-    vertical lines. A lower panel shows the labeled and pending predictions in the
-    window. Uses matplotlib's Agg canvas (no display, no global pyplot state).
+    vertical lines. With ``Monitor(estimate=True)``, the estimated AUC (which needs no
+    label) is a dashed line beside the realized one. A lower panel shows the labeled and
+    pending predictions in the window. Uses matplotlib's Agg canvas (no display, no global pyplot state).
 
     Parameters
     ----------
@@ -126,6 +127,13 @@ def plot_history(history: Iterable[Report], path: _Path, *,
         if ref_se == ref_se:
             ax.axhspan(ref_auc - 1.96 * ref_se, ref_auc + 1.96 * ref_se, color="tab:green",
                        alpha=0.15, label="reference \u00b1 1.96 SE")
+    est = np.array([r.estimated_auc for r in history], dtype=float)
+    if np.isfinite(est).any():      # Monitor(estimate=True): the AUC before the labels
+        ax.plot(x, est, color="tab:orange", lw=1.2, ls="--",
+                label="estimated AUC (calibration, every prediction)")
+        if paired:
+            ax.plot(x, [r.challenger.estimated_auc for r in paired], color="tab:purple",
+                    lw=1.0, ls="--", label="challenger's estimated AUC")
     extra_colors = ("tab:purple", "tab:brown", "tab:pink", "tab:olive", "tab:cyan")
     for k, (name, (ex, ey)) in enumerate((extra or {}).items()):
         ax.plot(as_x(ex), np.asarray(ey, dtype=float), lw=1.2,

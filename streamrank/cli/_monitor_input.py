@@ -21,7 +21,8 @@ __all__ = ["_READ_ERRORS", "_check_input", "_check_outputs", "_detector", "_name
 
 _MONITOR_OPTIONS = ("window", "period", "reference", "test", "alpha", "detector",
                     "detector_signal", "min_window", "labels", "max_history", "label_wait",
-                    "estimate", "detect_drop")
+                    "estimate", "detect_drop", "score_drift", "score_reference",
+                    "score_alert")
 
 _SHOWN_SKIPS = 10
 
@@ -126,6 +127,8 @@ def _option_differences(ctx, given, mon, period, meta, every) -> list:
                "min_window": mon.min_window, "labels": mon.labels,
                "max_history": mon.max_history, "label_wait": LabelWait.of(mon),
                "estimate": mon.estimate, "detect_drop": mon.detect_drop,
+               "score_drift": mon.score_drift, "score_reference": mon.score_reference,
+               "score_alert": mon.score_alert,
                "alert_on": getattr(mon, "alert_on", None)}     # a PairedMonitor's
     out = []
     for name in _MONITOR_OPTIONS + ("alert_on",) * (current["alert_on"] is not None):
@@ -212,8 +215,11 @@ def as_typed(name, value) -> str:
     ('--max-history 500', 'no --detector', '--alpha 0.05')
     >>> as_typed("estimate", True), as_typed("estimate", False)
     ('--estimate', 'no --estimate')
+    >>> as_typed("score_alert", True)
+    '--alert-on score-shift'
     """
-    option = "--" + name.replace("_", "-")
+    option = "--alert-on score-shift" if name == "score_alert" else \
+        "--" + name.replace("_", "-")
     if value is None or value is False:     # (an option left out, a flag not given)
         return f"no {option}"
     if value is True:

@@ -55,6 +55,20 @@ _ESTIMATE_GAUGES = (
      "Calibration estimate of the window's AUC from its labeled predictions at the "
      "latest report (--estimate).", False),
 )
+# the gauges of a cell of a monitor with --score-drift
+_SCORE_GAUGES = (
+    ("streamrank_score_shift", "score_shift",
+     "P(a window score > a reference score), ties 1/2, over every prediction at the "
+     "latest report (--score-drift; 0.5: no shift).", False),
+    ("streamrank_score_shift_p_value", "score_shift_p",
+     "Two-sided p-value of no score shift at the latest report (--score-drift).", False),
+    ("streamrank_score_ks", "ks",
+     "Kolmogorov-Smirnov statistic of the window's scores against the reference's at "
+     "the latest report (--score-drift).", False),
+    ("streamrank_score_ks_p_value", "ks_p",
+     "Asymptotic p-value of the Kolmogorov-Smirnov statistic at the latest report "
+     "(--score-drift).", False),
+)
 _SEGMENT_GAUGES = (
     ("streamrank_p_value_adjusted", "p_adjusted",
      "The p-value corrected across segments at the latest report.", True),
@@ -117,7 +131,8 @@ class Collector:
         self._read = read if lock is None else locked(lock, read)
         self._skipped = skipped
         self._names = (model, challenger)
-        self._cell_gauges = _CELL_GAUGES + _ESTIMATE_GAUGES * mon.estimate
+        self._cell_gauges = (_CELL_GAUGES + _ESTIMATE_GAUGES * mon.estimate
+                             + _SCORE_GAUGES * mon.score_drift)
 
     def collect(self):
         from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily

@@ -37,7 +37,7 @@ class _Printer:
     """Report lines on stdout: a table (header once), JSON lines, or CSV (header once)."""
 
     def __init__(self, fmt, iso_time, show_time=True, paired=False, segmented=False,
-                 extra=None, drift=True):
+                 extra=None, drift=True, estimate=False, score_drift=False):
         from ..monitor.table import line_columns, table_layout
 
         self.fmt = fmt
@@ -45,7 +45,8 @@ class _Printer:
         self.iso_time = iso_time
         models = self.models = 2 if paired else 1
         self.columns = line_columns(models, segmented)
-        self.table = table_layout(models, segmented, show_time, drift)
+        self.table = table_layout(models, segmented, show_time, drift,
+                                  estimate=estimate, score_drift=score_drift)
         self.started = False
         self.last_events = None
         self.closed = False     # the reader of stdout went away (a closed pipe)

@@ -14,11 +14,37 @@ from ..monitor.checkpoint import check_meta, load_checkpoint
 from ..monitor.table import shape_of
 from ._monitor_input import _note, _option_differences, as_typed
 
-__all__ = ["start_monitor"]
+__all__ = ["alerts_on", "start_monitor"]
 
-#: The command's options that are a `Monitor` setting of the same name.
+#: The command's options that are a `Monitor` setting of the same name (``score_alert``:
+#: ``--alert-on score-shift``, `alerts_on`).
 _SETTINGS = ("window", "period", "reference", "test", "alpha", "detector", "labels",
-             "min_window", "max_history", "detector_signal", "estimate", "detect_drop")
+             "min_window", "max_history", "detector_signal", "estimate", "detect_drop",
+             "score_drift", "score_reference", "score_alert")
+
+
+def alerts_on(ctx, given, alert_on, challenger_col) -> None:
+    """``--alert-on``'s values (a tuple) into the run's settings: ``alert_on`` the paired
+    test's direction (``both`` when none is given), ``score_alert`` whether
+    ``score-shift`` is; ``given`` then holds each of them only when given. A direction
+    without ``--challenger-score``, two directions, or ``score-shift`` without
+    ``--score-drift`` is a usage error."""
+    directions = sorted(set(alert_on) - {"score-shift"})
+    if len(directions) > 1:
+        raise click.UsageError("--alert-on: one of worse, better and both (the paired "
+                               f"test's direction); got {' and '.join(directions)}.")
+    if directions and challenger_col is None:
+        raise click.UsageError(f"--alert-on {directions[0]} needs --challenger-score "
+                               "COLUMN.")
+    score_alert = "score-shift" in alert_on
+    if score_alert and not ctx.params["score_drift"]:
+        raise click.UsageError("--alert-on score-shift needs --score-drift.")
+    ctx.params["alert_on"] = directions[0] if directions else "both"
+    ctx.params["score_alert"] = score_alert
+    if not directions:
+        given.discard("alert_on")
+    if score_alert:
+        given.add("score_alert")
 
 
 def start_monitor(ctx, given, resume):

@@ -90,7 +90,7 @@ from ._monitor_input import (_READ_ERRORS, _check_input, _check_outputs, _detect
 from ._monitor_output import _Printer, champion_history, has_detector
 from ._monitor_summary import summary as _summary
 from ._monitor_wait import label_wait_option, wait_columns
-from ._monitor_start import start_monitor
+from ._monitor_start import alerts_on, start_monitor
 
 # read_checkpoint and write_checkpoint: streamrank.monitor.checkpoint's, named here too
 __all__ = ["monitor", "read_checkpoint", "write_checkpoint"]
@@ -184,6 +184,15 @@ def _period(ctx, param, value):
                    "many more labeled predictions the window needs before its test "
                    "detects it with power 0.8 (labels_to_detect); every report also has "
                    "detectable_drop, the smallest drop it detects now.")
+@click.option("--score-drift", is_flag=True,
+              help="Compare the window's predicted scores, labeled or not, with a frozen "
+                   "reference of them: JSON and CSV get score_shift (P(a window score > "
+                   "a reference score), ties 1/2; 0.5: no shift) with score_shift_se and "
+                   "its two-sided score_shift_p, and ks (the Kolmogorov-Smirnov "
+                   "statistic) with ks_p. No alert unless --alert-on score-shift.")
+@click.option("--score-reference", type=click.IntRange(min=2), default=None, metavar="N",
+              help="With --score-drift: the scores' reference is the first N predictions "
+                   "(default: the first full window).")
 @click.option("--labels", type=click.Choice(["auto", "binary", "ordinal", "continuous"]),
               default="auto", show_default=True,
               help="Label kind; non-binary labels get the concordance (C + T/2)/P and its "
@@ -232,11 +241,13 @@ def _period(ctx, param, value):
 @click.option("--challenger-name", default="challenger", show_default=True, metavar="NAME",
               help="With --challenger-score: the challenger's 'model' label of the "
                    "metrics.")
-@click.option("--alert-on", type=click.Choice(["worse", "better", "both"]), default="both",
-              show_default=True,
+@click.option("--alert-on", type=click.Choice(["worse", "better", "both", "score-shift"]),
+              multiple=True,
               help="With --challenger-score: alert when the challenger's AUC is "
                    "significantly below the champion's (one-sided), above it (one-sided), "
-                   "or either (two-sided), at --alpha.")
+                   "or either (two-sided; the default), at --alpha. score-shift (with "
+                   "--score-drift; may be given beside one of those): alert when the "
+                   "scores shift from their reference (score_shift_p < --alpha).")
 @label_wait_option
 @click.option("--segment", "segment_col", default=None, metavar="COLUMN",
               help="One window per value of this column (country, device, ...), each "
@@ -256,7 +267,7 @@ def _period(ctx, param, value):
 def monitor(ctx, source, id_col, score_col, label_col, require_score, weight_col, time_col,
             window, period,
             reference, every, test, alpha, detector, detector_signal, min_window, estimate,
-            detect_drop, labels, max_history,
+            detect_drop, score_drift, score_reference, labels, max_history,
             fail_on_alert, checkpoint, checkpoint_every, resume, force_resume, plot, follow,
             max_idle, poll, input_format, metrics_port, metrics_host, model_name,
             challenger_col, challenger_name, alert_on, label_wait, segment_col, max_segments,
@@ -325,10 +336,9 @@ def monitor(ctx, source, id_col, score_col, label_col, require_score, weight_col
         raise click.UsageError(f"--name and --challenger-name are both {model_name!r}: the "
                                "two models need two names (the 'model' label of the "
                                "metrics).")
-    for opt in ("challenger_name", "alert_on"):
-        if opt in given and challenger_col is None:
-            raise click.UsageError(f"--{opt.replace('_', '-')} needs --challenger-score "
-                                   "COLUMN.")
+    alerts_on(ctx, given, alert_on, challenger_col)
+    if "challenger_name" in given and challenger_col is None:
+        raise click.UsageError("--challenger-name needs --challenger-score COLUMN.")
     for opt in ("max_segments", "correction"):
         if opt in given and segment_col is None and not resume:
             raise click.UsageError(f"--{opt.replace('_', '-')} needs --segment COLUMN.")
@@ -433,7 +443,8 @@ def monitor(ctx, source, id_col, score_col, label_col, require_score, weight_col
             printer = _Printer(fmt, lambda: parser.iso_time,
                                show_time=time_col is not None, paired=paired,
                                segmented=segmented,
-                               extra=wait_columns(mon), drift=has_detector(mon))
+                               extra=wait_columns(mon), drift=has_detector(mon),
+                               estimate=mon.estimate, score_drift=mon.score_drift)
             if meta is not None:    # resumed: go on with the checkpoint's run's output
                 header, printer.last_events = continue_output(meta, mon)
                 printer.started = not header

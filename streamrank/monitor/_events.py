@@ -12,10 +12,13 @@ from __future__ import annotations
 import math
 from collections.abc import Hashable
 
+import numpy as np
+
 from .._typing import Number
 from .._validation import check_scalar, check_weight, describe, param_error
 from ._join_side import HELD as _HELD
 from ._reference import _Reference
+from ._scores import ScoreReference
 
 __all__ = ["MonitorEvents"]
 
@@ -170,6 +173,9 @@ class MonitorEvents:
                         score, w, key):
                 self._fresh_counts()
             st["predictions"] += 1
+            if self._sref is None and self.score_reference is not None \
+                    and st["predictions"] >= self.score_reference:
+                self._freeze_scores()
             if label is not None:
                 st["labeled"] += 1
                 if self._ref is None and self.reference is not None:
@@ -236,12 +242,17 @@ class MonitorEvents:
         ``time``: the clock that evicts them (``period`` windows)."""
         if not k:
             return
+        if self._sref is None and self.score_drift and self.score_reference is None:
+            self._freeze_scores()
         if self._ref is None and self.reference is None:
             self._freeze_window()
         st, store = self.stats, self._ref_store
+        scores = self._sref_left if self._sref is None and self.score_drift else None
         for i, (key, y, s, w) in enumerate(self._win.evict(k, True)):  # engine: at a read
             if store and key in store:      # keep it for reference=N, free its id
                 self._ref_left.append(store.pop(key))
+            if scores is not None:          # and its score for score_reference=N
+                scores.append((s, w))
             if y != y:
                 st["evicted_pending"] += 1
             self._gone.note(key, st["evicted"] + i + 1 if self.period is None else time)
@@ -250,9 +261,39 @@ class MonitorEvents:
     def _steady(self) -> bool:
         """Whether new predictions and late labels may take the per-event paths once
         the reference is frozen: a count window, not ``labels="binary"``, no label
-        waiting (`streamrank.monitor._join`), no detector fed against the window."""
+        waiting (`streamrank.monitor._join`), no detector fed against the window, the
+        scores' reference frozen (with ``score_drift``)."""
         return (self.period is None and self.labels != "binary" and not len(self._join)
-                and (self._detector is None or self.detector_signal == "reference"))
+                and (self._detector is None or self.detector_signal == "reference")
+                and (self._sref is not None or not self.score_drift))
+
+    @property
+    def _frozen(self) -> bool:
+        """Whether every reference the monitor keeps is frozen (no eviction freezes one:
+        a run may evict)."""
+        return self._ref is not None and (self._sref is not None or not self.score_drift)
+
+    def _freeze_scores(self) -> None:
+        """Freeze the scores' reference (``score_drift``): the predictions evicted so far
+        (with ``score_reference=N``) and the window's, and start the score shift's engine
+        with the window's. ``O((W + R) log(W + R))``."""
+        self._fresh_counts()                    # (the every-row log is handed on first)
+        _, s, w = self.columns(labeled=False)
+        if self._sref_left:
+            left_s, left_w = zip(*self._sref_left)
+            ref = ScoreReference(np.concatenate([left_s, s]), np.concatenate([left_w, w]))
+        else:
+            ref = ScoreReference(s, w)
+        self._set_score_reference(ref)
+        self._sref_left = []
+
+    def _set_score_reference(self, ref) -> None:
+        """Freeze the scores' reference ``ref`` and build the score shift's engine from
+        the window's predictions (its every-row log handed on already)."""
+        _, s, w = self.columns(labeled=False)
+        self._sref = ref
+        self._est = self._est[:2] + (ref.engine(s, w),)
+        self._fast = self._ref is not None and self._steady()
 
     def _freeze_window(self) -> None:
         self._set_reference(_Reference(*self.columns()))

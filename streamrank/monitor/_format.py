@@ -2,7 +2,7 @@
 and `SegmentedMonitor.to_bytes` write it, their ``from_bytes`` read it.
 
 One ``np.savez`` archive (`streamrank._snapshot`: no pickled objects), format
-``"streamrank.Monitor"`` version 6 whatever the shape, with ``kind``, the class that
+``"streamrank.Monitor"`` version 8 whatever the shape, with ``kind``, the class that
 wrote it (``"Monitor"``, ``"PairedMonitor"`` or ``"SegmentedMonitor"``). The rest is the
 monitor as a tree of *nodes*, each written the same way:
 
@@ -12,7 +12,9 @@ monitor as a tree of *nodes*, each written the same way:
 * one section of arrays per stage the node holds: its join (``wait_*``: the labels
   waiting for their prediction; ``orphan_*``: the ids of the last unmatched labels),
   and for a `Monitor` its window (``keys_*``, ``times``, ``y``, ``s``, ``w``), its
-  reference (``ref_*``; ``store_*``, the ``reference=N`` store), the ids evicted lately
+  reference (``ref_*``; ``store_*``, the ``reference=N`` store), its scores' reference
+  (``score_ref_*``: frozen, or the scores evicted before ``score_reference=N`` froze
+  it), the ids evicted lately
   (``gone_*``) and the values fed to a detector that is replayed (``series``); for a
   `SegmentedMonitor` its routes (``segments_*``: the segment values; ``pooled_*``: the
   segment given with each pooled prediction; ``stale_*``: ids in no window that a late
@@ -26,7 +28,7 @@ The archive is read without trusting it (`streamrank._snapshot.Snapshot`): every
 is checked, an array nothing read is refused, and anything the constructors or the
 window's rules refuse while the monitor is rebuilt is a `SnapshotError`. The formats of
 development versions, which were never released (``"streamrank.Monitor"`` versions 1
-to 5, ``"streamrank.PairedMonitor"``, ``"streamrank.SegmentedMonitor"``), are refused
+to 7, ``"streamrank.PairedMonitor"``, ``"streamrank.SegmentedMonitor"``), are refused
 with the version error.
 """
 
@@ -44,9 +46,10 @@ from ..exceptions import SnapshotError
 __all__ = ["FORMAT", "KINDS", "VERSION", "Out", "kind_of", "reading"]
 
 FORMAT = "streamrank.Monitor"
-#: 7: the ``estimate`` setting and the reports' estimates; 6: one format for every shape
-#: (5 and earlier: a format per class, nested)
-VERSION = 7
+#: 8: score drift (its settings, reference and the reports' fields); 7: the
+#: ``estimate`` setting and the reports' estimates; 6: one format for every shape (5 and
+#: earlier: a format per class, nested)
+VERSION = 8
 #: The classes a snapshot may name as its ``kind``.
 KINDS = ("Monitor", "PairedMonitor", "SegmentedMonitor")
 #: The formats of the paired and segmented monitors before version 6.

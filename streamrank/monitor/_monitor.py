@@ -35,6 +35,7 @@ from ._state import MonitorState
 from ._settings import SETTINGS, TESTS
 from ._reference import _Reference
 from ._report import Report
+from ._scores import ScoreReference
 from .detectors import _make_detector, replays
 from .metrics import metrics as _metrics
 
@@ -113,6 +114,21 @@ class Monitor(MonitorEvents, JoinSide, WindowRuns, MonitorReads, SignalFeed, Mon
         A drop of the AUC that matters: each report then says how many more labeled
         predictions the window needs before its test detects that drop with power 0.8
         (`Report.labels_to_detect`).
+    score_drift : bool
+        Compare the window's predicted scores, labeled or not, with a frozen reference of
+        them (`streamrank.monitor._scores`): `Report.score_shift` (the Mann-Whitney
+        probability that a window score exceeds a reference score, ties one half) with
+        its DeLong standard error and two-sided p-value, kept in ``O(log(W + R))`` per
+        change; `Report.ks` (the two-sample Kolmogorov-Smirnov statistic) with its
+        p-value, computed at each report in ``O((W + R) log(W + R))``.
+    score_reference : int, optional
+        With ``score_drift``: freeze the scores' reference as the first
+        ``score_reference`` predictions; default: the first full window of predictions
+        (frozen just before the window first slides).
+    score_alert : bool
+        With ``score_drift``: a report also alerts when the score shift's p-value is
+        below ``alpha`` (`Report.score_alert`); off by default, as score drift without a
+        drop of the AUC is often harmless.
 
     Attributes
     ----------
@@ -145,10 +161,13 @@ class Monitor(MonitorEvents, JoinSide, WindowRuns, MonitorReads, SignalFeed, Mon
                  level: float = 0.95, label_wait: int | None = None,
                  label_wait_period: float | None = None,
                  detector_signal: Literal["reference", "window"] = "reference",
-                 estimate: bool = False, detect_drop: float | None = None) -> None:
+                 estimate: bool = False, detect_drop: float | None = None,
+                 score_drift: bool = False, score_reference: int | None = None,
+                 score_alert: bool = False) -> None:
         v = _settings.checked(window, period, reference, test, alpha, labels, min_window,
                               max_history, level, label_wait, label_wait_period,
-                              detector_signal, estimate, detect_drop)
+                              detector_signal, estimate, detect_drop, score_drift,
+                              score_reference, score_alert)
         window, period = v["window"], v["period"]
         self.window, self.period, self.reference, self.test = window, period, \
             v["reference"], v["test"]
@@ -156,6 +175,8 @@ class Monitor(MonitorEvents, JoinSide, WindowRuns, MonitorReads, SignalFeed, Mon
         self.max_history, self.level = v["max_history"], v["level"]
         self.label_wait, self.label_wait_period = v["label_wait"], v["label_wait_period"]
         self.estimate, self.detect_drop = v["estimate"], v["detect_drop"]
+        self.score_drift, self.score_reference = v["score_drift"], v["score_reference"]
+        self.score_alert = v["score_alert"]
         self.stats: dict[str, int] = counters.zeros(counters.MONITOR)
         # the ids evicted lately (`left_lately`), and the join (`streamrank.monitor._join`):
         # the labels waiting, the ids of the unmatched ones
@@ -176,10 +197,18 @@ class Monitor(MonitorEvents, JoinSide, WindowRuns, MonitorReads, SignalFeed, Mon
         # read (`_fresh_counts`). Its .classes: label -> [count, weight sum]; binary:
         # its runs (`streamrank.monitor._runs`) take no third label.
         self._win = RowWindow(tally=True, binary=self.labels == "binary",
-                              every_row=self.estimate)
-        # estimate=True: the engines of the calibration estimate of every prediction in
-        # the window and of the labeled ones, fed at the same reads (`_fresh_counts`)
-        self._est = (PairEngine(), PairEngine()) if self.estimate else None
+                              every_row=self.estimate or self.score_drift,
+                              probabilities=self.estimate)
+        # The engines fed with the window at the same reads (`_fresh_counts`), or None:
+        # estimate=True, those of the calibration estimate of every prediction in the
+        # window and of the labeled ones; score_drift=True, the score shift's (None
+        # until its reference freezes: `streamrank.monitor._scores`)
+        self._est = None if not (self.estimate or self.score_drift) else (
+            (PairEngine(), PairEngine(), None) if self.estimate else (None, None, None))
+        # score_drift: the scores' reference once frozen, and before that with
+        # score_reference=N the (score, weight) of the predictions already evicted
+        self._sref: ScoreReference | None = None
+        self._sref_left: list = []
         # the scores observe takes: probabilities with estimate=True, else any finite
         self._lo, self._hi = (0.0, 1.0) if self.estimate else (-math.inf, math.inf)
         self._clock: float | None = None
@@ -247,6 +276,11 @@ class Monitor(MonitorEvents, JoinSide, WindowRuns, MonitorReads, SignalFeed, Mon
         """The ``detector`` setting: its spec (``"adwin"``, ...), the River detector
         given (a clone of it is fed), or None."""
         return self._detector_spec
+
+    @property
+    def score_reference_frozen(self) -> bool:
+        """Whether the scores' reference (``score_drift``) is frozen."""
+        return self._sref is not None
 
     @property
     def reference_counts(self) -> PairCounts | None:
@@ -374,6 +408,11 @@ class Monitor(MonitorEvents, JoinSide, WindowRuns, MonitorReads, SignalFeed, Mon
     def _fresh_counts(self) -> PairCounts:
         """The engine's counts, after handing it the window's waiting changes, and a
         recount of the window if float rounding made them stale (`streamrank.windows.sync`:
-        ``O(k log W)`` for ``k`` changes, ``O(W log W)`` for a recount)."""
-        return sync(self._win, self._engine, "Monitor.observe", True, self._est).counts
+        ``O(k log W)`` for ``k`` changes, ``O(W log W)`` for a recount); the same for the
+        engines of the estimate and the score shift."""
+        counts = sync(self._win, self._engine, "Monitor.observe", True, self._est).counts
+        if self._sref is not None and self._est[2].stale:
+            _, s, w = self._win.columns(labeled=False)
+            self._est[2].rebuild(*self._sref.rows(s, w))
+        return counts
 

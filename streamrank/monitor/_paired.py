@@ -134,6 +134,8 @@ class PairedMonitor(PairEvents, PairRuns, PairState, ManyEvents):
         As `Monitor`'s: both models keep the calibration estimate of their window's AUC.
     detect_drop : float, optional
         As `Monitor`'s: each model's reports say the labels it needs to detect it.
+    score_drift, score_reference, score_alert : optional
+        As `Monitor`'s: each model's scores against its own frozen reference of them.
 
     Attributes
     ----------
@@ -162,11 +164,14 @@ class PairedMonitor(PairEvents, PairRuns, PairState, ManyEvents):
                  max_history: int | None = None, level: float = 0.95,
                  label_wait: int | None = None, label_wait_period: float | None = None,
                  detector_signal: str = "reference", alert_on: str = "both",
-                 estimate: bool = False, detect_drop: float | None = None) -> None:
+                 estimate: bool = False, detect_drop: float | None = None,
+                 score_drift: bool = False, score_reference: int | None = None,
+                 score_alert: bool = False) -> None:
         alert_on = check_option(alert_on, "alert_on", "PairedMonitor", ALERT_ON)
         v = _settings.checked(window, period, reference, test, alpha, labels, min_window,
                               max_history, level, label_wait, label_wait_period,
-                              detector_signal, estimate, detect_drop)
+                              detector_signal, estimate, detect_drop, score_drift,
+                              score_reference, score_alert)
         # the models' windows; the label wait is the pair's (`_join`), one for both
         self.label_wait, self.label_wait_period = v["label_wait"], v["label_wait_period"]
         settings = dict(v, detector=detector, label_wait=None, label_wait_period=None)

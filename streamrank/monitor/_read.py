@@ -12,6 +12,7 @@ from ..intervals import logit_interval
 from ..structures._cpairwindow import estimate_rows
 from . import _ordinal
 from ._report import Report
+from ._scores import ScoreShift
 from .drift import (_delong, auc_drop_test, detectable_drop, hanley_mcneil_variance,
                     labels_to_detect)
 
@@ -60,18 +61,31 @@ class MonitorReads:
                 auc, n, classes, self.columns, ref, self.level, self.min_window, self.alpha)
         if self._drift_since_report:        # the detector fired since the previous report
             drift, self._drift_since_report = True, False
-        est, est_labeled = (_NAN, _NAN) if self._est is None else (
-            e.auc_or(_NAN) for e in self._est)      # (fed by _fresh_counts above)
+        est, est_labeled = (_NAN, _NAN) if not self.estimate else (
+            e.auc_or(_NAN) for e in self._est[:2])  # (fed by _fresh_counts above)
+        shift = self._score_shift()
+        score_alert = bool(shift.p_value < self.alpha)
+        alert = alert or score_alert and self.score_alert
         r = Report(self.stats["events"], self._clock, n, len(self._win) - n, counts, auc,
                    ref_auc, z, p, alert, drift, se, ref_se,
                    "auc" if binary else "concordance", low, high, self.stats["dropped"],
-                   self.stats["unmatched"], est, est_labeled, drop, needed)
+                   self.stats["unmatched"], est, est_labeled, drop, needed, *shift,
+                   score_alert)
         self.history.append(r)              # a bounded deque: O(1), the oldest drops
         self.stats["reports"] += 1
         if alert or drift:
             self.stats["alerts"] += 1
             self.alerts.append(r)
         return r
+
+    def _score_shift(self) -> ScoreShift:
+        """The window's scores against the scores' reference (`ScoreShift`: all nan
+        until it freezes); the engine was fed by `_fresh_counts`. ``O((W + R) log(W +
+        R))`` (the Kolmogorov-Smirnov statistic)."""
+        if self._sref is None:
+            return ScoreShift()
+        _, s, w = self._win.columns(labeled=False)
+        return self._sref.read(self._est[2], s, w)
 
     def _window_variance(self, auc: float, classes: dict) -> float:
         """The variance of the window's AUC (two classes held) by the ``test`` method:
@@ -127,7 +141,11 @@ class MonitorReads:
         for y, c in tally.items():
             assert math.isclose(c[1], classes[y][1], rel_tol=1e-9, abs_tol=1e-9 * total)
         self._engine._check(*self.columns())
-        if self._est is not None:           # the estimates: every prediction, the labeled
+        if self.estimate:                   # the estimates: every prediction, the labeled
             for est, labeled in zip(self._est, (False, True)):
                 est._check(*estimate_rows(*win.columns(labeled)))
+        if self._sref is not None:          # the score shift: reference and window
+            self._est[2]._check(*self._sref.rows(*win.columns(labeled=False)[1:]))
+        assert (self._est is not None and self._est[2] is not None) == (
+            self._sref is not None)
         self._check_join(set(keys))

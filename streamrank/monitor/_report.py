@@ -75,6 +75,19 @@ class Report:
         needs before its test detects a drop of ``D`` with power 0.8 (0: it can now; inf:
         no window can, the reference is too small; `streamrank.monitor.drift.
         labels_to_detect`); nan without ``detect_drop`` or when no test ran.
+    score_shift, score_shift_se, score_shift_p : float
+        With ``Monitor(score_drift=True)``: the Mann-Whitney probability that a score of
+        the window (every prediction, labeled or not) exceeds one of the scores'
+        reference, ties one half (0.5: no shift; above: the scores moved up), its DeLong
+        standard error and the two-sided p-value of no shift
+        (`streamrank.monitor._scores`); nan until the scores' reference freezes.
+    ks, ks_p : float
+        With ``score_drift``: the two-sample Kolmogorov-Smirnov statistic of the window's
+        scores against the reference's (``scipy.stats.ks_2samp``'s) and its asymptotic
+        two-sided p-value; nan until the scores' reference freezes.
+    score_alert : bool
+        ``score_shift_p < alpha``; part of ``alert`` only with
+        ``Monitor(score_alert=True)``.
     """
 
     events: int
@@ -99,6 +112,12 @@ class Report:
     estimated_auc_labeled: float = _NAN
     detectable_drop: float = _NAN
     labels_to_detect: float = _NAN
+    score_shift: float = _NAN
+    score_shift_se: float = _NAN
+    score_shift_p: float = _NAN
+    ks: float = _NAN
+    ks_p: float = _NAN
+    score_alert: bool = False
 
     def as_dict(self) -> dict[str, object]:
         """A flat ``dict`` (the interval as ``auc_low``, ``auc_high``; the counts as
@@ -118,6 +137,9 @@ class Report:
             "estimated_auc_labeled": self.estimated_auc_labeled,
             "detectable_drop": self.detectable_drop,
             "labels_to_detect": self.labels_to_detect,
+            "score_shift": self.score_shift, "score_shift_se": self.score_shift_se,
+            "score_shift_p": self.score_shift_p, "ks": self.ks, "ks_p": self.ks_p,
+            "score_alert": self.score_alert,
         }
 
     def _to_row(self) -> list:
@@ -130,19 +152,22 @@ class Report:
                 self.p_value, self.alert, self.drift, self.se, self.reference_se,
                 self.metric, self.low, self.high, self.dropped, self.unmatched,
                 self.estimated_auc, self.estimated_auc_labeled, self.detectable_drop,
-                self.labels_to_detect]
+                self.labels_to_detect, self.score_shift, self.score_shift_se,
+                self.score_shift_p, self.ks, self.ks_p, self.score_alert]
 
     @classmethod
     def _from_row(cls, row) -> "Report":
         """The inverse of `_to_row`; `ValueError` for a row it cannot have written."""
         ints = (0, 2, 3, 9, 11, 12, 24, 25)
-        reals = (4, 5, 6, 7, 8, 10, 13, 14, 15, 16, 19, 20, 22, 23, 26, 27, 28, 29)
-        if not (type(row) is list and len(row) == 30
+        reals = (4, 5, 6, 7, 8, 10, 13, 14, 15, 16, 19, 20, 22, 23, 26, 27, 28, 29, 30,
+                 31, 32, 33, 34)
+        if not (type(row) is list and len(row) == 36
                 and row[21] in ("auc", "concordance")
                 and all(type(row[i]) is int and row[i] >= 0 for i in ints)
                 and all(type(row[i]) in (int, float) for i in reals)
                 and (row[1] is None or type(row[1]) in (int, float))
-                and type(row[17]) is bool and type(row[18]) is bool):
+                and type(row[17]) is bool and type(row[18]) is bool
+                and type(row[35]) is bool):
             raise ValueError(f"a report {describe(row)} that to_bytes does not write")
         # every nan as the one nan object, so that a report equals itself read back
         row = [_NAN if type(v) is float and v != v else v for v in row]

@@ -38,7 +38,10 @@ class WindowRuns:
         """Whether `observe_run` takes events now (module docstring). O(1)."""
         if self._detector is not None or self.period is not None or len(self._join):
             return False
-        return self._ref is not None or self.reference is None
+        if self._frozen:
+            return True         # (else a run stops before the eviction that freezes)
+        return (self._ref is not None or self.reference is None) and (
+            self._sref is not None or self.score_reference is None)
 
     def _runs(self, keys, columns):
         """`observe_many`'s runs over float or bool ``score`` and ``label`` columns (no
@@ -86,7 +89,7 @@ class WindowRuns:
             return start
         evicted: list = []
         end, *counts = window_run(
-            self._win, keys, score, label, start, self.window, self._ref is not None,
+            self._win, keys, score, label, start, self.window, self._frozen,
             evicted,
             self._join.orphans.mark if avoid is None else avoid,
             -1 if stop is None else stop, sync)
@@ -98,7 +101,7 @@ class WindowRuns:
         (`_cruns.route_run`), or None while not `steady`."""
         if not self.steady:
             return None
-        return (self._win,), self.window, self._ref is not None, self._join.orphans.mark
+        return (self._win,), self.window, self._frozen, self._join.orphans.mark
 
     def _took(self, counts, evicted) -> None:
         """Count a run: ``counts`` its predictions, labels, late labels and pending rows

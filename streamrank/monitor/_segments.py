@@ -218,7 +218,9 @@ class SegmentedMonitor(UnroutedSide, SegmentRuns, SegmentReads, SegmentState, Ma
         self.weighting = weighting
         self.period = probe.period
         self.alpha = float(probe.alpha)
-        self.estimate = getattr(probe, "estimate", False)   # the units keep an estimate
+        # what the units keep beside their AUC: an estimate, score drift
+        self.estimate = getattr(probe, "estimate", False)
+        self.score_drift = getattr(probe, "score_drift", False)
         self._factory = factory
         self._template = probe.to_bytes()       # an empty unit, for the snapshot
         self._unit_type = type(probe)

@@ -21,12 +21,14 @@ TESTS = ("hanley-mcneil", "delong")
 #: The names of the settings of a `Monitor` (``detector`` included).
 SETTINGS = ("window", "period", "reference", "test", "alpha", "labels", "min_window",
             "max_history", "level", "detector", "label_wait", "label_wait_period",
-            "detector_signal", "estimate", "detect_drop")
+            "detector_signal", "estimate", "detect_drop", "score_drift",
+            "score_reference", "score_alert")
 
 
 def checked(window, period, reference, test, alpha, labels, min_window, max_history,
             level, label_wait, label_wait_period, detector_signal, estimate=False,
-            detect_drop=None) -> dict:
+            detect_drop=None, score_drift=False, score_reference=None,
+            score_alert=False) -> dict:
     """The settings of a `Monitor` (every one of `SETTINGS` but ``detector``), checked
     and in their canonical types: ``window`` 1000 when neither it nor ``period`` is
     given, ``alpha`` a float. Raises `ValueError` / `TypeError` naming the first bad one.
@@ -37,8 +39,18 @@ def checked(window, period, reference, test, alpha, labels, min_window, max_hist
     """
     func = "Monitor"
     check_option(detector_signal, "detector_signal", func, SIGNALS)
-    if type(estimate) is not bool:
-        raise param_error("estimate", func, "True or False", describe(estimate), TypeError)
+    for name, flag in (("estimate", estimate), ("score_drift", score_drift),
+                       ("score_alert", score_alert)):
+        if type(flag) is not bool:
+            raise param_error(name, func, "True or False", describe(flag), TypeError)
+    if not score_drift and (score_reference is not None or score_alert):
+        name = "score_alert" if score_alert else "score_reference"
+        raise param_error(name, func, f"{'False' if score_alert else 'None'} without "
+                          "score_drift=True (the scores' reference and test are score "
+                          "drift's)", describe(score_alert if score_alert
+                                               else score_reference))
+    score_reference = check_int(score_reference, "score_reference", func, minimum=2,
+                                allow_none=True)
     if detect_drop is not None and (isinstance(detect_drop, bool) or not isinstance(
             detect_drop, (int, float)) or not 0 < detect_drop < 1):
         raise param_error("detect_drop", func, "None or a drop of the AUC in (0, 1)",
@@ -72,7 +84,10 @@ def checked(window, period, reference, test, alpha, labels, min_window, max_hist
             "level": level, "label_wait": label_wait,
             "label_wait_period": label_wait_period, "detector_signal": detector_signal,
             "estimate": estimate,
-            "detect_drop": None if detect_drop is None else float(detect_drop)}
+            "detect_drop": None if detect_drop is None else float(detect_drop),
+            "score_drift": score_drift,
+            "score_reference": None if score_reference is None else int(score_reference),
+            "score_alert": score_alert}
 
 
 def same_settings(a, b) -> bool:

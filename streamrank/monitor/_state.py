@@ -6,7 +6,7 @@ A `Monitor` node holds ``config`` (the settings, the detector as `_dump_detector
 it), ``state`` (clock, counters by name, history, alerts, and the detector's flags and
 exact state: River's ADWIN and Page-Hinkley, `streamrank.monitor.detectors.detector_state`),
 its window's predictions as columns (keys stored exactly), the frozen reference window or
-the ``reference=N`` store, the ids evicted lately, its join (the labels waiting for their
+the ``reference=N`` store, the scores' reference (``score_drift``), the ids evicted lately, its join (the labels waiting for their
 prediction, the ids of the unmatched labels), and for another River detector the series
 it was fed (replayed on load).
 """
@@ -24,6 +24,7 @@ from ._format import Out
 from ._join import Join
 from ._reference import _Reference
 from ._report import Report
+from ._scores import ScoreReference
 from ._settings import SETTINGS
 from .detectors import _dump_detector, _load_detector, detector_state, restore_state
 
@@ -62,6 +63,7 @@ class MonitorState:
         out.put(times=np.array(times, dtype=f64), y=np.array(ys, dtype=f64),
                 s=np.array(ss, dtype=f64), w=np.array(ws, dtype=f64))
         self._write_reference(out)
+        self._write_scores(out)
         gone = self._gone.rows()
         out.keys("gone_keys", [k for k, _ in gone])
         out.put(gone_mark=np.array([g for _, g in gone], dtype=f64),
@@ -86,6 +88,32 @@ class MonitorState:
         out.keys("store_keys", rkeys)
         out.put(store_y=np.array(ry, dtype=f64), store_s=np.array(rs, dtype=f64),
                 store_w=np.array(rw, dtype=f64))
+
+    def _write_scores(self, out: Out) -> None:
+        """The scores' reference (``score_ref_*``): frozen, or the scores evicted so far
+        towards ``score_reference=N``."""
+        ref = self._sref
+        if ref is not None:
+            s, w = ref.s, ref.w
+        elif self._sref_left:
+            s, w = (np.array(col, dtype=np.float64) for col in zip(*self._sref_left))
+        else:
+            s = w = np.empty(0)
+        out.put(score_ref_frozen=np.array(ref is not None), score_ref_s=s, score_ref_w=w)
+
+    def _read_scores(self, snap) -> None:
+        """The scores' reference, checked (before the reference: the per-event paths
+        wait for both)."""
+        frozen = snap.flag("score_ref_frozen")
+        s = snap.floats("score_ref_s")
+        w = snap.floats("score_ref_w", s.size, nonnegative=True)
+        if (frozen or s.size) and not self.score_drift or s.size and not frozen and (
+                self.score_reference is None or s.size >= self.score_reference):
+            raise snap.corrupt("a scores' reference the settings do not keep")
+        if frozen:
+            self._set_score_reference(ScoreReference(s, w))
+        else:
+            self._sref_left = list(zip(s.tolist(), (_num(v) for v in w.tolist())))
 
     @classmethod
     def _read(cls, snap):
@@ -119,9 +147,10 @@ class MonitorState:
             m._engine.add_many(ys[lab], ss[lab], None if np.all(wl == 1) else wl,
                                "Monitor.from_bytes")
         win.mark_synced()               # the engine holds the labeled rows
-        if m._est is not None:          # and the estimates' engines theirs
+        if m.estimate:                  # and the estimates' engines theirs
             for est, labeled in zip(m._est, (False, True)):
                 est.add_many(*estimate_rows(*win.columns(labeled)), "Monitor.from_bytes")
+        m._read_scores(snap)
         m._read_reference(snap, keys)
         if not (type(state["history"]) is list and type(state["alerts"]) is list):
             raise snap.corrupt("the history is not a list of reports")

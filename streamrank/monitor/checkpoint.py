@@ -59,14 +59,14 @@ __all__ = ["FORMAT", "OLDEST", "VERSION", "CheckpointError", "check_meta", "chec
            "load_checkpoint", "read_checkpoint", "write_checkpoint"]
 
 FORMAT = "streamrank.monitor.checkpoint"
-#: The version written: 5 holds version 7 of ``"streamrank.Monitor"`` (with the
-#: estimates); 4 held the state in the one snapshot format of every monitor (its version
+#: The version written: 6 holds version 8 of ``"streamrank.Monitor"`` (with score
+#: drift); 5 held its version 7 (with the estimates); 4 held the state in the one snapshot format of every monitor (its version
 #: 6); 3 recorded the input's device and inode, the output (the last report printed,
 #: standard output's file) and the size and SHA-256 of the state.
-VERSION = 5
+VERSION = 6
 #: The oldest version read (the earlier ones, of unreleased development versions, are
 #: refused).
-OLDEST = 5
+OLDEST = 6
 #: How the format name is stored in the ``meta`` array (numpy's ``U``: UTF-32).
 _FORMAT_TEXT = f'"format": "{FORMAT}"'.encode("utf-32-le")
 

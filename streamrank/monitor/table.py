@@ -127,6 +127,15 @@ CELL = (
           "detects at alpha with power 0.8 now (nan: no test ran)."),
     _both("labels_to_detect", "More labeled predictions the window needs to detect a "
           "drop of --detect-drop with power 0.8 (nan: not asked, or no test ran)."),
+    _both("score_shift", "P(a window score > a reference score), ties 1/2, over every "
+          "prediction labeled or not (--score-drift; 0.5: no shift)."),
+    _both("score_shift_se", "DeLong's standard error of score_shift."),
+    _both("score_shift_p", "The two-sided p-value of no score shift."),
+    _both("ks", "The Kolmogorov-Smirnov statistic of the window's scores against the "
+          "reference's (--score-drift)."),
+    _both("ks_p", "The Kolmogorov-Smirnov test's asymptotic two-sided p-value."),
+    _both("score_alert", "score_shift_p < alpha (part of alert with --alert-on "
+          "score-shift)."),
 )
 
 #: The columns of a pair row (a segment's champion against its challenger).
@@ -188,11 +197,15 @@ class Slot(NamedTuple):
 
 
 def table_layout(models: int, segmented: bool, show_time: bool = True, drift: bool = True,
-                 width: int = TABLE_WIDTH) -> tuple[Slot, ...]:
+                 width: int = TABLE_WIDTH, estimate: bool = False,
+                 score_drift: bool = False) -> tuple[Slot, ...]:
     """The columns of ``--format table`` for a monitor of ``models`` models (1 or 2), with
     segments or not; ``time`` only when ``show_time``, ``drift`` only when ``drift`` (a
-    detector runs). A line is at most ``width`` characters: the segment's column takes
-    what the others leave (8 to 20 characters).
+    detector runs); ``est_auc`` (the estimated AUC) with ``estimate``, ``shift`` (the
+    score shift) and ``ks`` with ``score_drift``. A line is at most ``width``
+    characters: the segment's column takes what the others leave (8 to 20 characters);
+    each of those is added while it fits, in place of ``z`` if need be (``p_value`` says
+    the same); JSON and CSV keep every column.
 
     A report's line holds the champion's window and its test against its reference
     (with segments, the corrected p-value ``p_adj``). With a challenger, a second line
@@ -238,8 +251,18 @@ def table_layout(models: int, segmented: bool, show_time: bool = True, drift: bo
     out.append(Slot("alert", w["alert"], "alert", "challenger_alert"))
     if drift:
         out.append(Slot("drift", w["drift"], "drift", "challenger_drift"))
+    extras = [Slot("est_auc", 7, "estimated_auc", "challenger_estimated_auc")] * estimate
+    if score_drift:
+        extras += [Slot("shift", 6, "score_shift", "challenger_score_shift"),
+                   Slot("ks", 5, "ks", "challenger_ks")]
+    for extra in extras:            # each while it fits, in place of z if need be
+        without_z = [s for s in out if s.header != "z"]
+        for line in (out + [extra], without_z + [extra]):
+            if _line_width(line, w["segment"]) <= width:
+                out = line
+                break
     if segmented:
-        rest = sum(s.width for s in out if s.header != "segment") + 2 * (len(out) - 1)
+        rest = _line_width(out, 0)
         at = next(i for i, s in enumerate(out) if s.header == "segment")
         seg = out[at]
         out[at] = Slot(seg.header, max(w["segment"], min(20, width - rest)), seg.champion,
@@ -247,12 +270,20 @@ def table_layout(models: int, segmented: bool, show_time: bool = True, drift: bo
     return tuple(out)
 
 
-def table_columns(models: int, segmented: bool, show_time: bool = True, drift: bool = True
+def _line_width(slots, segment: int) -> int:
+    """The width of a line of ``slots`` (the segment's column ``segment`` wide)."""
+    return sum(segment if s.header == "segment" else s.width for s in slots) \
+        + 2 * (len(slots) - 1)
+
+
+def table_columns(models: int, segmented: bool, show_time: bool = True, drift: bool = True,
+                  estimate: bool = False, score_drift: bool = False
                   ) -> tuple[tuple[str, int], ...]:
     """``(name, width)`` of the line columns a report's line of ``--format table`` shows
     (`table_layout`: the champion's), in the line's order."""
-    return tuple((s.champion, s.width) for s in table_layout(models, segmented, show_time,
-                                                             drift) if s.champion)
+    return tuple((s.champion, s.width) for s in table_layout(
+        models, segmented, show_time, drift, estimate=estimate, score_drift=score_drift)
+        if s.champion)
 
 
 @dataclass(frozen=True)

@@ -32,6 +32,7 @@ cdef class RowWindow:
     # predictions for an estimate that needs no label): removals, and (s, w) -> copies
     # to add; the rows after _synced are the additions of both logs.
     cdef readonly bint every_row
+    cdef readonly bint probabilities   # `_take` declines a score outside [0, 1]
     cdef Py_ssize_t _nerem, _neadds, _eremcap
     cdef double* _es
     cdef double* _ew

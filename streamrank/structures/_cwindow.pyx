@@ -46,8 +46,8 @@ cdef class RowWindow:
     With ``every_row``, the window also logs the changes of every row's ``(s, w)``,
     pending rows included (`every_row_changes`), for estimates that need no label
     (`streamrank.structures._cpairwindow.sync`'s ``estimates``): evicting or changing the
-    score or weight of a row older than the synced boundary queues them as values too;
-    its scores are probabilities: `_take` declines one outside [0, 1].
+    score or weight of a row older than the synced boundary queues them as values too.
+    With ``probabilities``, `_take` declines a score outside [0, 1].
 
     Runtime complexity: `push`, `push_keep`, `change`, `evict` (per row) ``O(1)``
     amortized, in C; `count_through` ``O(1 + k)`` for ``k`` rows at or before the horizon;
@@ -65,10 +65,11 @@ cdef class RowWindow:
 
 
     def __init__(self, Py_ssize_t limit=MAX_PENDING, bint tally=False, bint binary=False,
-                 bint every_row=False):
+                 bint every_row=False, bint probabilities=False):
         self.limit = limit
         self.binary = binary
         self.every_row = every_row
+        self.probabilities = probabilities
         self._nt = 0 if tally else -2
         self._classes = None
 
@@ -441,7 +442,7 @@ cdef class RowWindow:
         if s == s:                          # a new prediction
             if s - s != 0.0 or at is not None or (avoid and key in avoid):
                 return TAKE_NONE
-            if self.every_row and not 0.0 <= s <= 1.0:  # (an estimate's probabilities)
+            if self.probabilities and not 0.0 <= s <= 1.0:  # (an estimate's)
                 return TAKE_NONE
             if self._tail - self._head >= size:
                 if not evict:
@@ -596,7 +597,8 @@ cdef class RowWindow:
             [(self._es[i], self._ew[i]) for i in range(self._nerem)], dict(self._eadds))
         return (_restored_window, (items, int(self._tail - self._synced),
                                    self._removes_list(), dict(self._adds), self.limit,
-                                   self._nt != -2, self.binary, every))
+                                   self._nt != -2, self.binary, every,
+                                   self.probabilities))
 
     def _check(self):
         """The ring, the arrival numbers, the label count and the store agree. O(n)."""
@@ -628,9 +630,9 @@ cdef class RowWindow:
 
 
 def _restored_window(items, unsynced, removes, adds, limit=MAX_PENDING, tally=False,
-                     binary=False, every=None):
+                     binary=False, every=None, probabilities=False):
     """A `RowWindow` from `RowWindow.__reduce__` (``every``: the every-row log)."""
-    cdef RowWindow win = RowWindow(limit, tally, binary, every is not None)
+    cdef RowWindow win = RowWindow(limit, tally, binary, every is not None, probabilities)
     for key, t, y, s, w in items:
         win._push(key, t, y, s, w)
     win._synced = win._tail - unsynced

@@ -104,7 +104,7 @@ def test_the_0_1_monitor_checkpoint_is_refused_with_the_version_error(tmp_path):
     """Its checkpoint (version 2, of a development version) is refused, by the reader and
     by ``streamrank monitor --resume`` (exit 2, the file left as it was), not loaded."""
     with pytest.raises(CheckpointError, match=r"monitor.ckpt: a checkpoint of version 2, "
-                       r"written by another streamrank \(this one reads version 5\)"):
+                       r"written by another streamrank \(this one reads version 6\)"):
         read_checkpoint(DATA / "monitor.ckpt")
     spec = SAMPLES["monitor.ckpt"]
     ckpt = tmp_path / "monitor.ckpt"

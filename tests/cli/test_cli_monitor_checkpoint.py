@@ -204,14 +204,16 @@ def _old_version(version):
     (_state_cut_inside_a_good_archive, "a damaged checkpoint (truncated, or changed since "
                                        "it was written): its monitor state has"),
     (_old_version(1), "a checkpoint of version 1, written by another streamrank (this one "
-                      "reads version 5): start a new run (without --resume)"),
+                      "reads version 6): start a new run (without --resume)"),
     (_old_version(2), "a checkpoint of version 2, written by another streamrank (this one "
-                      "reads version 5)"),
+                      "reads version 6)"),
     (_old_version(3), "a checkpoint of version 3, written by another streamrank (this one "
-                      "reads version 5)"),
+                      "reads version 6)"),
     (_old_version(4), "a checkpoint of version 4, written by another streamrank (this one "
-                      "reads version 5)"),
-    (_old_version(6), "a checkpoint of version 6, written by another streamrank"),
+                      "reads version 6)"),
+    (_old_version(5), "a checkpoint of version 5, written by another streamrank (this one "
+                      "reads version 6)"),
+    (_old_version(7), "a checkpoint of version 7, written by another streamrank"),
     (_old_version(2.0), "a checkpoint of version 2.0, written by another streamrank"),
 ])
 def test_what_is_not_a_checkpoint_says_so(tmp_path, events, make, message):

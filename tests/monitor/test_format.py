@@ -109,7 +109,7 @@ def test_an_unknown_kind_is_refused():
     assert kind_of(_npz(arrays)) is None
 
 
-@pytest.mark.parametrize("fmt, version", [("streamrank.Monitor", v) for v in (1, 4, 5, 6, 8)]
+@pytest.mark.parametrize("fmt, version", [("streamrank.Monitor", v) for v in (1, 4, 5, 7, 9)]
                          + [("streamrank.PairedMonitor", 1), ("streamrank.PairedMonitor", 2),
                             ("streamrank.SegmentedMonitor", 5)])
 def test_the_formats_of_development_versions_are_refused_with_the_version_error(fmt, version):
@@ -119,10 +119,10 @@ def test_the_formats_of_development_versions_are_refused_with_the_version_error(
     arrays.update(format=np.array(fmt), version=np.array(version))
     data = _npz(arrays)
     if fmt == FORMAT:
-        match = rf"snapshot version {version} not supported \(this streamrank reads version 7\)"
+        match = rf"snapshot version {version} not supported \(this streamrank reads version {VERSION}\)"
     else:
         match = (rf"'{fmt}' snapshot version {version} not supported \(this streamrank reads "
-                 r"'streamrank.Monitor' version 7, for every monitor\)")
+                 rf"'streamrank.Monitor' version {VERSION}, for every monitor\)")
     with pytest.raises(SnapshotError, match=rf"^{cls.__name__}.from_bytes: {match}\.$"):
         cls.from_bytes(data)
     assert kind_of(data) == cls.__name__     # (a checkpoint's loader gets this error)

@@ -195,14 +195,14 @@ def test_the_wait_is_in_the_snapshot_and_metrics_and_old_snapshots_are_refused()
     d = back.metrics()
     assert (d["joined_labels"], d["unmatched_labels"], d["waiting_labels"]) == (1, 0, 1)
     assert back.totals()["waiting"] == 1
-    # the layouts before (versions 1 to 6: development formats) are refused
+    # the layouts before (versions 1 to 7: development formats) are refused
     raw = dict(np.load(io.BytesIO(SegmentedMonitor(window=4).to_bytes())))
-    for version in (1, 2, 3, 4, 5, 6, 8):
+    for version in (1, 2, 3, 4, 5, 6, 7, 9):
         raw["version"] = np.array(version)
         buf = io.BytesIO()
         np.savez(buf, **raw)
         with pytest.raises(SnapshotError, match=f"snapshot version {version} not "
-                           r"supported \(this streamrank reads version 7\)"):
+                           r"supported \(this streamrank reads version 8\)"):
             SegmentedMonitor.from_bytes(buf.getvalue())
 
 
