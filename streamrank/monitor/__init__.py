@@ -120,6 +120,14 @@ cost ``O(1)``. The variance assumes exchangeable rows: on a strongly autocorrela
 series (a time series of approval ratings) it understates the spread and alerts more
 often than ``alpha``.
 
+**Before the labels** (guide: "Before the labels arrive"): with ``estimate=True`` the
+window's AUC is also estimated from its scores as calibrated probabilities, labeled or
+not (``Report.estimated_auc``; of the labeled ones ``estimated_auc_labeled``); with
+``score_drift=True`` the window's scores are compared with a frozen reference of them
+(``Report.score_shift``, its DeLong ``score_shift_se`` and two-sided ``score_shift_p``,
+and the Kolmogorov-Smirnov ``ks``, ``ks_p``; ``_scores``); every test reports the drop it
+can detect (``detectable_drop``; ``labels_to_detect`` with ``detect_drop``).
+
 **The detector** (``detector=``: ``"adwin"``, ``"page-hinkley"``, either with River
 parameters, ``"adwin:delta=0.002,clock=1"``, or a River drift detector instance, cloned)
 is fed one value per event: each time a prediction *becomes labeled* in the window (a new
@@ -183,7 +191,8 @@ window's side of it ``_join_side``, the segmented wrapper's ``_segment_join``). 
 of events: `observe_many` (``_many``) and its compiled runs (``_runs``, ``_cruns``). The
 detector's signal (``_signal``) and the River drift detectors
 (`streamrank.monitor.detectors`). The reads: a `Report` (``_report``, built by
-``_read``; the reference window ``_reference``, the AUC-drop tests
+``_read``; the reference window ``_reference``, the scores' reference ``_scores``,
+the AUC-drop tests
 `streamrank.monitor.drift`, the ordinal test ``_ordinal``), a `PairedReport`
 (``_paired_report``), a `SegmentedReport` (``_segment_report``, read by
 ``_segment_read``), the one report table (`streamrank.monitor.table`), the counters

@@ -17,8 +17,8 @@ size changes): it is computed at each report in ``O((W + R) log(W + R))``, vecto
 >>> ref = ScoreReference(np.array([0.1, 0.2, 0.3, 0.4]), np.ones(4))
 >>> engine = ref.engine(np.array([0.3, 0.5, 0.6]), np.ones(3))
 >>> shift = ref.read(engine, np.array([0.3, 0.5, 0.6]), np.ones(3))
->>> round(shift.shift, 4), round(shift.ks, 4)           # 7.5 of 12 pairs; 3/4 - 0
-(0.9583, 0.75)
+>>> shift.shift, round(shift.ks, 4)         # 10.5 of 12 pairs; at 0.4: 1 - 1/3
+(0.875, 0.6667)
 """
 
 from __future__ import annotations
@@ -108,9 +108,10 @@ def ks_two_sample(s1, w1, s2, w2) -> tuple[float, float]:
     ``scipy.stats.ks_2samp(s1, s2, method="asymp")``'s. ``(nan, nan)`` while a sample
     holds no weight. ``O((n1 + n2) log(n1 + n2))``.
 
-    >>> ks_two_sample(np.array([1.0, 2.0, 3.0]), np.ones(3), np.array([2.5, 4.0]),
-    ...               np.ones(2))[0]
-    0.6666666666666667
+    >>> d, p = ks_two_sample(np.array([1.0, 2.0, 3.0]), np.ones(3), np.array([2.5, 4.0]),
+    ...                      np.ones(2))
+    >>> round(d, 4)                             # at 2: 2/3 - 0
+    0.6667
     """
     t1, t2 = float(w1.sum()), float(w2.sum())
     if not (t1 > 0 and t2 > 0):
