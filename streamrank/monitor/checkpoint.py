@@ -60,9 +60,10 @@ __all__ = ["FORMAT", "OLDEST", "VERSION", "CheckpointError", "check_meta", "chec
 
 FORMAT = "streamrank.monitor.checkpoint"
 #: The version written: 6 holds version 8 of ``"streamrank.Monitor"`` (with score
-#: drift); 5 held its version 7 (with the estimates); 4 held the state in the one snapshot format of every monitor (its version
-#: 6); 3 recorded the input's device and inode, the output (the last report printed,
-#: standard output's file) and the size and SHA-256 of the state.
+#: drift); 5 held its version 7 (with the estimates); 4 held the state in the one
+#: snapshot format of every monitor (its version 6); 3 recorded the input's device and
+#: inode, the output (the last report printed, standard output's file) and the size and
+#: SHA-256 of the state.
 VERSION = 6
 #: The oldest version read (the earlier ones, of unreleased development versions, are
 #: refused).

@@ -60,16 +60,12 @@ cdef class RowWindow:
     cdef Py_ssize_t _row_at(self, int64_t q)
     cdef int _grow_ring(self) except -1
     cdef Py_ssize_t _push(self, key, double t, double y, double s, double w) except -1
-    cdef int _to_dict(self) except -1
-    cdef int _tally(self, double y, double wd, int sign) except -1
-    cdef void _add_float(self, int j, double x) noexcept
     cdef int _queue_remove(self, double y, double s, double w) except -1
     cdef int _queue_add(self, double y, double s, double w) except -1
     cdef int _equeue_remove(self, double s, double w) except -1
     cdef int _equeue_add(self, double s, double w) except -1
     cdef int _evict_one(self, list out) except -1
     cdef int _change(self, Py_ssize_t row, double y, double s, double w) except -1
-    cdef bint _binary_ok(self, double y)
     cdef int _take(self, key, double s, double y, Py_ssize_t size, bint evict,
                    list evicted, dict avoid) except -2
     cdef list _removes_list(self)

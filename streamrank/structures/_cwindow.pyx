@@ -26,6 +26,8 @@ from ._cslots cimport SlotStore, _resized, _weight
 cdef double NAN = float("nan")
 cdef double MAX_EXACT = 2.0 ** 53
 
+include "_cwindow_tally.pxi"
+
 #: A window asks its owner to apply its changes once this many are waiting (as
 #: `streamrank.metrics._base.MAX_PENDING`).
 MAX_PENDING = 4096
@@ -155,7 +157,7 @@ cdef class RowWindow:
         if y == y:
             self._nlab += 1
             if self._nt != -2:
-                self._tally(y, w, 1)
+                _tally(self, y, w, 1)
         return row
 
     @property
@@ -163,105 +165,11 @@ cdef class RowWindow:
         """With ``tally``: ``{label: [rows, weight sum]}`` of the labeled rows (a new
         dict, the sum an int while every weight is integral), else None. Settable (a
         recount). O(number of labels)."""
-        cdef int j
-        if self._nt == -2:
-            return None
-        if self._nt == -1:
-            return self._classes
-        return {self._tl[j]: [self._tc[j], self._tf[j] + self._tk[j] if self._tflt[j]
-                              else self._ti[j]]
-                for j in range(self._nt)}
+        return _tally_dict(self)
 
     @classes.setter
     def classes(self, value):
-        if self._nt == -2:
-            raise ValueError("a window without tally")
-        self._nt = 0
-        self._classes = None
-        for y, (c, w) in value.items():
-            if self._nt == _NT or type(w) is int and not -2**62 < w < 2**62:
-                self._classes = {k: [v[0], v[1]] for k, v in value.items()}
-                self._nt = -1
-                return
-            self._tl[self._nt] = y
-            self._tc[self._nt] = c
-            self._tflt[self._nt] = type(w) is not int
-            self._ti[self._nt] = w if type(w) is int else 0
-            self._tf[self._nt] = w if type(w) is not int else 0.0
-            self._tk[self._nt] = 0.0
-            self._nt += 1
-
-    cdef int _to_dict(self) except -1:
-        """Move the tallies to the dict of Python numbers (for good)."""
-        self._classes = self.classes
-        self._nt = -1
-        return 0
-
-    cdef int _tally(self, double y, double wd, int sign) except -1:
-        """Count a labeled row of weight ``wd`` in (``sign`` 1) or out of the tallies.
-        O(number of labels), in C while they are in the arrays."""
-        cdef int j
-        cdef bint integral = wd <= MAX_EXACT and wd == <double>(<int64_t>wd)
-        if self._nt >= 0:
-            for j in range(self._nt):
-                if self._tl[j] == y:
-                    break
-            else:
-                j = self._nt
-                if sign > 0 and j < _NT:    # a new label
-                    self._tl[j], self._tc[j] = y, 1
-                    self._tflt[j] = not integral
-                    self._ti[j] = <int64_t>wd if integral else 0
-                    self._tf[j] = 0.0 if integral else wd
-                    self._tk[j] = 0.0
-                    self._nt = j + 1
-                    return 0
-                self._to_dict()
-            if self._nt >= 0:
-                if sign < 0 and self._tc[j] == 1:   # the label's last row leaves
-                    self._nt -= 1
-                    self._tl[j], self._tc[j] = self._tl[self._nt], self._tc[self._nt]
-                    self._ti[j], self._tf[j] = self._ti[self._nt], self._tf[self._nt]
-                    self._tk[j] = self._tk[self._nt]
-                    self._tflt[j] = self._tflt[self._nt]
-                    return 0
-                self._tc[j] += sign
-                if self._tflt[j]:
-                    self._add_float(j, wd if sign > 0 else -wd)
-                    return 0
-                if not integral:            # int + float: a float from here on
-                    self._tflt[j] = True
-                    self._tf[j], self._tk[j] = <double>self._ti[j], 0.0
-                    self._add_float(j, wd if sign > 0 else -wd)
-                    return 0
-                if -2**62 < self._ti[j] < 2**62:   # (|wd| <= 2**53: no overflow)
-                    self._ti[j] += sign * <int64_t>wd
-                    return 0
-                self._to_dict()
-        w = _weight(wd)
-        entry = self._classes.get(y)
-        if sign > 0:
-            if entry is None:
-                self._classes[y] = [1, w]
-            else:
-                entry[0] += 1
-                entry[1] += w
-        elif entry[0] == 1:
-            del self._classes[y]
-        else:
-            entry[0] -= 1
-            entry[1] -= w
-        return 0
-
-    cdef void _add_float(self, int j, double x) noexcept:
-        """``_tf[j] += x`` with Neumaier compensation (in ``_tk[j]``)."""
-        cdef double a = self._tf[j]
-        cdef double t = a + x
-        if fabs(a) >= fabs(x):
-            self._tk[j] += (a - t) + x
-        else:
-            self._tk[j] += (x - t) + a
-        self._tf[j] = t
+        _tally_set(self, value)
 
     @property
     def full(self):
@@ -379,7 +287,7 @@ cdef class RowWindow:
         if y == y:
             self._nlab -= 1
             if self._nt != -2:
-                self._tally(y, st._w[row], -1)
+                _tally(self, y, st._w[row], -1)
         if out is not None:
             out.append((st._keyof[row], y, st._s[row], _weight(st._w[row])))
         st._drop(row)
@@ -409,20 +317,6 @@ cdef class RowWindow:
         path of a late label in `Monitor.observe`, in one C call."""
         return self._take(key, NAN, y, 0, False, None, None) == TAKE_LATE
 
-    cdef bint _binary_ok(self, double y):
-        """Whether label ``y`` keeps a `binary` window within two labels whatever the
-        event evicts: ``y`` is held already, or fewer than two labels are (from the
-        tallies; False when they are not in the C arrays)."""
-        cdef int j, held = 0
-        if self._nt < 0:
-            return False
-        for j in range(self._nt):
-            if self._tc[j] > 0:
-                if self._tl[j] == y:
-                    return True
-                held += 1
-        return held < 2
-
     cdef int _take(self, key, double s, double y, Py_ssize_t size, bint evict,
                    list evicted, dict avoid) except -2:
         """One event of a monitor's run (`streamrank.monitor._cruns`; ``key`` not None
@@ -437,7 +331,7 @@ cdef class RowWindow:
         cdef double oy
         cdef int out = TAKE_NEW
         at = st._slot.get(key)
-        if y == y and (y - y != 0.0 or self.binary and not self._binary_ok(y)):
+        if y == y and (y - y != 0.0 or self.binary and not _tally_binary_ok(self, y)):
             return TAKE_NONE                # an infinite label, or a third one
         if s == s:                          # a new prediction
             if s - s != 0.0 or at is not None or (avoid and key in avoid):
@@ -483,9 +377,9 @@ cdef class RowWindow:
         cdef double ow = st._w[row]
         if self._nt != -2 and (oy != y or ow != w):
             if oy == oy:
-                self._tally(oy, ow, -1)
+                _tally(self, oy, ow, -1)
             if y == y:
-                self._tally(y, w, 1)
+                _tally(self, y, w, 1)
         if self._seq[row] < self._synced:
             if oy == oy:
                 self._queue_remove(oy, st._s[row], st._w[row])
@@ -586,7 +480,7 @@ cdef class RowWindow:
         self._head += 1
         self._nlab -= 1
         if self._nt != -2:
-            self._tally(y, w, -1)
+            _tally(self, y, w, -1)
         st._drop(row)
         return True
 
