@@ -1,6 +1,8 @@
 """The stderr summary of a ``streamrank monitor`` run, for every shape of monitor: how it
 ended and what it counted, the label wait, the window (or each segment's: its window,
-reference and corrected alerts, and with a challenger the paired test), the advice on
+reference and corrected alerts, and with a challenger the paired test; with one window,
+what its latest report says before the labels: the estimate, the score drift and the
+detectable drop), the advice on
 unmatched labels, the reports and alerts, the challenger and the paired test, the plot.
 
 Its numbers are those of the latest report's table (`streamrank.monitor.table`) and the
@@ -33,6 +35,7 @@ def summary(mon, skipped, plot, stopped_by, iso_time) -> None:
         lines += _segment_lines(mon, shape, last, iso_time)
     else:
         lines.append(_window_line(mon, shape, st))
+        lines += _before_labels_lines(mon, shape, last)
     advice = unmatched_advice(mon, st)
     if advice:
         lines.append(advice)
@@ -89,6 +92,31 @@ def _window_line(mon, shape, st) -> str:
                      + one_class_hint(st))
     return (f"  window: {mon.n} labeled + {mon.pending} pending; {st['evicted']} evicted "
             f"({st['evicted_pending']} never labeled); reference {ref_text}")
+
+
+def _before_labels_lines(mon, shape, last) -> list:
+    """What the latest report says without labels (one window; a line per model): the
+    estimated AUC (``--estimate``), the score shift and KS statistic (``--score-drift``),
+    and the drop its test can detect now."""
+    if last is None:
+        return []
+    out = []
+    for cell in last.cells:
+        parts = []
+        if mon.estimate:
+            parts.append(f"estimated AUC {cell['estimated_auc']:.4f} (of the labeled "
+                         f"{cell['estimated_auc_labeled']:.4f})")
+        if mon.score_drift:
+            parts.append(f"score shift {cell['score_shift']:.4f} (p {cell['score_shift_p']:.3g}"
+                         f"), KS {cell['ks']:.4f} (p {cell['ks_p']:.3g})")
+        drop = cell["detectable_drop"]
+        if drop == drop:
+            parts.append(f"detectable drop {drop:.4f}")
+        if parts:
+            who = "" if shape.models == 1 else (
+                " (champion)" if cell["model"] == 0 else " (challenger)")
+            out.append(f"  latest report{who}: " + "; ".join(parts))
+    return out
 
 
 def _segment_lines(mon, shape, last, iso_time) -> list:

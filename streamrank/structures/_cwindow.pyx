@@ -12,7 +12,8 @@ a revert does in `streamrank.structures._cmetric.MetricCore`).
 Every per-event operation (`push`, `push_keep`, `push_new`, `label_pending`, `evict`,
 `change`) is one C call, ``O(1)`` amortized (`_take`: the step of the monitor's runs,
 `streamrank.monitor._cruns`). `SlidingPairCounter`, `TimeSlidingPairCounter`,
-`RollingROCAUC` and `Monitor` each hold one.
+`RollingROCAUC` and `Monitor` each hold one. Its per-label tallies (the class weights a
+monitor tests with) are in ``_cwindow_tally.pxi``.
 """
 
 from libc.stdint cimport int64_t
