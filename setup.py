@@ -28,6 +28,7 @@ MODULES = [
     "streamrank.structures._cdominance",
     "streamrank.structures._cslots",
     "streamrank.structures._cwindow",
+    "streamrank.structures._cscorebins",
     "streamrank.structures._crecent",
     "streamrank.structures._cpairwindow",
     "streamrank.structures._cmetric",

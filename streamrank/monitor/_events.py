@@ -275,8 +275,8 @@ class MonitorEvents:
 
     def _freeze_scores(self) -> None:
         """Freeze the scores' reference (``score_drift``): the predictions evicted so far
-        (with ``score_reference=N``) and the window's, and start the score shift's engine
-        with the window's. ``O((W + R) log(W + R))``."""
+        (with ``score_reference=N``) and the window's, and bin the window's against it.
+        ``O((W + R) log(W + R))``."""
         self._fresh_counts()                    # (the every-row log is handed on first)
         _, s, w = self.columns(labeled=False)
         if self._sref_left:
@@ -288,11 +288,11 @@ class MonitorEvents:
         self._sref_left = []
 
     def _set_score_reference(self, ref) -> None:
-        """Freeze the scores' reference ``ref`` and build the score shift's engine from
-        the window's predictions (its every-row log handed on already)."""
+        """Freeze the scores' reference ``ref`` and count the window's predictions into
+        its bins (`streamrank.monitor._scores`; the every-row log handed on already)."""
         _, s, w = self.columns(labeled=False)
         self._sref = ref
-        self._est = self._est[:2] + (ref.engine(s, w),)
+        self._est = self._est[:2] + (ref.bins(s, w),)
         self._fast = self._ref is not None and self._steady()
 
     def _freeze_window(self) -> None:

@@ -21,6 +21,7 @@ from .._typing import Count, LabelKind
 
 from ..counts import PairCounts
 from ..engine import PairEngine
+from ..structures._cscorebins import RECOUNT_AFTER
 from ..structures._cwindow import RowWindow
 from ..windows import sync
 from . import _format, _settings, counters
@@ -118,9 +119,9 @@ class Monitor(MonitorEvents, JoinSide, WindowRuns, MonitorReads, SignalFeed, Mon
         Compare the window's predicted scores, labeled or not, with a frozen reference of
         them (`streamrank.monitor._scores`): `Report.score_shift` (the Mann-Whitney
         probability that a window score exceeds a reference score, ties one half) with
-        its DeLong standard error and two-sided p-value, kept in ``O(log(W + R))`` per
-        change; `Report.ks` (the two-sample Kolmogorov-Smirnov statistic) with its
-        p-value, computed at each report in ``O((W + R) log(W + R))``.
+        its DeLong standard error and two-sided p-value; `Report.ks` (the two-sample
+        Kolmogorov-Smirnov statistic) with its p-value. ``O(log R)`` per change of the
+        window, ``O(R)`` per report, for ``R`` distinct scores in the reference.
     score_reference : int, optional
         With ``score_drift``: freeze the scores' reference as the first
         ``score_reference`` predictions; default: the first full window of predictions
@@ -199,10 +200,10 @@ class Monitor(MonitorEvents, JoinSide, WindowRuns, MonitorReads, SignalFeed, Mon
         self._win = RowWindow(tally=True, binary=self.labels == "binary",
                               every_row=self.estimate or self.score_drift,
                               probabilities=self.estimate)
-        # The engines fed with the window at the same reads (`_fresh_counts`), or None:
-        # estimate=True, those of the calibration estimate of every prediction in the
-        # window and of the labeled ones; score_drift=True, the score shift's (None
-        # until its reference freezes: `streamrank.monitor._scores`)
+        # What is fed with the window at the same reads (`_fresh_counts`), or None:
+        # estimate=True, the engines of the calibration estimate of every prediction in
+        # the window and of the labeled ones; score_drift=True, the bins of the window's
+        # scores against their reference (None until it freezes: `_scores`)
         self._est = None if not (self.estimate or self.score_drift) else (
             (PairEngine(), PairEngine(), None) if self.estimate else (None, None, None))
         # score_drift: the scores' reference once frozen, and before that with
@@ -409,10 +410,10 @@ class Monitor(MonitorEvents, JoinSide, WindowRuns, MonitorReads, SignalFeed, Mon
         """The engine's counts, after handing it the window's waiting changes, and a
         recount of the window if float rounding made them stale (`streamrank.windows.sync`:
         ``O(k log W)`` for ``k`` changes, ``O(W log W)`` for a recount); the same for the
-        engines of the estimate and the score shift."""
+        engines of the estimate and the score drift's bins (``O(k log R)``; recounted
+        after `RECOUNT_AFTER` changes of a fractional weight)."""
         counts = sync(self._win, self._engine, "Monitor.observe", True, self._est).counts
-        if self._sref is not None and self._est[2].stale:
-            _, s, w = self._win.columns(labeled=False)
-            self._est[2].rebuild(*self._sref.rows(s, w))
+        if self._sref is not None and self._est[2].fractional >= RECOUNT_AFTER:
+            self._est[2].recount(*self._win.columns(labeled=False)[1:])
         return counts
 

@@ -80,12 +80,10 @@ class MonitorReads:
 
     def _score_shift(self) -> ScoreShift:
         """The window's scores against the scores' reference (`ScoreShift`: all nan
-        until it freezes); the engine was fed by `_fresh_counts`. ``O((W + R) log(W +
-        R))`` (the Kolmogorov-Smirnov statistic)."""
+        until it freezes), from its bins (fed by `_fresh_counts`). ``O(R)``."""
         if self._sref is None:
             return ScoreShift()
-        _, s, w = self._win.columns(labeled=False)
-        return self._sref.read(self._est[2], s, w)
+        return self._sref.read(self._est[2])
 
     def _window_variance(self, auc: float, classes: dict) -> float:
         """The variance of the window's AUC (two classes held) by the ``test`` method:
@@ -144,8 +142,8 @@ class MonitorReads:
         if self.estimate:                   # the estimates: every prediction, the labeled
             for est, labeled in zip(self._est, (False, True)):
                 est._check(*estimate_rows(*win.columns(labeled)))
-        if self._sref is not None:          # the score shift: reference and window
-            self._est[2]._check(*self._sref.rows(*win.columns(labeled=False)[1:]))
+        if self._sref is not None:          # the score drift's bins: the window's scores
+            self._est[2]._check(*win.columns(labeled=False)[1:])
         assert (self._est is not None and self._est[2] is not None) == (
             self._sref is not None)
         self._check_join(set(keys))

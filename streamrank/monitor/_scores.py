@@ -2,21 +2,31 @@
 a frozen reference of its scores, every prediction whether labeled or not.
 
 `ScoreReference` holds the reference's scores (the first full window of predictions, or
-the first ``score_reference`` ones) and the monitor keeps one more engine beside its
-window: the reference's scores as rows of label 0, the window's as rows of label 1, fed
-per change from the window's every-row log (`streamrank.windows.sync`). That engine's
-AUC is the **score shift**, the Mann-Whitney probability that a window score exceeds a
-reference score (ties one half; 0.5: no shift), kept exact in ``O(log(W + R))`` per
-change and read in ``O(1)``; its DeLong standard error comes from the engine's placement
-moments (``O(1)`` with whole-number weights). The two-sample **Kolmogorov-Smirnov**
-statistic, the largest distance between the two empirical distribution functions, has
-no such update (the window's distribution function moves at every point as the window's
-size changes): it is computed at each report in ``O((W + R) log(W + R))``, vectorized.
+the first ``score_reference`` ones): their distinct values, the weight at each, and the
+count and squared weights of its predictions. Beside its window the monitor keeps a
+`streamrank.structures._cscorebins.ScoreBins` over those distinct values, fed per
+change from the window's every-row log (`streamrank.windows.sync`): the window's weight
+at each reference score and in each gap between two, ``O(log R)`` a change, in C. Every
+window score in a bin is placed alike against the reference, and the window's
+distribution function is known at each reference score and just below it, so each
+report reads from the bins, in ``O(R)`` (vectorized) whatever the window holds:
+
+* the **score shift**, the Mann-Whitney probability that a window score exceeds a
+  reference score (ties one half; 0.5: no shift): the AUC of the reference's scores
+  (class 0) against the window's (class 1), exact with whole-number weights (integer
+  sums of doubled placements, one division);
+* its **DeLong standard error**, from both sides' placements (per bin and per reference
+  score), and the two-sided p-value of no shift;
+* the two-sample **Kolmogorov-Smirnov statistic**, the largest distance between the two
+  weighted empirical distribution functions (taken at each reference score and just below
+  it, where it is reached), and its asymptotic p-value.
 
 >>> import numpy as np
+>>> from streamrank.structures._cscorebins import ScoreBins
 >>> ref = ScoreReference(np.array([0.1, 0.2, 0.3, 0.4]), np.ones(4))
->>> engine = ref.engine(np.array([0.3, 0.5, 0.6]), np.ones(3))
->>> shift = ref.read(engine, np.array([0.3, 0.5, 0.6]), np.ones(3))
+>>> bins = ScoreBins(ref.values)
+>>> bins.recount(np.array([0.3, 0.5, 0.6]), np.ones(3))
+>>> shift = ref.read(bins)
 >>> shift.shift, round(shift.ks, 4)         # 10.5 of 12 pairs; at 0.4: 1 - 1/3
 (0.875, 0.6667)
 """
@@ -30,20 +40,21 @@ import numpy as np
 from scipy.special import ndtr
 from scipy.stats import kstwo
 
-from .. import _engine_ci
-from ..engine import PairEngine
-from .drift import _delong
+from ..structures._cscorebins import ScoreBins
 
 __all__ = ["ScoreReference", "ScoreShift"]
 
 _NAN = math.nan
+#: The largest doubled placement sum kept in int64 (beyond it: Python ints).
+_INT64_SAFE = 2.0 ** 62
 
 
 class ScoreShift(NamedTuple):
     """A window's scores against the reference's: the Mann-Whitney ``shift``, its DeLong
-    standard error ``se`` and two-sided p-value ``p_value`` (of ``shift == 0.5``), the
-    Kolmogorov-Smirnov statistic ``ks`` and its p-value ``ks_p_value``; all nan while
-    either side holds no weight."""
+    standard error ``se`` and two-sided p-value ``p_value`` (of ``shift == 0.5``; with
+    ``se`` 0, 0 or 1 as the shift is not 1/2 or is), the Kolmogorov-Smirnov statistic
+    ``ks`` and its p-value ``ks_p_value`` (nan while the effective sizes round to 0, as
+    scipy's); all nan while either side holds no weight."""
 
     shift: float = _NAN
     se: float = _NAN
@@ -53,78 +64,101 @@ class ScoreShift(NamedTuple):
 
 
 class ScoreReference:
-    """The frozen reference of the predicted scores: sorted scores and their weights."""
+    """The frozen reference of the predicted scores (module docstring): ``s`` and ``w``,
+    its predictions' scores (sorted) and weights; ``values`` the distinct scores and
+    ``mass`` the weight at each."""
 
-    __slots__ = ("s", "w")
+    __slots__ = ("s", "w", "values", "mass", "_below", "_total", "_n_eff", "_whole")
 
     def __init__(self, s, w) -> None:
         s = np.asarray(s, dtype=np.float64)
         w = np.asarray(w, dtype=np.float64)
         order = np.argsort(s, kind="stable")
         self.s, self.w = s[order], w[order]
+        self.values, at = np.unique(self.s, return_inverse=True)
+        self.mass = np.bincount(at, weights=self.w, minlength=self.values.size)
+        # the reference weight below each distinct score, and through the last
+        self._below = np.concatenate([[0.0], np.cumsum(self.mass)])
+        self._total = float(self._below[-1])
+        sq = float(np.dot(self.w, self.w))
+        self._n_eff = self._total * self._total / sq if sq > 0 else 0.0
+        self._whole = bool(np.all(self.w == np.floor(self.w)))
 
     def __len__(self) -> int:
         return self.s.size
 
-    def rows(self, s, w) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """``(y, s, w)`` of the score-shift engine holding window scores ``(s, w)``: the
-        reference's rows of label 0, then the window's of label 1. ``O(W + R)``."""
-        s = np.asarray(s, dtype=np.float64)
-        y = np.concatenate([np.zeros(self.s.size), np.ones(s.size)])
-        return y, np.concatenate([self.s, s]), np.concatenate([self.w, w])
+    def bins(self, s, w) -> ScoreBins:
+        """New bins over the reference's distinct scores holding window scores ``(s,
+        w)``. ``O(W log R)``."""
+        bins = ScoreBins(self.values)
+        bins.recount(s, w)
+        return bins
 
-    def engine(self, s, w) -> PairEngine:
-        """A new score-shift engine holding window scores ``(s, w)``. ``O((W + R)
-        log(W + R))``."""
-        y, ss, ww = self.rows(s, w)
-        engine = PairEngine()
-        engine.add_many(y, ss, None if bool((ww == 1).all()) else ww, "Monitor.observe")
-        return engine
-
-    def read(self, engine: PairEngine, s, w) -> ScoreShift:
-        """The `ScoreShift` of window scores ``(s, w)`` (every prediction of the window),
-        ``engine`` holding them (`engine`). ``O(1)`` for the shift and its standard
-        error with whole-number weights (``O((W + R) log(W + R))`` otherwise), and
-        ``O((W + R) log(W + R))`` for the Kolmogorov-Smirnov statistic."""
-        shift = engine.auc_or(_NAN)
-        if shift != shift:
+    def read(self, bins: ScoreBins) -> ScoreShift:
+        """The `ScoreShift` of the window ``bins`` hold. ``O(R)``, vectorized."""
+        lt, eq = bins.views()
+        rt, wt = self._total, float(lt.sum() + eq.sum())
+        if not (rt > 0 and wt > 0):
             return ScoreShift()
-        var = _engine_ci.delong_window_variance(engine)
-        if var is None:             # the engine cannot give its moments: from the rows
-            keep = w > 0
-            var = _delong(s[keep], w[keep], self.s[self.w > 0], self.w[self.w > 0])[1]
-        se = math.sqrt(var) if var == var and var >= 0 else _NAN
-        p = float(2 * ndtr(-abs(shift - 0.5) / se)) if se > 0 else _NAN
-        ks, ks_p = ks_two_sample(s, w, self.s, self.w)
-        return ScoreShift(shift, se, p, ks, ks_p)
+        below = self._below
+        # doubled placements against the reference, in units of 1 / (2 rt): a window
+        # score in the gap below values[j] beats below[j]; one at values[j] also ties
+        # mass[j] (j = R: the gap above every reference score)
+        gap, at = 2.0 * below, 2.0 * below[:-1] + self.mass
+        shift = self._shift(lt, eq, gap, at, wt, rt)
+        # the window's weight strictly below each reference score
+        under = np.cumsum(lt[:-1]) + np.concatenate([[0.0], np.cumsum(eq)[:-1]])
+        se = self._delong_se(lt, eq, gap / (2 * rt), at / (2 * rt),
+                             (wt - under - eq / 2) / wt, shift, wt, rt)
+        p = (float(2 * ndtr(-abs(shift - 0.5) / se)) if se > 0 else
+             (1.0 if shift == 0.5 else 0.0) if se == 0 else _NAN)
+        # the distribution functions just below and at each reference score
+        ks = float(max(np.abs(under / wt - below[:-1] / rt).max(),
+                       np.abs((under + eq) / wt - below[1:] / rt).max()))
+        n_w = wt * wt / bins.w2 if bins.w2 > 0 else 0.0
+        return ScoreShift(shift, se, p, ks, _ks_p_value(ks, n_w, self._n_eff))
+
+    def _shift(self, lt, eq, gap, at, wt, rt) -> float:
+        """The Mann-Whitney shift from the bins and their doubled placements: exact
+        (integer sums, one division) with whole-number weights."""
+        if self._whole and bool(np.all(lt == np.floor(lt)) and np.all(eq == np.floor(eq))):
+            if 2.0 * wt * rt < _INT64_SAFE:
+                num = int(np.dot(lt.astype(np.int64), gap.astype(np.int64))
+                          + np.dot(eq.astype(np.int64), at.astype(np.int64)))
+            else:           # (beyond int64: Python ints)
+                num = sum(int(a) * int(b) for a, b in zip(lt.tolist(), gap.tolist())) \
+                    + sum(int(a) * int(b) for a, b in zip(eq.tolist(), at.tolist()))
+            return num / (2 * int(wt) * int(rt))
+        return float(np.dot(lt, gap) + np.dot(eq, at)) / (2 * wt * rt)
+
+    def _delong_se(self, lt, eq, v_gap, v_at, v01, shift, wt, rt) -> float:
+        """DeLong's standard error of the shift: the window's placements ``v_gap`` /
+        ``v_at`` per bin, the reference's ``v01`` per distinct score (the window weight
+        above it, ties one half, over the window's), frequency weights; nan while a side
+        weighs at most 1 (as `streamrank.monitor.drift.delong_variance`)."""
+        if not (wt > 1 and rt > 1):
+            return _NAN
+        s10 = (np.dot(lt, (v_gap - shift) ** 2) + np.dot(eq, (v_at - shift) ** 2)) / (wt - 1)
+        s01 = np.dot(self.mass, (v01 - shift) ** 2) / (rt - 1)
+        var = float(s10 / wt + s01 / rt)
+        return math.sqrt(var) if var >= 0 else _NAN
 
 
-def ks_two_sample(s1, w1, s2, w2) -> tuple[float, float]:
-    """The two-sample Kolmogorov-Smirnov statistic of weighted samples ``(s1, w1)`` and
-    ``(s2, w2)`` (frequency weights: the largest distance between their weighted
-    empirical distribution functions) and its two-sided p-value by Smirnov's asymptotic
-    distribution (`scipy.stats.kstwo` at the rounded ``n1 n2 / (n1 + n2)``, each ``n``
-    the sample's effective size ``(sum w)^2 / sum w^2``): with unit weights both equal
-    ``scipy.stats.ks_2samp(s1, s2, method="asymp")``'s. ``(nan, nan)`` while a sample
-    holds no weight. ``O((n1 + n2) log(n1 + n2))``.
+def _ks_p_value(d: float, n1: float, n2: float) -> float:
+    """The two-sided p-value of Kolmogorov-Smirnov statistic ``d`` by Smirnov's
+    asymptotic distribution (`scipy.stats.kstwo` at the rounded ``n1 n2 / (n1 + n2)``,
+    each ``n`` a sample's effective size ``(sum w)^2 / sum w^2``): with unit weights,
+    ``scipy.stats.ks_2samp(..., method="asymp")``'s. nan when that size rounds to 0 (one
+    prediction a side, as scipy's).
 
-    >>> d, p = ks_two_sample(np.array([1.0, 2.0, 3.0]), np.ones(3), np.array([2.5, 4.0]),
-    ...                      np.ones(2))
-    >>> round(d, 4)                             # at 2: 2/3 - 0
-    0.6667
+    >>> from scipy.stats import ks_2samp
+    >>> k = ks_2samp(np.arange(10.0), np.arange(12.0) + 3, method="asymp")
+    >>> bool(_ks_p_value(k.statistic, 10, 12) == k.pvalue)
+    True
     """
-    t1, t2 = float(w1.sum()), float(w2.sum())
-    if not (t1 > 0 and t2 > 0):
-        return _NAN, _NAN
-    at = np.concatenate([s1, s2])
-    d = float(np.abs(_cdf(s1, w1, at) / t1 - _cdf(s2, w2, at) / t2).max())
-    n1, n2 = t1 * t1 / float((w1 * w1).sum()), t2 * t2 / float((w2 * w2).sum())
-    en = n1 * n2 / (n1 + n2)
-    return d, float(np.clip(kstwo.sf(d, max(1.0, np.round(en))), 0.0, 1.0))
-
-
-def _cdf(s, w, at) -> np.ndarray:
-    """The weight of sample ``(s, w)`` at or below each of ``at``."""
-    order = np.argsort(s, kind="stable")
-    cum = np.concatenate([[0.0], np.cumsum(w[order])])
-    return cum[np.searchsorted(s[order], at, side="right")]
+    if not (n1 > 0 and n2 > 0):
+        return _NAN
+    en = float(np.round(n1 * n2 / (n1 + n2)))
+    if en < 1:
+        return _NAN
+    return float(np.clip(kstwo.sf(d, en), 0.0, 1.0))

@@ -25,7 +25,10 @@ class SegmentReads:
     def report(self) -> SegmentedReport:
         """Read every segment (each unit's `report`, appended to its history), adjust
         their p-values, compute the group AUC; append to `history` (and `alerts` when a
-        segment alerted or drifted).
+        segment alerted or drifted). With units that alert on a score shift
+        (``score_alert=True``), their score-shift p-values are adjusted across the
+        segments too, and a segment whose adjusted one is below ``alpha`` alerts (the
+        champion's, with paired units).
 
         Runtime complexity: ``O(S log S)`` plus the units' reports.
         """
@@ -38,6 +41,10 @@ class SegmentReads:
         drops = [r.champion for r in reports] if self._paired else reports
         p_adj = adjust_p_values([r.p_value for r in drops], self.correction)
         alerts = tuple(bool(p < self.alpha) for p in p_adj.tolist())
+        if self.score_alert:        # a segment's score shift, corrected the same way
+            shift_adj = adjust_p_values([r.score_shift_p for r in drops], self.correction)
+            alerts = tuple(a or bool(p < self.alpha)
+                           for a, p in zip(alerts, shift_adj.tolist()))
         gauc, k = window_gauc(drops, self.weighting)
         paired = paired_family(reports, self.correction, self.alpha,
                                self.weighting) if self._paired else {}

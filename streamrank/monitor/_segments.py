@@ -221,6 +221,7 @@ class SegmentedMonitor(UnroutedSide, SegmentRuns, SegmentReads, SegmentState, Ma
         # what the units keep beside their AUC: an estimate, score drift
         self.estimate = getattr(probe, "estimate", False)
         self.score_drift = getattr(probe, "score_drift", False)
+        self.score_alert = getattr(probe, "score_alert", False)
         self._factory = factory
         self._template = probe.to_bytes()       # an empty unit, for the snapshot
         self._unit_type = type(probe)

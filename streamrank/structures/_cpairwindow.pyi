@@ -3,13 +3,14 @@
 from typing import Any
 
 from ..engine import PairEngine
+from ._cscorebins import ScoreBins
 from ._cwindow import RowWindow
 
 _Num = int | float
 
 def sync(window: RowWindow, engine: PairEngine, caller: str, recount: bool = True,
          estimates: tuple[PairEngine | None, PairEngine | None,
-                          PairEngine | None] | None = None
+                          ScoreBins | None] | None = None
          ) -> PairEngine: ...
 def estimate_rows(y: Any, s: Any, w: Any) -> tuple[Any, Any, Any]: ...
 

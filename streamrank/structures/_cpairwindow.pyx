@@ -33,6 +33,7 @@ import numpy as np
 
 from ._cevents cimport SCALAR_FLUSH, _num, _river_binary, _unit
 from ._cslots cimport SlotStore, _weight
+from ._cscorebins cimport ScoreBins
 from ._cwindow cimport RowWindow
 
 from .._snapshot import PICKLE_VERSION, owner_state, owner_state_error
@@ -151,7 +152,7 @@ cdef object _sync(RowWindow win, object engine, str caller, bint recount,
         win._drop_waiting()
     if recount and engine._dtype is float and engine.stale:
         _recount(win, engine)
-    if recount and estimates is not None:   # (a score shift's: its owner recounts it)
+    if recount and estimates is not None:   # (a score drift's bins: their owner's)
         for labeled, est in ((False, estimates[0]), (True, estimates[1])):
             if est is not None and est._dtype is float and est.stale:
                 est.rebuild(*estimate_rows(*win.columns(labeled)))
@@ -163,11 +164,10 @@ def sync(RowWindow window, engine, str caller, bint recount=True, tuple estimate
     ``recount``) recounted from the window's labeled rows when float rounding of weight
     that came and went may be large (`PairEngine.stale`), with the window's per-label
     tallies when it keeps them (`RowWindow.classes`). ``caller`` names the owner's method
-    in the engine's errors. ``estimates``: ``(every, labeled, shift)``, engines (or
+    in the engine's errors. ``estimates``: ``(every, labeled, bins)``, the engines (or
     None) of the calibration estimate (`estimate_rows`) of every row (a window with
-    ``every_row``) and of the labeled rows, and of a score shift (every row's score as a
-    row of label 1, beside a reference of label 0 the owner holds), which take the same
-    changes. Runtime complexity: ``O(k log W)``
+    ``every_row``) and of the labeled rows, and a score drift's `ScoreBins` (or None) of
+    every row's score, which take the same changes. Runtime complexity: ``O(k log W)``
     for ``k`` waiting changes (``O(W log W)`` for a recount); in C unless the engine's
     checked path is needed."""
     return _sync(window, engine, caller, recount, estimates)
@@ -215,10 +215,9 @@ cdef int _pair_of(object engine, double s, double w, int sign, str caller) excep
 
 cdef class _Changes:
     """The predictions ``(s, w)`` of one side (removals or additions) of an estimate's
-    changes, gathered in C, then applied as their rows: one by one, or as one sorted
-    batch through the engine's compiled loop when there are many (`_batch`). An
-    estimate's engine takes each prediction as its two rows (`estimate_rows`), a score
-    shift's as one row of label 1 (the window's side against the reference's label 0)."""
+    changes, gathered in C, then applied as their rows (`estimate_rows`): one by one, or
+    as one sorted batch through the engine's compiled loop when there are many
+    (`_batch`); or put into a score drift's bins."""
 
     cdef double[::1] s, w
     cdef Py_ssize_t n
@@ -234,48 +233,35 @@ cdef class _Changes:
         self.w[self.n] = w
         self.n += 1
 
-    cdef int apply(self, object engine, int sign, bint pairs, str caller) except -1:
+    cdef int apply(self, object engine, int sign, str caller) except -1:
         cdef Py_ssize_t i
         if self.n < SCALAR_FLUSH:
             for i in range(self.n):
-                if pairs:
-                    _pair_of(engine, self.s[i], self.w[i], sign, caller)
-                else:
-                    _one(engine, 1.0, self.s[i], self.w[i], sign, caller)
+                _pair_of(engine, self.s[i], self.w[i], sign, caller)
             return 0
-        if pairs:
-            y, s, w = estimate_rows(None, self._s[:self.n], self._w[:self.n])
-        else:
-            y, s, w = np.ones(self.n), self._s[:self.n], self._w[:self.n]
-            if (w == 1.0).all():
-                w = None
+        y, s, w = estimate_rows(None, self._s[:self.n], self._w[:self.n])
         if y.size:
             _batch(engine, y, s, w, sign, caller)
         return 0
 
-
-cdef int _one(object engine, double y, double s, double w, int sign,
-              str caller) except -1:
-    """Row ``(y, s, w)`` into (``sign`` 1) or out of ``engine``, in C when it can."""
-    dom = engine._dom
-    wt = _weight(w)
-    if not (dom.engine_add(y, s, wt) if sign > 0 else dom.engine_remove(y, s, wt)):
-        (engine.add if sign > 0 else engine.remove)(y, s, wt, caller=caller)
-    return 0
+    cdef void bin(self, ScoreBins bins, int sign) noexcept:
+        cdef Py_ssize_t i
+        for i in range(self.n):
+            bins.put(self.s[i], self.w[i], sign)
 
 
 cdef int _estimates(RowWindow win, tuple engines, str caller) except -1:
-    """The waiting changes of ``win`` into the engines ``(every, labeled, shift)`` (each
-    may be None), removals first: ``every`` takes the every-row log
-    (`RowWindow.every_row_changes`) and ``labeled`` the labeled rows' log, each
-    prediction as its two rows (`estimate_rows`); ``shift`` takes the every-row log, each
-    prediction as one row of label 1."""
+    """The waiting changes of ``win`` into ``(every, labeled, bins)`` (each may be
+    None), removals first: the engines of the estimate, ``every`` from the every-row log
+    (`RowWindow.every_row_changes`) and ``labeled`` from the labeled rows' log, each
+    prediction as its two rows (`estimate_rows`); a score drift's `ScoreBins` from the
+    every-row log."""
     cdef Py_ssize_t i, row, n_new = <Py_ssize_t>(win._tail - win._synced)
     cdef int64_t q
     cdef SlotStore st = win.store
     cdef _Changes out, into
-    every, labeled, shift = engines
-    if every is not None or shift is not None:
+    every, labeled, bins = engines
+    if every is not None or bins is not None:
         out, into = _Changes(win._nerem), _Changes(win._neadds + n_new)
         for i in range(win._nerem):
             out.put(win._es[i], win._ew[i])
@@ -285,11 +271,13 @@ cdef int _estimates(RowWindow win, tuple engines, str caller) except -1:
         for q in range(win._synced, win._tail):
             row = win._row_at(q)
             into.put(st._s[row], st._w[row])
-        for engine, pairs in ((every, True), (shift, False)):
-            if engine is not None:
-                out.apply(engine, -1, pairs, caller)
-                into.apply(engine, 1, pairs, caller)
-                engine._cached = None
+        if every is not None:
+            out.apply(every, -1, caller)
+            into.apply(every, 1, caller)
+            every._cached = None
+        if bins is not None:
+            out.bin(bins, -1)
+            into.bin(bins, 1)
     if labeled is not None:
         out, into = _Changes(win._nrem), _Changes(win._nadds + n_new)
         for i in range(win._nrem):
@@ -301,8 +289,8 @@ cdef int _estimates(RowWindow win, tuple engines, str caller) except -1:
             row = win._row_at(q)
             if st._y[row] == st._y[row]:
                 into.put(st._s[row], st._w[row])
-        out.apply(labeled, -1, True, caller)
-        into.apply(labeled, 1, True, caller)
+        out.apply(labeled, -1, caller)
+        into.apply(labeled, 1, caller)
         labeled._cached = None
     return 0
 

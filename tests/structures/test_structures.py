@@ -464,12 +464,14 @@ def test_compiled_counter_is_built_and_its_doctests_pass():
     assert result.attempted >= 8 and result.failed == 0, result
 
 
-@pytest.mark.parametrize("name", ["_csums", "_ckeyrows", "_cbtree", "_cwindow", "_crecent"])
+@pytest.mark.parametrize("name", ["_csums", "_ckeyrows", "_cbtree", "_cwindow", "_crecent",
+                                  "_cscorebins"])
 def test_compiled_parts_doctests_pass(name):
     """The examples of the compiled parts the structure modules cimport: `Sums`, the
     running counts of every engine, `KeyRows`, the keyed rows of `PairCounter`,
-    `_BTree`, the few-level counter's tree, `RowWindow`, the one window, and `Recent`,
-    the monitor's memory of the ids it evicted lately."""
+    `_BTree`, the few-level counter's tree, `RowWindow`, the one window, `Recent`,
+    the monitor's memory of the ids it evicted lately, and `ScoreBins`, a window's scores
+    against a score reference."""
     import doctest
     import importlib
 

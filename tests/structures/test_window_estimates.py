@@ -7,7 +7,8 @@ of weight ``w (1 - s)`` at its score; the estimate is the AUC of those rows, whi
 `sklearn.metrics.roc_auc_score` of the rows duplicated with those weights. A hypothesis
 state machine drives new predictions (with or without a label), late labels, re-scores,
 re-weights and evictions, syncs at random moments, and after each sync checks both
-estimates (and the window's invariants, `_check`).
+estimates (and the window's invariants, `_check`), and the score drift's bins fed from
+the same log (`ScoreBins`) against a recount of every row's score.
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from sklearn.metrics import roc_auc_score
 
 from streamrank.engine import PairEngine
 from streamrank.structures._cpairwindow import estimate_rows, sync
+from streamrank.structures._cscorebins import ScoreBins
 from streamrank.structures._cwindow import RowWindow
 
 pytestmark = pytest.mark.filterwarnings(
@@ -61,11 +63,12 @@ class WindowEstimates(RuleBasedStateMachine):
         self.win = RowWindow(limit, tally=True, every_row=True)
         self.engine = PairEngine()
         self.every, self.labeled = PairEngine(), PairEngine()
+        self.bins = ScoreBins(np.array([0.0, 0.25, 0.5, 1.0]))
         self.held: dict = {}            # key -> [y, s, w], oldest first
         self.next_key = 0
 
     def _sync(self):
-        sync(self.win, self.engine, "test", True, (self.every, self.labeled))
+        sync(self.win, self.engine, "test", True, (self.every, self.labeled, self.bins))
 
     @rule(s=PROBS, w=WEIGHTS, labeled=st.booleans(), y=st.sampled_from([0.0, 1.0]))
     def predict(self, s, w, labeled, y):
@@ -108,6 +111,7 @@ class WindowEstimates(RuleBasedStateMachine):
             got, want = auc_of(engine), expected_auc(oracle)
             assert (math.isnan(got) and math.isnan(want)) or abs(got - want) <= 1e-9, (
                 got, want)
+        self.bins._check([s for s, _ in rows], [w for _, w in rows])
 
     @rule()
     def round_trip(self):
