@@ -337,6 +337,8 @@ def monitor(ctx, source, id_col, score_col, label_col, require_score, weight_col
                                "two models need two names (the 'model' label of the "
                                "metrics).")
     alerts_on(ctx, given, alert_on, challenger_col)
+    if score_reference is not None and not score_drift:
+        raise click.UsageError("--score-reference needs --score-drift.")
     if "challenger_name" in given and challenger_col is None:
         raise click.UsageError("--challenger-name needs --challenger-score COLUMN.")
     for opt in ("max_segments", "correction"):

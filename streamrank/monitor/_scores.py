@@ -9,12 +9,13 @@ change from the window's every-row log (`streamrank.windows.sync`): the window's
 at each reference score and in each gap between two, ``O(log R)`` a change, in C. Every
 window score in a bin is placed alike against the reference, and the window's
 distribution function is known at each reference score and just below it, so each
-report reads from the bins, in ``O(R)`` (vectorized) whatever the window holds:
+report reads from the bins, in ``O(R)`` (two passes in C) whatever the window holds:
 
 * the **score shift**, the Mann-Whitney probability that a window score exceeds a
   reference score (ties one half; 0.5: no shift): the AUC of the reference's scores
-  (class 0) against the window's (class 1), exact with whole-number weights (integer
-  sums of doubled placements, one division);
+  (class 0) against the window's (class 1), exact with whole-number weights (an int64
+  sum of doubled placements, one division; a float sum past int64 or with fractional
+  weights);
 * its **DeLong standard error**, from both sides' placements (per bin and per reference
   score), and the two-sided p-value of no shift;
 * the two-sample **Kolmogorov-Smirnov statistic**, the largest distance between the two
@@ -45,8 +46,6 @@ from ..structures._cscorebins import ScoreBins
 __all__ = ["ScoreReference", "ScoreShift"]
 
 _NAN = math.nan
-#: The largest doubled placement sum kept in int64 (beyond it: Python ints).
-_INT64_SAFE = 2.0 ** 62
 
 
 class ScoreShift(NamedTuple):
@@ -68,7 +67,7 @@ class ScoreReference:
     its predictions' scores (sorted) and weights; ``values`` the distinct scores and
     ``mass`` the weight at each."""
 
-    __slots__ = ("s", "w", "values", "mass", "_below", "_total", "_n_eff", "_whole")
+    __slots__ = ("s", "w", "values", "mass", "_total", "_n_eff")
 
     def __init__(self, s, w) -> None:
         s = np.asarray(s, dtype=np.float64)
@@ -77,12 +76,9 @@ class ScoreReference:
         self.s, self.w = s[order], w[order]
         self.values, at = np.unique(self.s, return_inverse=True)
         self.mass = np.bincount(at, weights=self.w, minlength=self.values.size)
-        # the reference weight below each distinct score, and through the last
-        self._below = np.concatenate([[0.0], np.cumsum(self.mass)])
-        self._total = float(self._below[-1])
+        self._total = float(self.mass.sum())
         sq = float(np.dot(self.w, self.w))
         self._n_eff = self._total * self._total / sq if sq > 0 else 0.0
-        self._whole = bool(np.all(self.w == np.floor(self.w)))
 
     def __len__(self) -> int:
         return self.s.size
@@ -95,53 +91,22 @@ class ScoreReference:
         return bins
 
     def read(self, bins: ScoreBins) -> ScoreShift:
-        """The `ScoreShift` of the window ``bins`` hold. ``O(R)``, vectorized."""
-        lt, eq = bins.views()
-        rt, wt = self._total, float(lt.sum() + eq.sum())
+        """The `ScoreShift` of the window ``bins`` hold. ``O(R)``, in C
+        (`ScoreBins.read`)."""
+        num, fnum, wt, s10, s01, ks = bins.read(self.mass)
+        rt = self._total
         if not (rt > 0 and wt > 0):
             return ScoreShift()
-        below = self._below
-        # doubled placements against the reference, in units of 1 / (2 rt): a window
-        # score in the gap below values[j] beats below[j]; one at values[j] also ties
-        # mass[j] (j = R: the gap above every reference score)
-        gap, at = 2.0 * below, 2.0 * below[:-1] + self.mass
-        shift = self._shift(lt, eq, gap, at, wt, rt)
-        # the window's weight strictly below each reference score
-        under = np.cumsum(lt[:-1]) + np.concatenate([[0.0], np.cumsum(eq)[:-1]])
-        se = self._delong_se(lt, eq, gap / (2 * rt), at / (2 * rt),
-                             (wt - under - eq / 2) / wt, shift, wt, rt)
+        # one division of exact integers with whole-number weights
+        shift = num / (2 * int(wt) * int(rt)) if num is not None else fnum / (2 * wt * rt)
+        se = _NAN
+        if wt > 1 and rt > 1:       # (a side of weight 1 at most: nan, as DeLong's)
+            var = s10 / (wt - 1) / wt + s01 / (rt - 1) / rt
+            se = math.sqrt(var) if var >= 0 else _NAN
         p = (float(2 * ndtr(-abs(shift - 0.5) / se)) if se > 0 else
              (1.0 if shift == 0.5 else 0.0) if se == 0 else _NAN)
-        # the distribution functions just below and at each reference score
-        ks = float(max(np.abs(under / wt - below[:-1] / rt).max(),
-                       np.abs((under + eq) / wt - below[1:] / rt).max()))
         n_w = wt * wt / bins.w2 if bins.w2 > 0 else 0.0
         return ScoreShift(shift, se, p, ks, _ks_p_value(ks, n_w, self._n_eff))
-
-    def _shift(self, lt, eq, gap, at, wt, rt) -> float:
-        """The Mann-Whitney shift from the bins and their doubled placements: exact
-        (integer sums, one division) with whole-number weights."""
-        if self._whole and bool(np.all(lt == np.floor(lt)) and np.all(eq == np.floor(eq))):
-            if 2.0 * wt * rt < _INT64_SAFE:
-                num = int(np.dot(lt.astype(np.int64), gap.astype(np.int64))
-                          + np.dot(eq.astype(np.int64), at.astype(np.int64)))
-            else:           # (beyond int64: Python ints)
-                num = sum(int(a) * int(b) for a, b in zip(lt.tolist(), gap.tolist())) \
-                    + sum(int(a) * int(b) for a, b in zip(eq.tolist(), at.tolist()))
-            return num / (2 * int(wt) * int(rt))
-        return float(np.dot(lt, gap) + np.dot(eq, at)) / (2 * wt * rt)
-
-    def _delong_se(self, lt, eq, v_gap, v_at, v01, shift, wt, rt) -> float:
-        """DeLong's standard error of the shift: the window's placements ``v_gap`` /
-        ``v_at`` per bin, the reference's ``v01`` per distinct score (the window weight
-        above it, ties one half, over the window's), frequency weights; nan while a side
-        weighs at most 1 (as `streamrank.monitor.drift.delong_variance`)."""
-        if not (wt > 1 and rt > 1):
-            return _NAN
-        s10 = (np.dot(lt, (v_gap - shift) ** 2) + np.dot(eq, (v_at - shift) ** 2)) / (wt - 1)
-        s01 = np.dot(self.mass, (v01 - shift) ** 2) / (rt - 1)
-        var = float(s10 / wt + s01 / rt)
-        return math.sqrt(var) if var >= 0 else _NAN
 
 
 def _ks_p_value(d: float, n1: float, n2: float) -> float:

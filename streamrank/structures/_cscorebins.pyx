@@ -24,9 +24,23 @@ a fractional weight may round, so the owner recounts from the window after
 ([1.0, 1.0, 1.0], [1.0, 0.0])
 """
 
-from libc.math cimport floor
+from libc.math cimport fabs, floor
 
 import numpy as np
+
+cdef extern from *:
+    """
+    static inline int sr_mul_ovf(long long a, long long b, long long* r) {
+        return __builtin_mul_overflow(a, b, r);
+    }
+    static inline int sr_add_ovf(long long a, long long b, long long* r) {
+        return __builtin_add_overflow(a, b, r);
+    }
+    """
+    bint sr_mul_ovf(long long a, long long b, long long* r) noexcept nogil
+    bint sr_add_ovf(long long a, long long b, long long* r) noexcept nogil
+
+cdef double EXACT = 2.0 ** 53
 
 #: Changes of a fractional weight after which the owner recounts the bins (their
 #: rounding, at most 2**-53 of a bin's weight per change, stays below 2**-33 of it).
@@ -46,6 +60,7 @@ cdef class ScoreBins:
         self.rows = 0
         self.w2 = 0.0
         self.fractional = 0
+        self.whole = True
 
     cdef void put(self, double s, double w, int sign) noexcept:
         """A window score ``s`` of weight ``w`` in (``sign`` 1) or out (-1)."""
@@ -64,6 +79,7 @@ cdef class ScoreBins:
         self.w2 += sign * w * w
         if w != floor(w):
             self.fractional += 1
+            self.whole = False
 
     def change(self, double s, double w, int sign):
         """`put` from Python: score ``s`` of weight ``w`` in (``sign`` 1) or out (-1)."""
@@ -82,6 +98,60 @@ cdef class ScoreBins:
         self.rows = s.size
         self.w2 = float(np.dot(w, w))
         self.fractional = 0
+        self.whole = bool(np.all(w == np.floor(w)))
+
+    def read(self, const double[::1] mass):
+        """The sums a score drift reads, against a reference of weight ``mass[j]`` at
+        each of its distinct scores: ``(num, fnum, wt, s10, s01, ks)``. ``2 rt wt`` times
+        the shift is ``num`` (an exact int: every weight whole, in int64) or else
+        ``fnum`` (a float sum); ``wt`` the window's weight; ``s10`` and ``s01`` the
+        weighted sums of the squared deviations of the window's and the reference's
+        DeLong placements from the shift; ``ks`` the Kolmogorov-Smirnov statistic.
+        Two passes over the bins, ``O(R)``, in C."""
+        cdef Py_ssize_t j, R = self.ref.shape[0]
+        cdef double rt = 0.0, wt = 0.0, below = 0.0, g, a, fnum = 0.0
+        cdef long long inum = 0, term
+        cdef bint exact = self.whole
+        for j in range(R):
+            rt += mass[j]
+            exact = exact and mass[j] == floor(mass[j])
+        for j in range(R + 1):
+            g = 2.0 * below                             # placement of the gap below j
+            a = g + mass[j] if j < R else 0.0           # and at the reference score j
+            wt += self.lt[j] + (self.eq[j] if j < R else 0.0)
+            fnum += self.lt[j] * g + (self.eq[j] * a if j < R else 0.0)
+            if exact:
+                exact = not (self.lt[j] >= EXACT or g >= EXACT
+                             or sr_mul_ovf(<long long>self.lt[j], <long long>g, &term)
+                             or sr_add_ovf(inum, term, &inum))
+                if exact and j < R:
+                    exact = not (self.eq[j] >= EXACT or a >= EXACT
+                                 or sr_mul_ovf(<long long>self.eq[j], <long long>a, &term)
+                                 or sr_add_ovf(inum, term, &inum))
+            if j < R:
+                below += mass[j]
+        if not (rt > 0.0 and wt > 0.0):
+            return None, fnum, wt, 0.0, 0.0, 0.0
+        cdef double shift = fnum / (2.0 * wt * rt)
+        cdef double s10 = 0.0, s01 = 0.0, ks = 0.0, under = 0.0, v, d
+        below = 0.0
+        for j in range(R + 1):
+            v = below / rt - shift                      # the gap's placement, less A
+            s10 += self.lt[j] * v * v
+            under += self.lt[j]
+            if j == R:
+                break
+            d = fabs(under / wt - below / rt)           # just below reference score j
+            ks = d if d > ks else ks
+            v = (below + mass[j] / 2.0) / rt - shift    # at it
+            s10 += self.eq[j] * v * v
+            v = (wt - under - self.eq[j] / 2.0) / wt - shift    # its own placement
+            s01 += mass[j] * v * v
+            under += self.eq[j]
+            below += mass[j]
+            d = fabs(under / wt - below / rt)           # at it
+            ks = d if d > ks else ks
+        return (inum if exact else None), fnum, wt, s10, s01, ks
 
     def arrays(self):
         """``(lt, eq)`` as lists (the gaps, then the points). ``O(R)``."""
