@@ -20,7 +20,8 @@ report reads from the bins, in ``O(R)`` (two passes in C) whatever the window ho
   score), and the two-sided p-value of no shift;
 * the two-sample **Kolmogorov-Smirnov statistic**, the largest distance between the two
   weighted empirical distribution functions (taken at each reference score and just below
-  it, where it is reached), and its asymptotic p-value.
+  it, where it is reached): `scipy.stats.ks_2samp`'s; and its asymptotic p-value,
+  ``O(1)`` (`_ks_p_value`).
 
 >>> import numpy as np
 >>> from streamrank.structures._cscorebins import ScoreBins
@@ -38,7 +39,7 @@ import math
 from typing import NamedTuple
 
 import numpy as np
-from scipy.special import ndtr
+from scipy.special import kolmogorov, ndtr
 from scipy.stats import kstwo
 
 from ..structures._cscorebins import ScoreBins
@@ -109,16 +110,27 @@ class ScoreReference:
         return ScoreShift(shift, se, p, ks, _ks_p_value(ks, n_w, self._n_eff))
 
 
+#: Below this rounded effective size the KS p-value is scipy's own (`_ks_p_value`).
+_KS_EXACT_BELOW = 30
+
+
 def _ks_p_value(d: float, n1: float, n2: float) -> float:
-    """The two-sided p-value of Kolmogorov-Smirnov statistic ``d`` by Smirnov's
-    asymptotic distribution (`scipy.stats.kstwo` at the rounded ``n1 n2 / (n1 + n2)``,
-    each ``n`` a sample's effective size ``(sum w)^2 / sum w^2``): with unit weights,
-    ``scipy.stats.ks_2samp(..., method="asymp")``'s. nan when that size rounds to 0 (one
-    prediction a side, as scipy's).
+    """The two-sided p-value of Kolmogorov-Smirnov statistic ``d`` of samples of
+    effective sizes ``n1``, ``n2`` (``(sum w)^2 / sum w^2``), at ``n = n1 n2 / (n1 +
+    n2)`` rounded. Below ``n = 30``, ``scipy.stats.ks_2samp(..., method="asymp")``'s
+    (the exact distribution of the one-sample statistic at ``n``, `scipy.stats.kstwo`);
+    from 30 on, Kolmogorov's limiting distribution at ``(sqrt(n) + 0.12 + 0.11 /
+    sqrt(n)) d`` (Stephens' finite-size correction), ``O(1)``, where `kstwo`'s cost
+    grows with ``n`` (1 ms at ``n = 140``, 0.4 s at ``5e5``: too slow for a report). The
+    two differ by less than 0.018 from ``n = 30``, 0.012 from 100 and 0.005 from 1000.
+    nan when ``n`` rounds to 0 (one prediction a side, as scipy's).
 
     >>> from scipy.stats import ks_2samp
-    >>> k = ks_2samp(np.arange(10.0), np.arange(12.0) + 3, method="asymp")
-    >>> bool(_ks_p_value(k.statistic, 10, 12) == k.pvalue)
+    >>> k = ks_2samp(np.arange(600.0), np.arange(500.0) + 40, method="asymp")
+    >>> round(float(k.pvalue), 4), round(_ks_p_value(k.statistic, 600, 500), 4)
+    (0.0079, 0.0078)
+    >>> k = ks_2samp(np.arange(6.0), np.arange(5.0) + 2, method="asymp")
+    >>> bool(_ks_p_value(k.statistic, 6, 5) == k.pvalue)
     True
     """
     if not (n1 > 0 and n2 > 0):
@@ -126,4 +138,7 @@ def _ks_p_value(d: float, n1: float, n2: float) -> float:
     en = float(np.round(n1 * n2 / (n1 + n2)))
     if en < 1:
         return _NAN
-    return float(np.clip(kstwo.sf(d, en), 0.0, 1.0))
+    if en < _KS_EXACT_BELOW:
+        return float(np.clip(kstwo.sf(d, en), 0.0, 1.0))
+    root = math.sqrt(en)
+    return float(min(1.0, max(0.0, kolmogorov((root + 0.12 + 0.11 / root) * d))))

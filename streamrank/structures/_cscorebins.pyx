@@ -109,47 +109,54 @@ cdef class ScoreBins:
         DeLong placements from the shift; ``ks`` the Kolmogorov-Smirnov statistic.
         Two passes over the bins, ``O(R)``, in C."""
         cdef Py_ssize_t j, R = self.ref.shape[0]
+        cdef const double* m = &mass[0] if R else NULL
+        cdef double* lt = &self.lt[0]
+        cdef double* eq = &self.eq[0] if R else NULL
         cdef double rt = 0.0, wt = 0.0, below = 0.0, g, a, fnum = 0.0
         cdef long long inum = 0, term
         cdef bint exact = self.whole
         for j in range(R):
-            rt += mass[j]
-            exact = exact and mass[j] == floor(mass[j])
+            rt += m[j]
+            exact = exact and m[j] == floor(m[j])
         for j in range(R + 1):
             g = 2.0 * below                             # placement of the gap below j
-            a = g + mass[j] if j < R else 0.0           # and at the reference score j
-            wt += self.lt[j] + (self.eq[j] if j < R else 0.0)
-            fnum += self.lt[j] * g + (self.eq[j] * a if j < R else 0.0)
+            wt += lt[j]
+            fnum += lt[j] * g
             if exact:
-                exact = not (self.lt[j] >= EXACT or g >= EXACT
-                             or sr_mul_ovf(<long long>self.lt[j], <long long>g, &term)
+                exact = not (lt[j] >= EXACT or g >= EXACT
+                             or sr_mul_ovf(<long long>lt[j], <long long>g, &term)
                              or sr_add_ovf(inum, term, &inum))
-                if exact and j < R:
-                    exact = not (self.eq[j] >= EXACT or a >= EXACT
-                                 or sr_mul_ovf(<long long>self.eq[j], <long long>a, &term)
-                                 or sr_add_ovf(inum, term, &inum))
-            if j < R:
-                below += mass[j]
+            if j == R:
+                break
+            a = g + m[j]                                # and at the reference score j
+            wt += eq[j]
+            fnum += eq[j] * a
+            if exact:
+                exact = not (eq[j] >= EXACT or a >= EXACT
+                             or sr_mul_ovf(<long long>eq[j], <long long>a, &term)
+                             or sr_add_ovf(inum, term, &inum))
+            below += m[j]
         if not (rt > 0.0 and wt > 0.0):
             return None, fnum, wt, 0.0, 0.0, 0.0
         cdef double shift = fnum / (2.0 * wt * rt)
         cdef double s10 = 0.0, s01 = 0.0, ks = 0.0, under = 0.0, v, d
+        cdef double iw = 1.0 / wt, ir = 1.0 / rt
         below = 0.0
         for j in range(R + 1):
-            v = below / rt - shift                      # the gap's placement, less A
-            s10 += self.lt[j] * v * v
-            under += self.lt[j]
+            v = below * ir - shift                      # the gap's placement, less A
+            s10 += lt[j] * v * v
+            under += lt[j]
             if j == R:
                 break
-            d = fabs(under / wt - below / rt)           # just below reference score j
+            d = fabs(under * iw - below * ir)           # just below reference score j
             ks = d if d > ks else ks
-            v = (below + mass[j] / 2.0) / rt - shift    # at it
-            s10 += self.eq[j] * v * v
-            v = (wt - under - self.eq[j] / 2.0) / wt - shift    # its own placement
-            s01 += mass[j] * v * v
-            under += self.eq[j]
-            below += mass[j]
-            d = fabs(under / wt - below / rt)           # at it
+            v = (below + 0.5 * m[j]) * ir - shift       # at it
+            s10 += eq[j] * v * v
+            v = (wt - under - 0.5 * eq[j]) * iw - shift     # its own placement
+            s01 += m[j] * v * v
+            under += eq[j]
+            below += m[j]
+            d = fabs(under * iw - below * ir)           # at it
             ks = d if d > ks else ks
         return (inum if exact else None), fnum, wt, s10, s01, ks
 

@@ -29,6 +29,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, rule
+from scipy.special import kolmogorov
 from scipy.stats import ks_2samp, kstwo, norm
 from sklearn.metrics import roc_auc_score
 
@@ -98,13 +99,27 @@ def ks_oracle(a_s, a_w, b_s, b_w) -> float:
 
 
 def ks_p_formula(d, a_w, b_w) -> float:
-    """The documented asymptotic p-value: `kstwo` at the rounded n1 n2 / (n1 + n2) of
-    the effective sizes (sum w)^2 / sum w^2 (nan when it rounds to 0, as scipy's)."""
+    """The documented asymptotic p-value: Kolmogorov's limiting distribution at
+    (sqrt(n) + 0.12 + 0.11 / sqrt(n)) d, n the rounded n1 n2 / (n1 + n2) of the effective
+    sizes (sum w)^2 / sum w^2 (nan when it rounds to 0, as scipy's)."""
     a_w, b_w = np.asarray(a_w, float), np.asarray(b_w, float)
     n1 = a_w.sum() ** 2 / (a_w ** 2).sum()
     n2 = b_w.sum() ** 2 / (b_w ** 2).sum()
     en = np.round(n1 * n2 / (n1 + n2))
-    return float(np.clip(kstwo.sf(d, en), 0, 1)) if en >= 1 else NAN
+    if en < 1:
+        return NAN
+    if en < 30:
+        return float(np.clip(kstwo.sf(d, en), 0, 1))
+    root = math.sqrt(en)
+    return float(np.clip(kolmogorov((root + 0.12 + 0.11 / root) * d), 0, 1))
+
+
+def scipy_ks_tolerance(n1, n2) -> float:
+    """How far the documented p-value may be from ``ks_2samp(method="asymp")``'s (the
+    exact one-sample distribution at the same n): scipy's own below n = 30, then within
+    0.018, 0.012 from n = 100 and 0.005 from 1000."""
+    n = round(n1 * n2 / (n1 + n2))
+    return 1e-12 if n < 30 else 0.018 if n < 100 else 0.012 if n < 1000 else 0.005
 
 
 def check_shift(r, ref, win, alpha) -> None:
@@ -150,7 +165,8 @@ def check_shift(r, ref, win, alpha) -> None:
             warnings.simplefilter("ignore", RuntimeWarning)
             res = ks_2samp(ws, rs, method="asymp")
         assert same(r.ks, float(res.statistic), 1e-12)
-        assert same(r.ks_p, float(res.pvalue)), (r.ks_p, res.pvalue)
+        assert same(r.ks_p, float(res.pvalue), scipy_ks_tolerance(len(ws), len(rs))), (
+            r.ks_p, res.pvalue)
 
 
 def score_fields(r) -> tuple:
