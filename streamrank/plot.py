@@ -54,7 +54,8 @@ def plot_history(history: Iterable[Report], path: _Path, *,
     (``p < alpha``) are red triangles on the curve; detector drifts are orange dotted
     vertical lines. With ``Monitor(estimate=True)``, the estimated AUC (which needs no
     label) is a dashed line beside the realized one. A lower panel shows the labeled and
-    pending predictions in the window. Uses matplotlib's Agg canvas (no display, no global pyplot state).
+    pending predictions in the window. Uses matplotlib's Agg canvas (no display, no
+    global pyplot state).
 
     Parameters
     ----------

@@ -107,8 +107,9 @@ def _before_labels_lines(mon, shape, last) -> list:
             parts.append(f"estimated AUC {cell['estimated_auc']:.4f} (of the labeled "
                          f"{cell['estimated_auc_labeled']:.4f})")
         if mon.score_drift:
-            parts.append(f"score shift {cell['score_shift']:.4f} (p {cell['score_shift_p']:.3g}"
-                         f"), KS {cell['ks']:.4f} (p {cell['ks_p']:.3g})")
+            parts.append(f"score shift {cell['score_shift']:.4f} "
+                         f"(p {cell['score_shift_p']:.3g}), KS {cell['ks']:.4f} "
+                         f"(p {cell['ks_p']:.3g})")
         drop = cell["detectable_drop"]
         if drop == drop:
             parts.append(f"detectable drop {drop:.4f}")

@@ -6,9 +6,9 @@ A `Monitor` node holds ``config`` (the settings, the detector as `_dump_detector
 it), ``state`` (clock, counters by name, history, alerts, and the detector's flags and
 exact state: River's ADWIN and Page-Hinkley, `streamrank.monitor.detectors.detector_state`),
 its window's predictions as columns (keys stored exactly), the frozen reference window or
-the ``reference=N`` store, the scores' reference (``score_drift``), the ids evicted lately, its join (the labels waiting for their
-prediction, the ids of the unmatched labels), and for another River detector the series
-it was fed (replayed on load).
+the ``reference=N`` store, the scores' reference (``score_drift``), the ids evicted
+lately, its join (the labels waiting for their prediction, the ids of the unmatched
+labels), and for another River detector the series it was fed (replayed on load).
 """
 
 from __future__ import annotations

@@ -152,8 +152,8 @@ def test_pair_counter_version_1_snapshots_are_refused(name):
 @pytest.mark.parametrize("name", sorted(k for k in FIXTURES if k.startswith("monitor")))
 def test_version_1_monitor_snapshots_are_refused(name):
     """The committed version-1 `Monitor` snapshots (development formats) are refused with
-    the version error, as are the monitor's versions 2 to 7 and 9 (forged from a current one);
-    the current version still loads what these builders make."""
+    the version error, as are the monitor's versions 2 to 7 and 9 (forged from a current
+    one); the current version still loads what these builders make."""
     build, cls = FIXTURES[name]
     data = (DATA / name).read_bytes()
     with np.load(io.BytesIO(data)) as z:            # the committed file is version 1

@@ -119,7 +119,8 @@ def test_the_formats_of_development_versions_are_refused_with_the_version_error(
     arrays.update(format=np.array(fmt), version=np.array(version))
     data = _npz(arrays)
     if fmt == FORMAT:
-        match = rf"snapshot version {version} not supported \(this streamrank reads version {VERSION}\)"
+        match = (rf"snapshot version {version} not supported \(this streamrank reads "
+                 rf"version {VERSION}\)")
     else:
         match = (rf"'{fmt}' snapshot version {version} not supported \(this streamrank reads "
                  rf"'streamrank.Monitor' version {VERSION}, for every monitor\)")
