@@ -31,6 +31,7 @@ from libc.stdint cimport int64_t
 
 import numpy as np
 
+from ._cbinary cimport LevelDominanceCounter, _eadd, _eremove, _weight_ok
 from ._cevents cimport SCALAR_FLUSH, _num, _river_binary, _unit
 from ._cslots cimport SlotStore, _weight
 from ._cscorebins cimport ScoreBins
@@ -199,18 +200,39 @@ def estimate_rows(y, s, w):
 
 cdef int _pair_of(object engine, double s, double w, int sign, str caller) except -1:
     """Prediction ``(s, w)`` into (``sign`` 1) or out of an estimate's engine: a positive
-    of weight ``w s`` and a negative of weight ``w (1 - s)`` at ``s`` (`estimate_rows`);
-    in C once the engine holds float weights."""
+    of weight ``w s`` and a negative of weight ``w (1 - s)`` at ``s`` (`estimate_rows`)."""
     cdef double wp = w * s, wn = w * (1.0 - s)
-    dom = engine._dom
-    if wp >= MIN_WEIGHT and not (dom.engine_add(1.0, s, wp) if sign > 0
-                                 else dom.engine_remove(1.0, s, wp)):
-        (engine.add if sign > 0 else engine.remove)(1.0, s, wp, caller=caller)
-        dom = engine._dom
-    if wn >= MIN_WEIGHT and not (dom.engine_add(0.0, s, wn) if sign > 0
-                                 else dom.engine_remove(0.0, s, wn)):
-        (engine.add if sign > 0 else engine.remove)(0.0, s, wn, caller=caller)
+    if wp >= MIN_WEIGHT:
+        _row_of(engine, 1.0, s, wp, sign, caller)
+    if wn >= MIN_WEIGHT:
+        _row_of(engine, 0.0, s, wn, sign, caller)
     return 0
+
+
+cdef int _row_of(object engine, double y, double s, double w, int sign,
+                 str caller) except -1:
+    """Row ``(y, s, w)`` into (``sign`` 1) or out of ``engine``: straight into its
+    few-level counter's compiled change when it holds one (`_eadd` / `_eremove`, what its
+    ``engine_add`` / ``engine_remove`` call, without a Python call), else through those,
+    else the engine's checked path."""
+    cdef int64_t iw = 0
+    cdef double fw = 0.0
+    cdef LevelDominanceCounter lev
+    dom = engine._dom
+    if isinstance(dom, LevelDominanceCounter):
+        lev = <LevelDominanceCounter>dom
+        if _weight_ok(lev, w, &iw, &fw) and (
+                _eadd(lev, y, s, iw, fw) if sign > 0 else _eremove(lev, y, s, iw, fw)) == 1:
+            return 0
+    elif dom.engine_add(y, s, w) if sign > 0 else dom.engine_remove(y, s, w):
+        return 0
+    (engine.add if sign > 0 else engine.remove)(y, s, w, caller=caller)
+    return 0
+
+
+#: Below this many predictions an estimate's changes go one by one (`_pair_of`, in C);
+#: from it on as one sorted batch, whose walks share their upper nodes (`_batch`).
+cdef Py_ssize_t ESTIMATE_FLUSH = 1024
 
 
 cdef class _Changes:
@@ -235,7 +257,7 @@ cdef class _Changes:
 
     cdef int apply(self, object engine, int sign, str caller) except -1:
         cdef Py_ssize_t i
-        if self.n < SCALAR_FLUSH:
+        if self.n < ESTIMATE_FLUSH:
             for i in range(self.n):
                 _pair_of(engine, self.s[i], self.w[i], sign, caller)
             return 0
