@@ -84,9 +84,9 @@ class Feed:
     def _block(self, blk: Block) -> bool:
         keys, cols = blk.columns
         i, n = 0, blk.n
-        every, events = self.every, self.mon.stats
-        while i < n:
-            stop = min(n, i + SLICE, i + every - events["events"] % every,
+        every = self.every
+        while i < n:        # (the monitor's stats anew: a checkpoint renews its state)
+            stop = min(n, i + SLICE, i + every - self.mon.stats["events"] % every,
                        i + self.checkpoint_every - self.since_ckpt)
             try:
                 self.observe_many(keys[i:stop], **{c: v[i:stop] for c, v in cols.items()})

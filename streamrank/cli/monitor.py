@@ -71,6 +71,7 @@ a bad row (``--on-error``), not a label for an earlier prediction.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import zlib
@@ -79,7 +80,8 @@ from functools import wraps
 import click
 from click.core import ParameterSource
 
-from ..monitor.checkpoint import CheckpointError, read_checkpoint, write_checkpoint
+from ..monitor.checkpoint import (CheckpointError, continue_from, read_checkpoint,
+                                  write_checkpoint)
 from ..monitor.table import shape_of
 from ._common import (EXIT_ALERT, InputError, check_distinct_columns, format_option,
                       on_error_option, progress_option, read_error)
@@ -471,11 +473,14 @@ def monitor(ctx, source, id_col, score_col, label_col, require_score, weight_col
                     "resolved": parser.resolved, "every": every}
                 if segmented:
                     meta_out["segmented"] = True
+                state = mon.to_bytes()
                 try:
-                    write_checkpoint(checkpoint, mon.to_bytes(), meta_out)
+                    write_checkpoint(checkpoint, state, meta_out)
                 except OSError as exc:
                     raise InputError(f"{checkpoint}: cannot write the checkpoint "
                                      f"({exc.strerror or exc})") from None
+                with lock or contextlib.nullcontext():  # (a scrape reads one or the other)
+                    continue_from(mon, state)   # as a resumed run does, bit for bit
 
             status["save"] = save
 

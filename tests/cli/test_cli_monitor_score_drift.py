@@ -237,22 +237,28 @@ def test_kill_9_then_resume_prints_the_uninterrupted_lines(tmp_path, n_ref):
     rows, _ = make_events(1600, 41, window=200, collapse_at=900)
     data = csv_text(rows).encode()
     args = ["--window", 200, "--every", 150, "--time", "ts", "--format", "json",
-            "--score-drift", *(["--score-reference", n_ref] if n_ref else [])]
+            "--score-drift", *(["--score-reference", n_ref] if n_ref else []),
+            "--estimate", "--detect-drop", 0.05]     # (every field before the labels)
     full, want_out = tmp_path / "full.csv", tmp_path / "want.json"
     full.write_bytes(data)
+    # the run that is not killed writes its checkpoints where the killed one does: a run
+    # goes on from each checkpoint as a resumed one does (`continue_from`), so the
+    # float sums of the estimates agree to the last bit
     with open(want_out, "wb") as f:
-        subprocess.run(CMD + [str(a) for a in [full, *args]], stdout=f, env=_env(),
-                       timeout=120, check=False)
+        subprocess.run(CMD + [str(a) for a in [full, *args, "--checkpoint",
+                                               tmp_path / "want.ckpt",
+                                               "--checkpoint-every", 500]],
+                       stdout=f, env=_env(), timeout=120, check=False)
     want = want_out.read_bytes()
     cut = data.index(b"\n", len(data) // 2) + 1
     live, ckpt, out = tmp_path / "live.csv", tmp_path / "m.ckpt", tmp_path / "out.json"
     live.write_bytes(data[:cut])
     n_rows = data[:cut].count(b"\n") - 1
     shown = b"".join(want.splitlines(keepends=True)[:n_rows // 150])
-    run_args = [live, *args, "--checkpoint", ckpt]
+    run_args = [live, *args, "--checkpoint", ckpt, "--checkpoint-every", 500]
     with open(out, "ab") as f:
         proc = subprocess.Popen(CMD + [str(a) for a in [*run_args, "--follow", "--poll",
-                                                         0.02, "--checkpoint-every", 500]],
+                                                         0.02]],
                                 stdout=f, stderr=subprocess.PIPE, env=_env())
     try:
         _wait_for_checkpoint(ckpt, 500, proc)
