@@ -71,7 +71,6 @@ a bad row (``--on-error``), not a label for an earlier prediction.
 
 from __future__ import annotations
 
-import contextlib
 import os
 import signal
 import zlib
@@ -80,6 +79,7 @@ from functools import wraps
 import click
 from click.core import ParameterSource
 
+from ..exceptions import SnapshotError
 from ..monitor.checkpoint import (CheckpointError, continue_from, read_checkpoint,
                                   write_checkpoint)
 from ..monitor.table import shape_of
@@ -479,8 +479,11 @@ def monitor(ctx, source, id_col, score_col, label_col, require_score, weight_col
                 except OSError as exc:
                     raise InputError(f"{checkpoint}: cannot write the checkpoint "
                                      f"({exc.strerror or exc})") from None
-                with lock or contextlib.nullcontext():  # (a scrape reads one or the other)
-                    continue_from(mon, state)   # as a resumed run does, bit for bit
+                try:        # go on as a run resumed from it does, bit for bit
+                    continue_from(mon, state, lock)
+                except SnapshotError as exc:
+                    raise InputError(f"{checkpoint}: the checkpoint just written does not "
+                                     f"read back ({exc}); please report it") from None
 
             status["save"] = save
 

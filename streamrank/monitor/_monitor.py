@@ -128,8 +128,9 @@ class Monitor(MonitorEvents, JoinSide, WindowRuns, MonitorReads, SignalFeed, Mon
         (frozen just before the window first slides).
     score_alert : bool
         With ``score_drift``: a report also alerts when the score shift's p-value is
-        below ``alpha`` (`Report.score_alert`); off by default, as score drift without a
-        drop of the AUC is often harmless.
+        below ``alpha`` (`Report.score_alert`; no test while the window or the scores'
+        reference holds fewer than ``min_window`` predictions); off by default, as score
+        drift without a drop of the AUC is often harmless.
 
     Attributes
     ----------

@@ -80,10 +80,14 @@ class MonitorReads:
 
     def _score_shift(self) -> ScoreShift:
         """The window's scores against the scores' reference (`ScoreShift`: all nan
-        until it freezes), from its bins (fed by `_fresh_counts`). ``O(R)``."""
+        until it freezes), from its bins (fed by `_fresh_counts`); as the AUC's, the tests
+        need ``min_window`` predictions a side (else their p-values are nan). ``O(R)``."""
         if self._sref is None:
             return ScoreShift()
-        return self._sref.read(self._est[2])
+        shift = self._sref.read(self._est[2])
+        if min(len(self._win), len(self._sref)) < self.min_window:     # no test yet
+            shift = shift._replace(p_value=_NAN, ks_p_value=_NAN)
+        return shift
 
     def _window_variance(self, auc: float, classes: dict) -> float:
         """The variance of the window's AUC (two classes held) by the ``test`` method:

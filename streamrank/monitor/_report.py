@@ -80,11 +80,14 @@ class Report:
         the window (every prediction, labeled or not) exceeds one of the scores'
         reference, ties one half (0.5: no shift; above: the scores moved up), its DeLong
         standard error and the two-sided p-value of no shift
-        (`streamrank.monitor._scores`); nan until the scores' reference freezes.
+        (`streamrank.monitor._scores`); nan until the scores' reference freezes, and the
+        p-value nan (no test) while the window or the reference holds fewer than
+        ``min_window`` predictions.
     ks, ks_p : float
         With ``score_drift``: the two-sample Kolmogorov-Smirnov statistic of the window's
         scores against the reference's (``scipy.stats.ks_2samp``'s) and its asymptotic
-        two-sided p-value; nan until the scores' reference freezes.
+        two-sided p-value (nan as ``score_shift_p``); nan until the scores' reference
+        freezes.
     score_alert : bool
         ``score_shift_p < alpha``; part of ``alert`` only with
         ``Monitor(score_alert=True)``.

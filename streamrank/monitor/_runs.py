@@ -3,8 +3,10 @@ C, for a `Monitor`, the two windows of a `PairedMonitor` and the units of a
 `SegmentedMonitor`.
 
 A `Monitor` is *steady* (`Monitor.steady`) with a count window, no label waiting, no
-detector, and its reference frozen, or not frozen yet but the default one (the first
-full window: a run stops before the eviction that freezes it); with ``labels="binary"``
+detector, and its references frozen (the labels' and, with ``score_drift``, the
+scores'), or not frozen yet but the default ones (the first full window: a run stops
+before the eviction that freezes them; a ``reference=N`` or ``score_reference=N`` not
+frozen yet is not steady); with ``labels="binary"``
 a run stops before a label that could be a third one.
 Then a new prediction with a finite score and a late label for a pending prediction take
 `Monitor.observe`'s per-event paths, and `Monitor.observe_run` takes a run of them from

@@ -107,8 +107,13 @@ class MonitorState:
         frozen = snap.flag("score_ref_frozen")
         s = snap.floats("score_ref_s")
         w = snap.floats("score_ref_w", s.size, nonnegative=True)
-        if (frozen or s.size) and not self.score_drift or s.size and not frozen and (
-                self.score_reference is None or s.size >= self.score_reference):
+        n = self.score_reference
+        if frozen:      # the first full window (one prediction or more), or the first n
+            ok = self.score_drift and s.size >= 1 and (n is None or s.size == n)
+        else:           # nothing, or the first evicted of the first n
+            ok = not s.size or (self.score_drift and n is not None and s.size < n
+                                and s.size <= self.stats["evicted"])
+        if not ok:
             raise snap.corrupt("a scores' reference the settings do not keep")
         if frozen:
             self._set_score_reference(ScoreReference(s, w))

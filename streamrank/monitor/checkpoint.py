@@ -157,13 +157,16 @@ def write_checkpoint(path: str | os.PathLike[str], monitor_bytes: bytes,
         pass
 
 
-def continue_from(monitor, state: bytes) -> None:
+def continue_from(monitor, state: bytes, lock=None) -> None:
     """Make ``monitor`` (of any shape) the monitor its checkpoint ``state`` (its
     ``to_bytes``) restores: a run goes on from each checkpoint it writes exactly as a run
     resumed from it does, so that a crash at any moment and ``--resume`` print what the
     run would have printed, bit for bit. (A restore recounts the window's float sums, the
     estimates' and fractional weights', whose last bits depend on the order of the
-    changes that came and went.) ``O(W log W)``, as ``from_bytes``.
+    changes that came and went.) ``O(W log W)``, as ``from_bytes``, before taking
+    ``lock`` (a `threading.Lock` the monitor's readers hold, or None) for the swap only.
+    `streamrank.exceptions.SnapshotError` (nothing changes) if ``state`` does not read
+    back.
 
     >>> from streamrank.monitor import Monitor
     >>> m = Monitor(window=3, estimate=True)
@@ -174,7 +177,12 @@ def continue_from(monitor, state: bytes) -> None:
     >>> m.report().estimated_auc == before, len(m)
     (True, 3)
     """
-    monitor.__dict__.update(type(monitor).from_bytes(state).__dict__)
+    restored = type(monitor).from_bytes(state).__dict__
+    if lock is None:
+        monitor.__dict__.update(restored)
+        return
+    with lock:
+        monitor.__dict__.update(restored)
 
 
 def _remove_stale_temps(directory, base) -> None:

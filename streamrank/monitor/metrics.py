@@ -53,7 +53,7 @@ def _defaults(columns) -> dict:
     ints = {"n", "pending", "dropped", "unmatched", "paired_n", "concordant", "discordant",
             "tied_score", "comparable", "tied_label", "tied_both"}
     flags = {"alert", "segment_alert", "drift", "challenger_alert",
-             "segment_challenger_alert"}
+             "segment_challenger_alert", "score_alert"}
     return {c.name: 0 if c.name in ints else False if c.name in flags else
             None if c.name == "metric" else _NAN for c in columns}
 

@@ -136,6 +136,9 @@ CELL = (
     _both("ks_p", "The Kolmogorov-Smirnov test's asymptotic two-sided p-value."),
     _both("score_alert", "score_shift_p < alpha (part of alert with --alert-on "
           "score-shift)."),
+    Column("score_shift_p_adjusted", "The score-shift p-value corrected across the "
+           "segments (with --alert-on score-shift: alert when below alpha).",
+           segments=True),
 )
 
 #: The columns of a pair row (a segment's champion against its challenger).
@@ -204,8 +207,8 @@ def table_layout(models: int, segmented: bool, show_time: bool = True, drift: bo
     detector runs); ``est_auc`` (the estimated AUC) with ``estimate``, ``shift`` (the
     score shift) and ``ks`` with ``score_drift``. A line is at most ``width``
     characters: the segment's column takes what the others leave (8 to 20 characters);
-    each of those is added while it fits, in place of ``z`` if need be (``p_value`` says
-    the same); JSON and CSV keep every column.
+    each of those (``shift`` and ``ks`` together) is added while it fits, in place of
+    ``z`` if need be (``p_value`` says the same); JSON and CSV keep every column.
 
     A report's line holds the champion's window and its test against its reference
     (with segments, the corrected p-value ``p_adj``). With a challenger, a second line
@@ -251,13 +254,13 @@ def table_layout(models: int, segmented: bool, show_time: bool = True, drift: bo
     out.append(Slot("alert", w["alert"], "alert", "challenger_alert"))
     if drift:
         out.append(Slot("drift", w["drift"], "drift", "challenger_drift"))
-    extras = [Slot("est_auc", 7, "estimated_auc", "challenger_estimated_auc")] * estimate
+    extras = [[Slot("est_auc", 7, "estimated_auc", "challenger_estimated_auc")]] * estimate
     if score_drift:
-        extras += [Slot("shift", 6, "score_shift", "challenger_score_shift"),
-                   Slot("ks", 5, "ks", "challenger_ks")]
-    for extra in extras:            # each while it fits, in place of z if need be
+        extras.append([Slot("shift", 6, "score_shift", "challenger_score_shift"),
+                       Slot("ks", 5, "ks", "challenger_ks")])
+    for group in extras:            # each while it fits, in place of z if need be
         without_z = [s for s in out if s.header != "z"]
-        for line in (out + [extra], without_z + [extra]):
+        for line in (out + group, without_z + group):
             if _line_width(line, w["segment"]) <= width:
                 out = line
                 break
@@ -380,11 +383,15 @@ def table_of(report, models: int | None = None) -> ReportTable:
 
 
 def _segmented(report, paired) -> ReportTable:
+    from ._segment_report import adjust_p_values
+
     cells, pairs = [], []
+    drops = [r.champion if paired else r for r in report.reports]
+    shift_adj = adjust_p_values([r.score_shift_p for r in drops], report.correction)
     for i, (seg, r) in enumerate(zip(report.segments, report.reports)):
-        champion = _cell(r.champion if paired else r, seg, 0)
+        champion = _cell(drops[i], seg, 0)
         champion.update(p_adjusted=report.p_adjusted[i], segment_alert=champion["alert"],
-                        alert=report.alerts[i])
+                        alert=report.alerts[i], score_shift_p_adjusted=shift_adj[i])
         cells.append(champion)
         if paired:
             cells.append(_cell(r.challenger, seg, 1))

@@ -9,8 +9,8 @@ cdef class ScoreBins:
     cdef double[::1] eq         # window weight at ref[j]
     cdef readonly object _lt, _eq, _ref
     cdef readonly Py_ssize_t rows       # window rows held
-    cdef readonly double w2             # their squared weights' sum
-    cdef readonly Py_ssize_t fractional # changes of a fractional weight since a recount
+    cdef readonly Py_ssize_t fractional # changes of a fractional (or huge) weight since
+                                        # the last recount
     cdef readonly bint whole            # every weight held whole (since the last recount)
 
     cdef void put(self, double s, double w, int sign) noexcept

@@ -14,8 +14,9 @@ placements and the Kolmogorov-Smirnov statistic are read from the bins in ``O(R)
 whatever the window holds.
 
 The weights are doubles: exact while they are whole numbers below 2**53; each change of
-a fractional weight may round, so the owner recounts from the window after
-`RECOUNT_AFTER` of them (`fractional` counts them).
+another weight may round, so the owner recounts from the window after `RECOUNT_AFTER`
+of them (`fractional` counts them), and a window emptied of rows reads as empty
+(`rows`, exact) whatever rounding is left in its bins.
 
 >>> import numpy as np
 >>> bins = ScoreBins(np.array([0.2, 0.5]))
@@ -42,8 +43,9 @@ cdef extern from *:
 
 cdef double EXACT = 2.0 ** 53
 
-#: Changes of a fractional weight after which the owner recounts the bins (their
-#: rounding, at most 2**-53 of a bin's weight per change, stays below 2**-33 of it).
+#: Changes of a fractional (or huge) weight after which the owner recounts the bins
+#: (their rounding, at most 2**-53 of the largest weight a bin held per change, stays
+#: below 2**-33 of it).
 RECOUNT_AFTER = 1 << 20
 
 
@@ -58,7 +60,6 @@ cdef class ScoreBins:
         self._eq = np.zeros(self._ref.size)
         self.ref, self.lt, self.eq = self._ref, self._lt, self._eq
         self.rows = 0
-        self.w2 = 0.0
         self.fractional = 0
         self.whole = True
 
@@ -76,8 +77,7 @@ cdef class ScoreBins:
         else:
             self.lt[lo] += sign * w
         self.rows += sign
-        self.w2 += sign * w * w
-        if w != floor(w):
+        if w != floor(w) or w >= EXACT:       # (a sum of such weights may round)
             self.fractional += 1
             self.whole = False
 
@@ -96,28 +96,25 @@ cdef class ScoreBins:
         self._lt[:] = np.bincount(at[~hit], weights=w[~hit], minlength=self._lt.size)
         self._eq[:] = np.bincount(at[hit], weights=w[hit], minlength=self._eq.size)
         self.rows = s.size
-        self.w2 = float(np.dot(w, w))
         self.fractional = 0
-        self.whole = bool(np.all(w == np.floor(w)))
+        self.whole = bool(np.all((w == np.floor(w)) & (w < EXACT)))
 
-    def read(self, const double[::1] mass):
+    def read(self, const double[::1] mass, double rt, bint whole):
         """The sums a score drift reads, against a reference of weight ``mass[j]`` at
-        each of its distinct scores: ``(num, fnum, wt, s10, s01, ks)``. ``2 rt wt`` times
-        the shift is ``num`` (an exact int: every weight whole, in int64) or else
-        ``fnum`` (a float sum); ``wt`` the window's weight; ``s10`` and ``s01`` the
-        weighted sums of the squared deviations of the window's and the reference's
-        DeLong placements from the shift; ``ks`` the Kolmogorov-Smirnov statistic.
-        Two passes over the bins, ``O(R)``, in C."""
+        each of its distinct scores, ``rt`` in all (``whole``: every weight of it a whole
+        number below 2**53): ``(num, fnum, wt, s10, s01, ks)``. ``2 rt wt`` times the
+        shift is ``num`` (an exact int: every weight whole, in int64) or else ``fnum`` (a
+        float sum); ``wt`` the window's weight; ``s10`` and ``s01`` the weighted sums of
+        the squared deviations of the window's and the reference's DeLong placements
+        from the shift; ``ks`` the Kolmogorov-Smirnov statistic. Two passes over the
+        bins, ``O(R)``, in C."""
         cdef Py_ssize_t j, R = self.ref.shape[0]
         cdef const double* m = &mass[0] if R else NULL
         cdef double* lt = &self.lt[0]
         cdef double* eq = &self.eq[0] if R else NULL
-        cdef double rt = 0.0, wt = 0.0, below = 0.0, g, a, fnum = 0.0
+        cdef double wt = 0.0, below = 0.0, g, a, fnum = 0.0
         cdef long long inum = 0, term
-        cdef bint exact = self.whole
-        for j in range(R):
-            rt += m[j]
-            exact = exact and m[j] == floor(m[j])
+        cdef bint exact = self.whole and whole
         for j in range(R + 1):
             g = 2.0 * below                             # placement of the gap below j
             wt += lt[j]
@@ -170,15 +167,15 @@ cdef class ScoreBins:
 
     def _check(self, s, w):
         """The bins equal a recount of the window scores ``s`` with weights ``w``
-        (exactly for whole-number weights). O(W log R)."""
+        (exactly while every weight since the last recount was whole). O(W log R)."""
         w = np.asarray(w, dtype=np.float64)
         other = ScoreBins(self._ref)
         other.recount(s, w)
         assert self.rows == other.rows, (self.rows, other.rows)
         assert bool(np.all(np.diff(self._ref) > 0))
-        whole = bool(np.all(w == np.floor(w)))
+        whole = self.whole and bool(np.all((w == np.floor(w)) & (w < EXACT)))
         for mine, theirs in ((self._lt, other._lt), (self._eq, other._eq)):
-            if whole:
+            if whole:       # (every weight that came and went whole: exact)
                 assert np.array_equal(mine, theirs), (mine, theirs)
             else:
                 assert np.allclose(mine, theirs, rtol=0, atol=1e-9 * max(w.sum(), 1.0)), \

@@ -99,12 +99,12 @@ def ks_oracle(a_s, a_w, b_s, b_w) -> float:
 
 
 def ks_p_formula(d, a_w, b_w) -> float:
-    """The documented asymptotic p-value: Kolmogorov's limiting distribution at
-    (sqrt(n) + 0.12 + 0.11 / sqrt(n)) d, n the rounded n1 n2 / (n1 + n2) of the effective
-    sizes (sum w)^2 / sum w^2 (nan when it rounds to 0, as scipy's)."""
-    a_w, b_w = np.asarray(a_w, float), np.asarray(b_w, float)
-    n1 = a_w.sum() ** 2 / (a_w ** 2).sum()
-    n2 = b_w.sum() ** 2 / (b_w ** 2).sum()
+    """The documented asymptotic p-value at the rounded n1 n2 / (n1 + n2) of the weight
+    sums (frequency weights): scipy's kstwo below 30, Kolmogorov's limit at
+    (sqrt(n) + 0.12 + 0.11 / sqrt(n)) d from there (nan when n rounds to 0, as scipy's)."""
+    n1, n2 = float(np.sum(a_w)), float(np.sum(b_w))
+    if not (n1 > 0 and n2 > 0):
+        return NAN
     en = np.round(n1 * n2 / (n1 + n2))
     if en < 1:
         return NAN
@@ -122,9 +122,10 @@ def scipy_ks_tolerance(n1, n2) -> float:
     return 1e-12 if n < 30 else 0.018 if n < 100 else 0.012 if n < 1000 else 0.005
 
 
-def check_shift(r, ref, win, alpha) -> None:
+def check_shift(r, ref, win, alpha, min_window=2) -> None:
     """Every score field of report ``r`` against the oracles, for reference ``ref`` and
-    window ``win`` (lists of ``(score, weight)``; ``ref`` None: not frozen)."""
+    window ``win`` (lists of ``(score, weight)``; ``ref`` None: not frozen); no test (nan
+    p-values) while either holds fewer than ``min_window`` predictions."""
     if ref is None:
         assert all(math.isnan(getattr(r, f)) for f in SCORE_FIELDS[:-1]), r
         assert r.score_alert is False
@@ -155,12 +156,15 @@ def check_shift(r, ref, win, alpha) -> None:
         p = 1.0 if r.score_shift == 0.5 else 0.0
     else:
         p = NAN
+    tested = min(len(ws), len(rs)) >= min_window
+    if not tested:
+        p = NAN
     assert same(r.score_shift_p, p, 1e-12), (r.score_shift_p, p, r)
     assert r.score_alert is bool(p < alpha)
     d = ks_oracle(ws, ww, rs, rw)
     assert same(r.ks, d, 1e-12), (r.ks, d)
-    assert same(r.ks_p, ks_p_formula(d, ww, rw))
-    if all(w == 1 for w in rw + ww):
+    assert same(r.ks_p, ks_p_formula(d, ww, rw) if tested else NAN)
+    if tested and all(w == 1 for w in rw + ww):
         with warnings.catch_warnings():     # (scipy's n = 0 of one prediction a side)
             warnings.simplefilter("ignore", RuntimeWarning)
             res = ks_2samp(ws, rs, method="asymp")
@@ -653,7 +657,7 @@ def test_both_models_and_every_segment_keep_their_score_shift():
         _, s, w = model.columns(labeled=False)
         assert len(model._sref) == 80
         check_shift(rep, list(zip(model._sref.s, model._sref.w)), list(zip(s, w)),
-                    model.alpha)
+                    model.alpha, model.min_window)
     assert r.champion.score_shift > 0.6 and r.champion.score_shift_p < 0.01
     np.testing.assert_allclose(sorted(pm.challenger._sref.s), sorted(c[:80]))
     np.testing.assert_allclose(sorted(pm.champion._sref.s), sorted(p[:80]))
@@ -671,7 +675,7 @@ def test_both_models_and_every_segment_keep_their_score_shift():
         unit = sm.unit(seg)
         _, s, w = unit.columns(labeled=False)
         check_shift(rep, list(zip(unit._sref.s, unit._sref.w)), list(zip(s, w)),
-                    unit.alpha)
+                    unit.alpha, unit.min_window)
         np.testing.assert_allclose(sorted(unit._sref.s), sorted(p[:60][seg::2]))
         row = next(ln for ln in lines if ln["segment"] == seg)
         for f in SCORE_FIELDS:
@@ -762,3 +766,97 @@ def test_a_shift_is_detected_and_no_shift_alarms_at_about_alpha():
             assert r.score_shift > 0.6 and r.score_shift_p < 1e-5 and r.ks_p < 1e-5
         else:                       # the same median: only Kolmogorov-Smirnov
             assert abs(r.score_shift - 0.5) < 0.05 and r.ks_p < 1e-5
+
+
+# ----------------------------------------------------------------------------- edges
+def test_an_emptied_window_reads_nan_whatever_rounding_its_bins_keep():
+    """Fractional weights leave rounding in the bins once their rows left: the window's
+    row count (exact) says it is empty."""
+    m = Monitor(period=10, score_drift=True)
+    m.observe("r0", score=0.1, time=0.0)
+    m.observe("r1", score=0.9, time=0.5)
+    for i, w in enumerate([0.282, 0.756, 0.618, 0.251, 0.91, 0.983]):
+        m.observe(i, score=0.5, weight=w, time=11.0 + i / 100)
+    assert m.report().score_shift == 0.5
+    m.advance(40.0)
+    r = m.report()
+    assert len(m) == 0 and all(math.isnan(getattr(r, f)) for f in SCORE_FIELDS[:-1])
+    m._check()
+
+
+def test_weights_are_frequencies_in_both_tests():
+    """A weight k counts as k copies in the shift's standard error and in the KS p-value
+    alike: weights 3 read as each score three times."""
+    rng = np.random.default_rng(4)
+    ref, win = rng.normal(0, 1, 200), rng.normal(0.1, 1, 150)
+    got = []
+    for k in (1, 3):
+        m = Monitor(window=150, score_drift=True, score_reference=200)
+        for i, s in enumerate(np.r_[ref, win]):
+            m.observe(i, score=float(s), weight=k)
+        got.append(m.report())
+    tripled = ks_2samp(np.repeat(win, 3), np.repeat(ref, 3), method="asymp")
+    assert got[1].ks == pytest.approx(got[0].ks, abs=1e-12)
+    assert got[1].ks == pytest.approx(tripled.statistic, abs=1e-12)
+    assert got[1].ks_p == pytest.approx(tripled.pvalue, abs=0.005) and got[1].ks_p < got[0].ks_p
+    y = np.r_[np.zeros(200), np.ones(150)]
+    se3 = math.sqrt(delong_variance(y, np.r_[ref, win], sample_weight=np.full(350, 3.0))[1])
+    assert got[1].score_shift_se == pytest.approx(se3, rel=1e-9)
+
+
+def test_no_score_test_below_min_window_predictions():
+    """As the AUC's test: a window or a reference of fewer than ``min_window``
+    predictions gives no score p-value and no score alert (four scores, perfectly
+    separated, are not evidence at alpha 0.01)."""
+    for min_window, tested in ((2, True), (3, False)):
+        m = Monitor(window=2, score_drift=True, score_reference=2, score_alert=True,
+                    min_window=min_window)
+        for i, s in enumerate([0.1, 0.2, 0.3, 0.4]):
+            m.observe(i, score=s)
+        r = m.report()
+        assert r.score_shift == 1.0 and r.ks == 1.0
+        assert (r.score_shift_p == 0.0) is tested and math.isnan(r.ks_p) is not tested
+        assert r.alert is tested and r.score_alert is tested
+
+
+def test_segments_show_their_corrected_score_shift_p_values():
+    """With segments each score-shift p-value is corrected across the segments (as the
+    drop tests'), in the line's ``score_shift_p_adjusted``, which decides the alert."""
+    from streamrank.monitor._segment_report import adjust_p_values
+
+    sm = SegmentedMonitor(window=40, min_window=5, score_drift=True, score_alert=True)
+    rng = np.random.default_rng(6)
+    for i in range(300):
+        g = i % 3
+        sm.observe(i, segment=g, score=float(rng.normal(1.0 if g == 0 and i > 150 else 0, 1)))
+    sr = sm.report()
+    lines = {ln["segment"]: ln for ln in table_of(sr).lines() if ln["segment"] is not None}
+    want = adjust_p_values([r.score_shift_p for r in sr.reports], "holm")
+    for seg, q in zip(sr.segments, want.tolist()):
+        assert lines[seg]["score_shift_p_adjusted"] == q
+        assert lines[seg]["alert"] is bool(q < sm.alpha or lines[seg]["p_adjusted"] < sm.alpha)
+    assert lines[0]["alert"] and not lines[1]["alert"]
+
+
+@pytest.mark.parametrize("frozen, s, settings", [
+    (True, [], {}),                                  # a frozen reference of nothing
+    (True, [0.1, 0.2], {"score_reference": 3}),      # not the first 3
+    (False, [0.1], {"score_reference": 3}),          # nothing was evicted yet
+    (True, [0.1, 0.2], {"score_drift": False}),      # no score drift
+])
+def test_a_snapshot_with_a_scores_reference_the_settings_do_not_keep_is_refused(
+        frozen, s, settings):
+    import io
+
+    from streamrank.exceptions import SnapshotError
+
+    opts = {"window": 4, "score_drift": True, **settings}
+    data = Monitor(**opts).to_bytes()
+    with np.load(io.BytesIO(data)) as z:
+        arrays = {k: z[k] for k in z.files}
+    arrays.update(score_ref_frozen=np.array(frozen), score_ref_s=np.array(s, float),
+                  score_ref_w=np.ones(len(s)))
+    buf = io.BytesIO()
+    np.savez(buf, **arrays)
+    with pytest.raises(SnapshotError, match="scores' reference the settings do not keep"):
+        Monitor.from_bytes(buf.getvalue())
