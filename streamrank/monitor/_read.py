@@ -86,7 +86,7 @@ class MonitorReads:
             return ScoreShift()
         shift = self._sref.read(self._est[2])
         if min(len(self._win), len(self._sref)) < self.min_window:     # no test yet
-            shift = shift._replace(p_value=_NAN, ks_p_value=_NAN)
+            shift = ScoreShift(shift.shift, shift.se, _NAN, shift.ks, _NAN)
         return shift
 
     def _window_variance(self, auc: float, classes: dict) -> float:
