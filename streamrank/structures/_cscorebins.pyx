@@ -43,6 +43,14 @@ cdef extern from *:
 
 cdef double EXACT = 2.0 ** 53
 
+
+cdef inline bint _add_exact(double x, double p, long long* acc) noexcept nogil:
+    """``acc += x p`` in int64, both whole numbers below 2**53: False (``acc`` no longer
+    exact) when a factor is too large or the product or the sum overflows."""
+    cdef long long term
+    return not (x >= EXACT or p >= EXACT or sr_mul_ovf(<long long>x, <long long>p, &term)
+                or sr_add_ovf(acc[0], term, acc))
+
 #: Changes of a fractional (or huge) weight after which the owner recounts the bins
 #: (their rounding, at most 2**-53 of the largest weight a bin held per change, stays
 #: below 2**-33 of it).
@@ -113,25 +121,19 @@ cdef class ScoreBins:
         cdef double* lt = &self.lt[0]
         cdef double* eq = &self.eq[0] if R else NULL
         cdef double wt = 0.0, below = 0.0, g, a, fnum = 0.0
-        cdef long long inum = 0, term
+        cdef long long inum = 0
         cdef bint exact = self.whole and whole
         for j in range(R + 1):
             g = 2.0 * below                             # placement of the gap below j
             wt += lt[j]
             fnum += lt[j] * g
-            if exact:
-                exact = not (lt[j] >= EXACT or g >= EXACT
-                             or sr_mul_ovf(<long long>lt[j], <long long>g, &term)
-                             or sr_add_ovf(inum, term, &inum))
+            exact = exact and _add_exact(lt[j], g, &inum)
             if j == R:
                 break
             a = g + m[j]                                # and at the reference score j
             wt += eq[j]
             fnum += eq[j] * a
-            if exact:
-                exact = not (eq[j] >= EXACT or a >= EXACT
-                             or sr_mul_ovf(<long long>eq[j], <long long>a, &term)
-                             or sr_add_ovf(inum, term, &inum))
+            exact = exact and _add_exact(eq[j], a, &inum)
             below += m[j]
         if not (rt > 0.0 and wt > 0.0):
             return None, fnum, wt, 0.0, 0.0, 0.0

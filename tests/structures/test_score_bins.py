@@ -109,3 +109,15 @@ def test_the_shift_is_exact_with_whole_weights():
     below, upto = np.searchsorted(rs, ws, "left"), np.searchsorted(rs, ws, "right")
     num = int((below + upto).sum())          # 2 below + ties
     assert got == num / (2 * 10**6 * 10**6)
+
+
+def test_sums_past_int64_fall_back_to_floats():
+    """Whole weights whose doubled placement sums pass int64 (2**40 a score against as
+    much): the shift is the float sum's, within rounding of scikit-learn's."""
+    rng = np.random.default_rng(1)
+    rs, ws = rng.integers(0, 50, 300).astype(float), rng.integers(10, 60, 200).astype(float)
+    big = 2.0 ** 40
+    ref = ScoreReference(rs, np.full(rs.size, big))
+    got = ref.read(ref.bins(ws, np.full(ws.size, big))).shift
+    y = np.r_[np.zeros(rs.size), np.ones(ws.size)]
+    assert math.isclose(got, roc_auc_score(y, np.r_[rs, ws]), rel_tol=1e-12)
