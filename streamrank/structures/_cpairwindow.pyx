@@ -69,24 +69,37 @@ cdef int _each(RowWindow win, object engine, str caller) except -1:
     cdef Py_ssize_t i, row
     cdef int64_t q
     cdef SlotStore st = win.store
-    dom = engine._dom
     for i in range(win._nrem):
-        w = _weight(win._rw[i])
-        if not dom.engine_remove(win._ry[i], win._rs[i], w):
-            engine.remove(win._ry[i], win._rs[i], w, caller=caller)
-            dom = engine._dom
+        _row_of(engine, win._ry[i], win._rs[i], win._rw[i], -1, caller)
     for (y, s, w), n in win._adds.items():
         for _ in range(n):
-            if not dom.engine_add(y, s, w):
-                engine.add(y, s, w, caller=caller)
-                dom = engine._dom
+            _row_of(engine, y, s, w, 1, caller)
     for q in range(win._synced, win._tail):
         row = win._row_at(q)
         if st._y[row] == st._y[row]:
-            w = _weight(st._w[row])
-            if not dom.engine_add(st._y[row], st._s[row], w):
-                engine.add(st._y[row], st._s[row], w, caller=caller)
-                dom = engine._dom
+            _row_of(engine, st._y[row], st._s[row], st._w[row], 1, caller)
+    return 0
+
+
+cdef int _row_of(object engine, double y, double s, double w, int sign,
+                 str caller) except -1:
+    """Row ``(y, s, w)`` into (``sign`` 1) or out of ``engine``: straight into its
+    few-level counter's compiled change when it holds one (`_eadd` / `_eremove`, what its
+    ``engine_add`` / ``engine_remove`` call, without a Python call), else through those,
+    else the engine's checked path (which raises for a row it cannot take)."""
+    cdef int64_t iw = 0
+    cdef double fw = 0.0
+    cdef LevelDominanceCounter lev
+    dom = engine._dom
+    if isinstance(dom, LevelDominanceCounter):
+        lev = <LevelDominanceCounter>dom
+        if _weight_ok(lev, w, &iw, &fw) and (
+                _eadd(lev, y, s, iw, fw) if sign > 0 else _eremove(lev, y, s, iw, fw)) == 1:
+            return 0
+    elif dom.engine_add(y, s, _weight(w)) if sign > 0 else dom.engine_remove(
+            y, s, _weight(w)):
+        return 0
+    (engine.add if sign > 0 else engine.remove)(y, s, _weight(w), caller=caller)
     return 0
 
 
@@ -206,27 +219,6 @@ cdef int _pair_of(object engine, double s, double w, int sign, str caller) excep
         _row_of(engine, 1.0, s, wp, sign, caller)
     if wn >= MIN_WEIGHT:
         _row_of(engine, 0.0, s, wn, sign, caller)
-    return 0
-
-
-cdef int _row_of(object engine, double y, double s, double w, int sign,
-                 str caller) except -1:
-    """Row ``(y, s, w)`` into (``sign`` 1) or out of ``engine``: straight into its
-    few-level counter's compiled change when it holds one (`_eadd` / `_eremove`, what its
-    ``engine_add`` / ``engine_remove`` call, without a Python call), else through those,
-    else the engine's checked path."""
-    cdef int64_t iw = 0
-    cdef double fw = 0.0
-    cdef LevelDominanceCounter lev
-    dom = engine._dom
-    if isinstance(dom, LevelDominanceCounter):
-        lev = <LevelDominanceCounter>dom
-        if _weight_ok(lev, w, &iw, &fw) and (
-                _eadd(lev, y, s, iw, fw) if sign > 0 else _eremove(lev, y, s, iw, fw)) == 1:
-            return 0
-    elif dom.engine_add(y, s, w) if sign > 0 else dom.engine_remove(y, s, w):
-        return 0
-    (engine.add if sign > 0 else engine.remove)(y, s, w, caller=caller)
     return 0
 
 
