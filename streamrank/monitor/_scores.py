@@ -39,9 +39,10 @@ import math
 from typing import NamedTuple
 
 import numpy as np
-from scipy.special import kolmogorov, ndtr
+from scipy.special import kolmogorov
 from scipy.stats import kstwo
 
+from ..intervals import normal_p_value
 from ..structures._cscorebins import ScoreBins
 
 __all__ = ["ScoreReference", "ScoreShift"]
@@ -103,7 +104,7 @@ class ScoreReference:
         if wt > 1 and rt > 1:       # (a side of weight 1 at most: nan, as DeLong's)
             var = s10 / (wt - 1) / wt + s01 / (rt - 1) / rt
             se = math.sqrt(var) if var >= 0 else _NAN
-        p = (float(2 * ndtr(-abs(shift - 0.5) / se)) if se > 0 else
+        p = (normal_p_value((shift - 0.5) / se) if se > 0 else
              (1.0 if shift == 0.5 else 0.0) if se == 0 else _NAN)
         return ScoreShift(shift, se, p, ks, _ks_p_value(ks, wt, rt))
 
